@@ -1,0 +1,96 @@
+//! luprex-compiler: Lua 5.4 source to Luprex bytecode.
+//!
+//! The pipeline is `lexer` (logos) → `parser` (lalrpop, producing [`ast`]) →
+//! `codegen` (register allocation, constant folding, jump patching, debug
+//! information) → [`proto::Proto`]. The compiler knows nothing about the VM's
+//! heap: its output is plain data, converted by the VM at load time.
+//!
+//! **Invariant:** the compiler never panics, whatever bytes it is given;
+//! every failure is a [`SyntaxError`] whose message reads exactly like the
+//! reference implementation's (`chunk:line: message near 'token'`).
+
+#![warn(missing_docs)]
+
+pub mod ast;
+pub mod opcodes;
+pub mod proto;
+
+use std::fmt;
+
+pub use opcodes::{Instruction, OpCode};
+pub use proto::{Constant, LocVar, Proto, UpvalDesc};
+
+/// A compile-time error.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct SyntaxError {
+    /// The full message, `chunkid:line: msg near 'tok'`, as the reference prints it.
+    pub message: String,
+    /// True when the error was found at the end of the input, so that more
+    /// input might make it valid (for a REPL's continuation prompt).
+    pub incomplete: bool,
+}
+
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Maximum length of a chunk id, as `LUA_IDSIZE` (including the terminator
+/// in C, so at most 59 visible bytes).
+pub const ID_SIZE: usize = 60;
+
+/// Formats a chunk name for messages, exactly as `luaO_chunkid`:
+/// `=name` → `name`, `@file` → `file` (keeping the end of a long name, with
+/// a leading `...`), anything else → `[string "first line..."]`.
+pub fn chunkid(source: &[u8]) -> String {
+    let bufflen = ID_SIZE - 1; // room for visible text
+    let s = String::from_utf8_lossy;
+    if let Some(rest) = source.strip_prefix(b"=") {
+        let n = rest.len().min(bufflen);
+        return s(&rest[..n]).into_owned();
+    }
+    if let Some(rest) = source.strip_prefix(b"@") {
+        if rest.len() <= bufflen {
+            return s(rest).into_owned();
+        }
+        let keep = bufflen - 3;
+        return format!("...{}", s(&rest[rest.len() - keep..]));
+    }
+    // [string "source"]
+    const PRE: &str = "[string \"";
+    const POS: &str = "\"]";
+    const RETS: &str = "...";
+    let nl = source.iter().position(|&c| c == b'\n');
+    let avail = bufflen - PRE.len() - RETS.len() - POS.len();
+    let mut out = String::from(PRE);
+    if source.len() < avail && nl.is_none() {
+        out.push_str(&s(source));
+    } else {
+        let mut l = nl.unwrap_or(source.len());
+        if l > avail {
+            l = avail;
+        }
+        out.push_str(&s(&source[..l]));
+        out.push_str(RETS);
+    }
+    out.push_str(POS);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chunkid;
+
+    #[test]
+    fn chunkid_matches_reference() {
+        assert_eq!(chunkid(b"=stdin"), "stdin");
+        assert_eq!(chunkid(b"@foo.lua"), "foo.lua");
+        assert_eq!(chunkid(b"x = = 1"), "[string \"x = = 1\"]");
+        assert_eq!(chunkid(b"a\nb"), "[string \"a...\"]");
+        let long = "x".repeat(100);
+        assert_eq!(chunkid(long.as_bytes()), format!("[string \"{}...\"]", "x".repeat(45)));
+        let longfile = format!("@{}", "d/".repeat(50));
+        assert_eq!(chunkid(longfile.as_bytes()).len(), 59);
+    }
+}

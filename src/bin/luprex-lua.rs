@@ -1,0 +1,2 @@
+//! The standalone interpreter (being written).
+fn main() {}

@@ -1,0 +1,3 @@
+//! PLACEHOLDER (being written): insertion-ordered tables.
+/// A Lua table.
+pub struct Table {}

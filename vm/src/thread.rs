@@ -1,0 +1,3 @@
+//! PLACEHOLDER (being written): coroutines.
+/// A coroutine.
+pub struct Thread {}

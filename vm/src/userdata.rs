@@ -1,0 +1,3 @@
+//! PLACEHOLDER (being written): full userdata.
+/// A full userdata.
+pub struct UserData {}

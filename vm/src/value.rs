@@ -1,0 +1,160 @@
+//! Lua values.
+//!
+//! A [`Value`] is 16 bytes and `Copy`: a tag and either an immediate
+//! (nil, boolean, integer, float) or a 32-bit [`Handle`] into one of the
+//! heap's arenas. Copying a value never touches the heap and never counts
+//! references; reachability is the tracing collector's business alone.
+//!
+//! Strings are interned (every string, not only short ones), so two string
+//! values are equal exactly when their handles are equal, and a table can
+//! hash a string key by its precomputed content hash.
+//!
+//! **Invariant:** no value's identity or hash depends on a machine address.
+//! Handles are allocation indices, reproducible by replaying the program.
+
+use crate::arena::Handle;
+use crate::func::{LuaClosure, RustClosure};
+use crate::string::LuaStr;
+use crate::table::Table;
+use crate::thread::Thread;
+use crate::userdata::UserData;
+
+/// Handle to an interned string.
+pub type StrRef = Handle<LuaStr>;
+/// Handle to a table.
+pub type TableRef = Handle<Table>;
+/// Handle to a Lua closure.
+pub type LuaFnRef = Handle<LuaClosure>;
+/// Handle to a Rust function (with optional upvalues).
+pub type RustFnRef = Handle<RustClosure>;
+/// Handle to a coroutine.
+pub type ThreadRef = Handle<Thread>;
+/// Handle to a full userdata.
+pub type UserDataRef = Handle<UserData>;
+
+/// A Lua value.
+#[derive(Clone, Copy, Debug, Default)]
+pub enum Value {
+    /// `nil`.
+    #[default]
+    Nil,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A 64-bit integer.
+    Int(i64),
+    /// A 64-bit float.
+    Float(f64),
+    /// A string.
+    Str(StrRef),
+    /// A table.
+    Table(TableRef),
+    /// A Lua function (closure over a prototype).
+    LuaFn(LuaFnRef),
+    /// A function implemented in Rust.
+    RustFn(RustFnRef),
+    /// A coroutine.
+    Thread(ThreadRef),
+    /// A full userdata.
+    UserData(UserDataRef),
+}
+
+/// The basic types, as `type()` names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Type {
+    /// nil
+    Nil,
+    /// boolean
+    Boolean,
+    /// number
+    Number,
+    /// string
+    String,
+    /// table
+    Table,
+    /// function
+    Function,
+    /// thread
+    Thread,
+    /// userdata
+    UserData,
+}
+
+impl Type {
+    /// The name `type()` returns.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Type::Nil => "nil",
+            Type::Boolean => "boolean",
+            Type::Number => "number",
+            Type::String => "string",
+            Type::Table => "table",
+            Type::Function => "function",
+            Type::Thread => "thread",
+            Type::UserData => "userdata",
+        }
+    }
+}
+
+impl Value {
+    /// The value's basic type.
+    #[inline]
+    pub fn type_of(self) -> Type {
+        match self {
+            Value::Nil => Type::Nil,
+            Value::Bool(_) => Type::Boolean,
+            Value::Int(_) | Value::Float(_) => Type::Number,
+            Value::Str(_) => Type::String,
+            Value::Table(_) => Type::Table,
+            Value::LuaFn(_) | Value::RustFn(_) => Type::Function,
+            Value::Thread(_) => Type::Thread,
+            Value::UserData(_) => Type::UserData,
+        }
+    }
+
+    /// The name `type()` returns for this value.
+    #[inline]
+    pub fn type_name(self) -> &'static str {
+        self.type_of().name()
+    }
+
+    /// Lua truthiness: everything but `nil` and `false` is true.
+    #[inline(always)]
+    pub fn truthy(self) -> bool {
+        !matches!(self, Value::Nil | Value::Bool(false))
+    }
+
+    /// True for `nil`.
+    #[inline(always)]
+    pub fn is_nil(self) -> bool {
+        matches!(self, Value::Nil)
+    }
+
+    /// True for functions of either kind.
+    #[inline]
+    pub fn is_function(self) -> bool {
+        matches!(self, Value::LuaFn(_) | Value::RustFn(_))
+    }
+
+    /// Primitive equality (`rawequal`): numbers by mathematical value
+    /// (`1 == 1.0`), strings by content (interned, so by handle), everything
+    /// else by identity.
+    #[inline]
+    pub fn raw_eq(self, other: Value) -> bool {
+        match (self, other) {
+            (Value::Nil, Value::Nil) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => a == b,
+            (Value::Int(i), Value::Float(f)) | (Value::Float(f), Value::Int(i)) => {
+                crate::number::int_eq_float(i, f)
+            }
+            (Value::Str(a), Value::Str(b)) => a == b,
+            (Value::Table(a), Value::Table(b)) => a == b,
+            (Value::LuaFn(a), Value::LuaFn(b)) => a == b,
+            (Value::RustFn(a), Value::RustFn(b)) => a == b,
+            (Value::Thread(a), Value::Thread(b)) => a == b,
+            (Value::UserData(a), Value::UserData(b)) => a == b,
+            _ => false,
+        }
+    }
+}
