@@ -12,7 +12,11 @@
 #![warn(missing_docs)]
 
 pub mod ast;
+pub mod codegen;
+pub mod disasm;
+pub mod lexer;
 pub mod opcodes;
+pub mod parser;
 pub mod proto;
 
 use std::fmt;
@@ -34,6 +38,13 @@ impl fmt::Display for SyntaxError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
     }
+}
+
+/// Compiles a chunk of Lua source. `chunkname` is as for `load`: `@file`,
+/// `=name`, or the source text itself.
+pub fn compile(source: &[u8], chunkname: &[u8]) -> Result<Proto, SyntaxError> {
+    let chunk = parser::parse(source, chunkname)?;
+    codegen::generate(&chunk, chunkname)
 }
 
 /// Maximum length of a chunk id, as `LUA_IDSIZE` (including the terminator

@@ -205,9 +205,7 @@ impl Instruction {
     /// Encodes an iABC instruction.
     #[inline]
     pub const fn abc(op: OpCode, a: u32, b: u32, c: u32, k: bool) -> Instruction {
-        Instruction(
-            (op as u32) | (a << 7) | ((k as u32) << 15) | (b << 16) | (c << 24),
-        )
+        Instruction((op as u32) | (a << 7) | ((k as u32) << 15) | (b << 16) | (c << 24))
     }
     /// Encodes an iABx instruction.
     #[inline]

@@ -3,6 +3,7 @@
 //! See `ARCHITECTURE.md` at the repository root for the design.
 
 pub mod arena;
+pub mod format;
 pub mod func;
 pub mod number;
 pub mod string;
