@@ -68,27 +68,82 @@ pub enum Attrib {
 #[derive(Clone, Debug, PartialEq)]
 pub enum StatKind {
     /// `varlist = explist`. Targets are `Name`, `Index` expressions only.
-    Assign { targets: Vec<Expr>, exprs: Vec<Expr> },
+    Assign {
+        /// The assigned places.
+        targets: Vec<Expr>,
+        /// The values.
+        exprs: Vec<Expr>,
+    },
     /// A function call used as a statement (`Call` or `MethodCall` expression).
     Call(Expr),
     /// `local attnamelist [= explist]`.
-    Local { names: Vec<(Name, Attrib)>, exprs: Vec<Expr> },
+    Local {
+        /// The declared names with their attributes.
+        names: Vec<(Name, Attrib)>,
+        /// The initial values.
+        exprs: Vec<Expr>,
+    },
     /// `do block end`.
     Do(Block),
     /// `while exp do block end`.
-    While { cond: Expr, body: Block },
+    While {
+        /// The loop condition.
+        cond: Expr,
+        /// The loop body.
+        body: Block,
+    },
     /// `repeat block until exp` (the condition sees the block's locals).
-    Repeat { body: Block, cond: Expr },
+    Repeat {
+        /// The loop body.
+        body: Block,
+        /// The exit condition.
+        cond: Expr,
+    },
     /// `if exp then block {elseif exp then block} [else block] end`.
-    If { conds: Vec<(Expr, Block)>, else_block: Option<Block> },
+    If {
+        /// The `if` and `elseif` arms.
+        conds: Vec<(Expr, Block)>,
+        /// The `else` block.
+        else_block: Option<Block>,
+    },
     /// `for Name = exp, exp [, exp] do block end`.
-    NumericFor { var: Name, start: Expr, limit: Expr, step: Option<Expr>, body: Block },
+    NumericFor {
+        /// The control variable.
+        var: Name,
+        /// Initial value.
+        start: Expr,
+        /// Limit.
+        limit: Expr,
+        /// Step (default 1).
+        step: Option<Expr>,
+        /// The loop body.
+        body: Block,
+    },
     /// `for namelist in explist do block end`.
-    GenericFor { names: Vec<Name>, exprs: Vec<Expr>, body: Block },
+    GenericFor {
+        /// The loop variables.
+        names: Vec<Name>,
+        /// The iterator expressions.
+        exprs: Vec<Expr>,
+        /// The loop body.
+        body: Block,
+    },
     /// `function funcname funcbody`. `path` is `a.b.c`, `method` is the `:m` part.
-    Function { path: Vec<Name>, method: Option<Name>, func: FuncBody },
+    Function {
+        /// `a.b.c`: the first name is a variable, the rest are fields.
+        path: Vec<Name>,
+        /// The `:m` method name.
+        method: Option<Name>,
+        /// The function.
+        func: FuncBody,
+    },
     /// `local function Name funcbody`.
-    LocalFunction { name: Name, func: FuncBody },
+    LocalFunction {
+        /// The local's name.
+        name: Name,
+        /// The function.
+        func: FuncBody,
+    },
     /// `::Name::`.
     Label(Name),
     /// `goto Name`.
@@ -118,7 +173,8 @@ pub struct Expr {
     /// What the expression is.
     pub kind: ExprKind,
     /// The line used for the instruction that evaluates it (for a binary
-    /// operator, the line of the operator; for a call, the line of the `(`).
+    /// operator, the line of the operator; for a call, the line where the
+    /// whole call expression starts, as PUC's `luaK_fixline`).
     pub line: Line,
 }
 

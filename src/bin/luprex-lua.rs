@@ -1,2 +1,425 @@
-//! The standalone interpreter (being written).
-fn main() {}
+//! `luprex-lua`: the standalone interpreter, a drop-in for the `lua` command.
+//!
+//! It follows lua.c closely: the same options (`-e stat`, `-l mod`, `-i`,
+//! `-v`, `-E`, `-W`, `--`, `-`), the same `arg` table (script at index 0,
+//! interpreter and options at negative indices, script arguments at 1..n,
+//! and the same arguments passed to the script as `...`), `LUA_INIT_5_4` /
+//! `LUA_INIT`, the interactive prompt when no script is given and stdin is a
+//! terminal, and the same reporting: an uncaught error prints
+//! `luprex-lua: message` plus a stack traceback to stderr and exits with 1.
+//!
+//! One extension: `luprex-lua --list file.lua` prints the bytecode listing
+//! of the file instead of running it.
+
+use std::ffi::OsString;
+use std::io::{self, BufRead, IsTerminal, Write};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+use luprex_vm::{State, Value};
+
+const PROGNAME: &str = "luprex-lua";
+
+/// What the command line asks for (lua.c's `collectargs`).
+#[derive(Default)]
+struct Options {
+    interactive: bool,
+    version: bool,
+    ignore_env: bool,
+    warnings: bool,
+    has_exec: bool,
+    /// Index in argv of the script (`-` for stdin), if any.
+    script: Option<usize>,
+}
+
+fn usage(badoption: &str) {
+    if badoption.starts_with("-e") || badoption.starts_with("-l") {
+        eprintln!("{PROGNAME}: '{badoption}' needs argument");
+    } else {
+        eprintln!("{PROGNAME}: unrecognized option '{badoption}'");
+    }
+    eprintln!(
+        "usage: {PROGNAME} [options] [script [args]]\n\
+         Available options are:\n  \
+         -e stat   execute string 'stat'\n  \
+         -i        enter interactive mode after executing 'script'\n  \
+         -l mod    require library 'mod' into global 'mod'\n  \
+         -l g=mod  require library 'mod' into global 'g'\n  \
+         -v        show version information\n  \
+         -E        ignore environment variables\n  \
+         -W        turn warnings on\n  \
+         --list f  print the bytecode listing of file 'f'\n  \
+         --        stop handling options\n  \
+         -         stop handling options and execute stdin"
+    );
+}
+
+fn collect_args(argv: &[String]) -> Result<Options, String> {
+    let mut o = Options::default();
+    let mut i = 1;
+    while i < argv.len() {
+        let a = argv[i].as_str();
+        if !a.starts_with('-') {
+            o.script = Some(i);
+            return Ok(o);
+        }
+        match a {
+            "-" => {
+                o.script = Some(i);
+                return Ok(o);
+            }
+            "--" => {
+                if i + 1 < argv.len() {
+                    o.script = Some(i + 1);
+                }
+                return Ok(o);
+            }
+            "-E" => o.ignore_env = true,
+            "-W" => o.warnings = true,
+            "-i" => {
+                o.interactive = true;
+                o.version = true;
+            }
+            "-v" => o.version = true,
+            _ if a.starts_with("-e") || a.starts_with("-l") => {
+                if a.starts_with("-e") {
+                    o.has_exec = true;
+                }
+                if a.len() == 2 {
+                    i += 1;
+                    if i >= argv.len() || argv[i].starts_with('-') {
+                        return Err(a.to_owned());
+                    }
+                }
+            }
+            _ => return Err(a.to_owned()),
+        }
+        i += 1;
+    }
+    Ok(o)
+}
+
+fn print_version() {
+    println!("Luprex-lua {} (Lua 5.4 language)", env!("CARGO_PKG_VERSION"));
+}
+
+/// Prints an error as lua.c's `l_message` does.
+fn report(msg: &str) {
+    let _ = io::stdout().flush();
+    eprintln!("{PROGNAME}: {msg}");
+    let _ = io::stderr().flush();
+}
+
+/// The message of an uncaught error, with its traceback (lua.c's msghandler).
+fn error_text(e: &luprex_vm::Error) -> String {
+    let tb = e.traceback();
+    if tb.is_empty() {
+        e.to_string()
+    } else {
+        format!("{e}\n{tb}")
+    }
+}
+
+/// Runs a loaded chunk with arguments; reports errors. Returns success.
+fn docall(state: &mut State, f: Value, args: &[Value]) -> bool {
+    match state.call(f, args) {
+        Ok(_) => true,
+        Err(e) => {
+            report(&error_text(&e));
+            false
+        }
+    }
+}
+
+fn dochunk(state: &mut State, source: &[u8], chunkname: &str) -> bool {
+    match state.load(source, chunkname.as_bytes()) {
+        Ok(f) => docall(state, f, &[]),
+        Err(e) => {
+            report(&e.to_string());
+            false
+        }
+    }
+}
+
+/// Reads a script file as luaL_loadfilex does: a UTF-8 BOM and a first line
+/// starting with `#` are skipped (the newline is kept so lines stay right).
+fn read_script(path: Option<&str>) -> Result<Vec<u8>, String> {
+    let mut data = match path {
+        None => {
+            let mut buf = Vec::new();
+            io::Read::read_to_end(&mut io::stdin(), &mut buf)
+                .map_err(|e| format!("cannot read stdin: {e}"))?;
+            buf
+        }
+        Some(p) => std::fs::read(p).map_err(|e| {
+            let reason = match e.kind() {
+                io::ErrorKind::NotFound => "No such file or directory".to_owned(),
+                io::ErrorKind::PermissionDenied => "Permission denied".to_owned(),
+                _ => e.to_string(),
+            };
+            format!("cannot open {p}: {reason}")
+        })?,
+    };
+    if data.starts_with(b"\xEF\xBB\xBF") {
+        data.drain(..3);
+    }
+    if data.first() == Some(&b'#') {
+        let end = data.iter().position(|&c| c == b'\n').unwrap_or(data.len());
+        data.drain(..end);
+    }
+    Ok(data)
+}
+
+fn create_arg_table(state: &mut State, argv: &[String], script: usize) {
+    let t = state.new_table();
+    for (i, a) in argv.iter().enumerate() {
+        let k = Value::Int(i as i64 - script as i64);
+        let v = state.new_string(a.as_bytes());
+        state.table_set(t, k, v);
+    }
+    state.set_global("arg", t);
+}
+
+fn handle_luainit(state: &mut State) -> bool {
+    let (name, val) = match std::env::var_os("LUA_INIT_5_4") {
+        Some(v) => ("=LUA_INIT_5_4", v),
+        None => match std::env::var_os("LUA_INIT") {
+            Some(v) => ("=LUA_INIT", v),
+            None => return true,
+        },
+    };
+    let val = val.to_string_lossy().into_owned();
+    match val.strip_prefix('@') {
+        Some(file) => dofile(state, Some(file)),
+        None => dochunk(state, val.as_bytes(), name),
+    }
+}
+
+fn dofile(state: &mut State, path: Option<&str>) -> bool {
+    match read_script(path) {
+        Ok(src) => {
+            let chunkname = match path {
+                Some(p) => format!("@{p}"),
+                None => "=stdin".to_owned(),
+            };
+            dochunk(state, &src, &chunkname)
+        }
+        Err(msg) => {
+            report(&msg);
+            false
+        }
+    }
+}
+
+/// `-l mod` / `-l g=mod`: `g = require(mod)`.
+fn dolibrary(state: &mut State, spec: &str) -> bool {
+    let (global, module) = match spec.split_once('=') {
+        Some((g, m)) => (g.to_owned(), m.to_owned()),
+        None => (spec.split('-').next().unwrap_or(spec).to_owned(), spec.to_owned()),
+    };
+    let require = state.get_global("require");
+    if require.is_nil() {
+        report(&format!("module '{module}' not found: 'require' is not available"));
+        return false;
+    }
+    let m = state.new_string(module.as_bytes());
+    match state.call(require, &[m]) {
+        Ok(res) => {
+            let v = res.first().copied().unwrap_or(Value::Nil);
+            state.set_global(&global, v);
+            true
+        }
+        Err(e) => {
+            report(&error_text(&e));
+            false
+        }
+    }
+}
+
+/// Executes the `-e` and `-l` options in order (lua.c's `runargs`).
+fn run_args(state: &mut State, argv: &[String], upto: usize) -> bool {
+    let mut i = 1;
+    while i < upto {
+        let a = argv[i].as_str();
+        if a.starts_with("-e") || a.starts_with("-l") {
+            let extra = if a.len() > 2 {
+                a[2..].to_owned()
+            } else {
+                i += 1;
+                argv[i].clone()
+            };
+            let ok = if a.starts_with("-e") {
+                dochunk(state, extra.as_bytes(), "=(command line)")
+            } else {
+                dolibrary(state, &extra)
+            };
+            if !ok {
+                return false;
+            }
+        }
+        i += 1;
+    }
+    true
+}
+
+fn run_script(state: &mut State, argv: &[String], script: usize) -> bool {
+    let name = argv[script].as_str();
+    let path = if name == "-" && argv.get(script - 1).map(String::as_str) != Some("--") {
+        None
+    } else {
+        Some(name)
+    };
+    let src = match read_script(path) {
+        Ok(s) => s,
+        Err(msg) => {
+            report(&msg);
+            return false;
+        }
+    };
+    let chunkname = match path {
+        Some(p) => format!("@{p}"),
+        None => "=stdin".to_owned(),
+    };
+    let f = match state.load(&src, chunkname.as_bytes()) {
+        Ok(f) => f,
+        Err(e) => {
+            report(&e.to_string());
+            return false;
+        }
+    };
+    let args: Vec<Value> =
+        argv[script + 1..].iter().map(|a| state.new_string(a.as_bytes())).collect();
+    docall(state, f, &args)
+}
+
+/// Whether a compile error means "the statement is not finished yet".
+fn incomplete(e: &luprex_vm::Error) -> bool {
+    e.to_string().ends_with("<eof>")
+}
+
+/// The interactive loop (lua.c's `doREPL`).
+fn repl(state: &mut State) {
+    let stdin = io::stdin();
+    let mut lines = stdin.lock().lines();
+    let prompt = |p: &str| {
+        print!("{p}");
+        let _ = io::stdout().flush();
+    };
+    loop {
+        prompt("> ");
+        let Some(Ok(first)) = lines.next() else { break };
+        // First try the line as an expression, as `return <line>`.
+        let as_expr = format!("return {first}");
+        let loaded = match state.load(as_expr.as_bytes(), b"=stdin") {
+            Ok(f) => Ok(f),
+            Err(_) => {
+                let mut buffer = first.clone();
+                loop {
+                    match state.load(buffer.as_bytes(), b"=stdin") {
+                        Err(e) if incomplete(&e) => {
+                            prompt(">> ");
+                            match lines.next() {
+                                Some(Ok(more)) => {
+                                    buffer.push('\n');
+                                    buffer.push_str(&more);
+                                }
+                                _ => break Err(e),
+                            }
+                        }
+                        other => break other,
+                    }
+                }
+            }
+        };
+        match loaded {
+            Err(e) => report(&e.to_string()),
+            Ok(f) => match state.call(f, &[]) {
+                Err(e) => report(&error_text(&e)),
+                Ok(results) if !results.is_empty() => {
+                    let print = state.get_global("print");
+                    if let Err(e) = state.call(print, &results) {
+                        report(&format!("error calling 'print' ({e})"));
+                    }
+                }
+                Ok(_) => {}
+            },
+        }
+    }
+    println!();
+}
+
+fn list(path: &str) -> anyhow::Result<()> {
+    let src = read_script(Some(path)).map_err(anyhow::Error::msg)?;
+    let proto = luprex_compiler::compile(&src, format!("@{path}").as_bytes())
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    print!("{}", luprex_compiler::disasm::disassemble(&proto));
+    Ok(())
+}
+
+fn run(argv: &[String]) -> anyhow::Result<bool> {
+    if argv.get(1).map(String::as_str) == Some("--list") {
+        let Some(path) = argv.get(2) else { bail!("'--list' needs a file name") };
+        list(path).with_context(|| format!("cannot list {path}"))?;
+        return Ok(true);
+    }
+    let opts = match collect_args(argv) {
+        Ok(o) => o,
+        Err(bad) => {
+            usage(&bad);
+            return Ok(false);
+        }
+    };
+    let mut state = State::new();
+    if opts.warnings {
+        let warn = state.get_global("warn");
+        let on = state.new_string(b"@on");
+        if !warn.is_nil() {
+            let _ = state.call(warn, &[on]);
+        }
+    }
+    if opts.version {
+        print_version();
+    }
+    create_arg_table(&mut state, argv, opts.script.unwrap_or(0));
+    if !opts.ignore_env && !handle_luainit(&mut state) {
+        return Ok(false);
+    }
+    let upto = opts.script.unwrap_or(argv.len());
+    if !run_args(&mut state, argv, upto) {
+        return Ok(false);
+    }
+    if let Some(script) = opts.script {
+        if !run_script(&mut state, argv, script) {
+            return Ok(false);
+        }
+    }
+    if opts.interactive {
+        repl(&mut state);
+    } else if opts.script.is_none() && !opts.has_exec && !opts.version {
+        if io::stdin().is_terminal() {
+            print_version();
+            repl(&mut state);
+        } else if !dofile(&mut state, None) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn main() -> ExitCode {
+    let argv: Vec<String> =
+        std::env::args_os().map(|a: OsString| a.to_string_lossy().into_owned()).collect();
+    let ok = match run(&argv) {
+        Ok(ok) => ok,
+        Err(e) => {
+            report(&format!("{e:#}"));
+            false
+        }
+    };
+    let _ = io::stdout().flush();
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

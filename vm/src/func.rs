@@ -1,5 +1,134 @@
-//! PLACEHOLDER (being written): closures, prototypes, upvalues.
-/// A Lua closure.
-pub struct LuaClosure {}
-/// A Rust function.
-pub struct RustClosure {}
+//! Functions: prototypes, Lua closures, Rust closures and upvalues.
+//!
+//! A compiled [`luprex_compiler::Proto`] tree is converted at load time into
+//! one [`FnProto`] per function, each in the heap's prototype arena. The
+//! conversion turns constants into [`Value`]s (interning string constants)
+//! and nested prototypes into handles, so the interpreter never sees the
+//! compiler's plain-data representation.
+//!
+//! A [`LuaClosure`] pairs a prototype with its upvalues. An upvalue is an
+//! object of its own ([`UpVal`]) so that several closures can share one
+//! variable. While the variable's frame is alive the upvalue is *open*: it
+//! names a stack slot of a thread (`thread`, `slot`), and every read or
+//! write goes to that slot. When the frame exits (RETURN, CLOSE, a
+//! coroutine dying, an error unwinding) the upvalue is *closed*: the value
+//! moves into the upvalue itself. Each thread keeps the list of its open
+//! upvalues sorted by slot (see `thread.rs`), so closing everything at or
+//! above a level is popping from the end of a vector.
+//!
+//! A [`RustClosure`] is a registered native (by its [`NativeId`], an index
+//! into the state's table of natives, itself keyed by a stable name so that
+//! a heap snapshot can be re-bound in another process) plus upvalues.
+//!
+//! **Invariants:** a `FnProto` is immutable after loading; an open upvalue's
+//! slot is below the length of its thread's stack; a thread's open-upvalue
+//! list holds each open upvalue exactly once.
+
+use crate::value::{StrRef, ThreadRef, Value};
+use crate::Handle;
+use luprex_compiler::{Instruction, LocVar, UpvalDesc};
+
+/// Handle to a function prototype.
+pub type ProtoRef = Handle<FnProto>;
+/// Handle to an upvalue.
+pub type UpvalRef = Handle<UpVal>;
+
+/// A function prototype in heap form.
+#[derive(Clone, Debug)]
+pub struct FnProto {
+    /// The bytecode.
+    pub code: Box<[Instruction]>,
+    /// Constants, with strings interned.
+    pub k: Box<[Value]>,
+    /// Nested prototypes (for `CLOSURE`).
+    pub protos: Box<[ProtoRef]>,
+    /// Upvalue descriptors.
+    pub upvals: Box<[UpvalDesc]>,
+    /// Number of fixed parameters.
+    pub num_params: u8,
+    /// Whether the function takes `...`.
+    pub is_vararg: bool,
+    /// Registers needed.
+    pub max_stack: u8,
+    /// Chunk name (`@file`, `=name`, or the source text).
+    pub source: StrRef,
+    /// Line of the `function` keyword (0 for a main chunk).
+    pub line_defined: u32,
+    /// Line of the `end` keyword.
+    pub last_line_defined: u32,
+    /// Source line of each instruction.
+    pub line_info: Box<[u32]>,
+    /// Local variables (debug information).
+    pub loc_vars: Box<[LocVar]>,
+}
+
+impl FnProto {
+    /// Source line of instruction `pc`, if known.
+    pub fn line_at(&self, pc: usize) -> Option<u32> {
+        self.line_info.get(pc).copied()
+    }
+
+    /// Name of the `n`-th (1-based) local variable active at `pc`, as
+    /// `luaF_getlocalname`.
+    pub fn local_name(&self, mut n: usize, pc: usize) -> Option<&[u8]> {
+        for lv in self.loc_vars.iter() {
+            if lv.start_pc as usize > pc {
+                break;
+            }
+            if pc < lv.end_pc as usize {
+                n -= 1;
+                if n == 0 {
+                    return Some(&lv.name);
+                }
+            }
+        }
+        None
+    }
+
+    /// Rough byte size, for the collector's accounting.
+    pub fn estimated_bytes(&self) -> usize {
+        std::mem::size_of::<FnProto>()
+            + self.code.len() * 4
+            + self.k.len() * 16
+            + self.protos.len() * 4
+            + self.upvals.len() * 40
+            + self.line_info.len() * 4
+            + self.loc_vars.len() * 40
+    }
+}
+
+/// A Lua function: a prototype and its upvalues.
+#[derive(Clone, Debug)]
+pub struct LuaClosure {
+    /// The prototype.
+    pub proto: ProtoRef,
+    /// One upvalue per descriptor of the prototype.
+    pub upvals: Box<[UpvalRef]>,
+}
+
+/// Index of a registered native function in the state's native table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NativeId(pub u32);
+
+/// A Rust function value: a registered native plus upvalues.
+#[derive(Clone, Debug)]
+pub struct RustClosure {
+    /// Which native.
+    pub id: NativeId,
+    /// Upvalues (`lua_upvalueindex`-like), readable by the native.
+    pub upvalues: Vec<Value>,
+}
+
+/// A captured variable.
+#[derive(Clone, Copy, Debug)]
+pub enum UpVal {
+    /// Still on a stack: `thread`'s stack slot `slot`.
+    Open {
+        /// The thread whose stack holds the variable.
+        thread: ThreadRef,
+        /// The absolute stack slot.
+        slot: u32,
+    },
+    /// The variable's own storage, after its frame exited.
+    Closed(Value),
+}

@@ -1,11 +1,32 @@
 //! luprex-vm: a pure-Rust Lua 5.4 virtual machine.
 //!
-//! See `ARCHITECTURE.md` at the repository root for the design.
+//! See `ARCHITECTURE.md` at the repository root for the design. The
+//! runtime is organised like PUC Lua's sources, one file per component:
+//! `heap` (arenas and accounting), `state` (the Lua state, natives, the
+//! native ABI), `load` (prototypes into the heap), `execute` (the
+//! interpreter loop), `call` (calls, returns, protected execution),
+//! `meta` (metamethods and operator slow paths), `debug` (variable naming,
+//! tracebacks), `error`, `gc` (the collector), `thread` and `corolib`
+//! (coroutines), `baselib` (the base library), `auxlib` (helpers for
+//! natives) and `api` (the embedding API).
 
+pub mod api;
 pub mod arena;
+pub mod auxlib;
+pub mod baselib;
+pub mod call;
+pub mod corolib;
+pub mod debug;
+pub mod error;
+pub mod execute;
 pub mod format;
 pub mod func;
+pub mod gc;
+pub mod heap;
+pub mod load;
+pub mod meta;
 pub mod number;
+pub mod state;
 pub mod string;
 pub mod table;
 pub mod thread;
@@ -13,4 +34,9 @@ pub mod userdata;
 pub mod value;
 
 pub use arena::{Arena, Handle};
+pub use error::Error;
+pub use func::NativeId;
+pub use meta::ArithOp;
+pub use state::{Action, KFn, NativeFn, Pin, State, Status};
+pub use thread::CoStatus;
 pub use value::{Type, Value};

@@ -1,8 +1,348 @@
-//! PLACEHOLDER (being written): interned byte strings.
-/// An interned string.
+//! Interned byte strings.
+//!
+//! Every Lua string in the heap is interned: there is at most one live
+//! [`LuaStr`] per byte sequence, so string equality is handle equality and a
+//! table can hash a string key by its handle index without touching the heap.
+//! Strings are arbitrary bytes (not UTF-8) and immutable once interned.
+//!
+//! # The hash
+//!
+//! [`hash_bytes`] is a fixed, seedless function in the wyhash family: the
+//! input is consumed as 16-byte blocks of two little-endian `u64` words (short
+//! strings as overlapping 4-byte words), each block folded into the state by
+//! a 64x64->128-bit multiply whose halves are xored ("mum"). Words are always read little-endian, and the function uses
+//! no CPU-specific instructions, so it returns the same value for the same
+//! bytes on every machine, endianness and process. It is computed once, when
+//! a string is first interned, and stored in the [`LuaStr`].
+//!
+//! # The interner
+//!
+//! [`Interner`] is a `hashbrown::HashTable` of 8-byte slots: the string's
+//! handle index and the low 32 bits of its content hash. Because the slot
+//! carries its own hash, the table can grow and rehash without reading the
+//! arena, and a lookup rejects almost every non-matching slot without a
+//! memory access to the string itself. Only a slot whose 32-bit hash matches
+//! is confirmed by comparing bytes.
+//!
+//! The interner is a lookup structure only: it is never iterated, so its
+//! internal layout has no influence on program behaviour. Handles come from
+//! the string arena, whose allocation order is deterministic (see
+//! `arena.rs`), so the heap is bit-identical across replays.
+//!
+//! # Invariants the collector must respect
+//!
+//! * Every live string is in the interner exactly once; a freed string must be
+//!   removed with [`Interner::remove`] **before the next call to
+//!   [`Interner::intern`] or [`Interner::find`]**, since those may compare
+//!   bytes of any slot whose hash matches and so read the arena.
+//! * [`Interner::remove`] itself never reads the arena: it identifies the slot
+//!   by handle and hash, so it may be called from inside `Arena::sweep`'s
+//!   `on_free` callback, after the object has been taken out of its slot
+//!   (pass `s.hash()` of the freed [`LuaStr`] handed to the callback).
+
+use crate::arena::Arena;
+use crate::value::StrRef;
+use hashbrown::HashTable;
+
+/// An interned, immutable byte string with its precomputed content hash.
+#[derive(Clone, Debug)]
 pub struct LuaStr {
-    /// Content hash.
-    pub hash: u64,
-    /// The bytes.
-    pub bytes: Box<[u8]>,
+    hash: u64,
+    bytes: Box<[u8]>,
+}
+
+impl LuaStr {
+    /// Builds a string object (not interned: use [`Interner::intern`] to
+    /// obtain a heap string).
+    fn new(bytes: &[u8], hash: u64) -> LuaStr {
+        LuaStr { hash, bytes: bytes.into() }
+    }
+
+    /// The string's bytes.
+    #[inline(always)]
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Length in bytes.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// True for the empty string.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// The content hash ([`hash_bytes`] of the bytes), computed once.
+    #[inline(always)]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+}
+
+/// Approximate number of heap bytes a string occupies, for GC accounting:
+/// the object itself, its byte buffer and its interner slot.
+pub fn interned_size(s: &LuaStr) -> usize {
+    std::mem::size_of::<Option<LuaStr>>() + s.len() + std::mem::size_of::<Slot>()
+}
+
+const K0: u64 = 0xa076_1d64_78bd_642f;
+const K1: u64 = 0xe703_7ed1_a0b4_28db;
+const K2: u64 = 0x8ebc_6af0_9c88_c6e3;
+
+/// Folded 64x64->128 multiply: the xor of the product's halves.
+#[inline(always)]
+fn mum(a: u64, b: u64) -> u64 {
+    let r = u128::from(a) * u128::from(b);
+    (r as u64) ^ ((r >> 64) as u64)
+}
+
+/// Reads 8 bytes little-endian (`b.len() >= 8`).
+#[inline(always)]
+fn r8(b: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[..8]);
+    u64::from_le_bytes(w)
+}
+
+/// Reads 4 bytes little-endian (`b.len() >= 4`).
+#[inline(always)]
+fn r4(b: &[u8]) -> u64 {
+    let mut w = [0u8; 4];
+    w.copy_from_slice(&b[..4]);
+    u64::from(u32::from_le_bytes(w))
+}
+
+/// The fixed, portable content hash of a byte string (see the module
+/// documentation). Equal bytes give equal hashes on every machine.
+///
+/// Strings of up to 16 bytes are read with (possibly overlapping) 4-byte
+/// loads from both ends, or 3 single bytes below 4 bytes, as wyhash does;
+/// longer ones as 16-byte blocks, the last block overlapping the previous.
+pub fn hash_bytes(b: &[u8]) -> u64 {
+    let len = b.len();
+    let mut h = K0 ^ mum(len as u64 ^ K1, K2);
+    let (a, c) = if len <= 16 {
+        if len >= 4 {
+            let q = (len >> 3) << 2;
+            ((r4(b) << 32) | r4(&b[q..]), (r4(&b[len - 4..]) << 32) | r4(&b[len - 4 - q..]))
+        } else if len > 0 {
+            let x = (u64::from(b[0]) << 16) | (u64::from(b[len >> 1]) << 8) | u64::from(b[len - 1]);
+            (x, 0)
+        } else {
+            (0, 0)
+        }
+    } else {
+        let mut rest = b;
+        while rest.len() > 16 {
+            h = mum(r8(rest) ^ K1, r8(&rest[8..]) ^ h);
+            rest = &rest[16..];
+        }
+        (r8(&b[len - 16..]), r8(&b[len - 8..]))
+    };
+    h = mum(a ^ K1, c ^ h);
+    mum(h ^ K2, len as u64 ^ K0)
+}
+
+/// One interner slot: a string handle and the low half of its hash.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    idx: u32,
+    hash: u32,
+}
+
+/// The hash hashbrown sees for a slot: derived from the stored 32 bits only,
+/// so rehashing never needs the arena.
+#[inline(always)]
+fn table_hash(h32: u32) -> u64 {
+    (u64::from(h32) << 32) | u64::from(h32)
+}
+
+/// The set of live strings, keyed by content.
+#[derive(Clone, Debug, Default)]
+pub struct Interner {
+    table: HashTable<Slot>,
+}
+
+impl Interner {
+    /// An empty interner.
+    pub fn new() -> Interner {
+        Interner { table: HashTable::new() }
+    }
+
+    /// Number of interned (live) strings.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// True when no string is interned.
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    /// The handle of the string with these bytes, if it is interned.
+    pub fn find(&self, arena: &Arena<LuaStr>, bytes: &[u8]) -> Option<StrRef> {
+        let h32 = hash_bytes(bytes) as u32;
+        self.find_with(arena, bytes, h32)
+    }
+
+    fn find_with(&self, arena: &Arena<LuaStr>, bytes: &[u8], h32: u32) -> Option<StrRef> {
+        let eq = |s: &Slot| s.hash == h32 && slot_bytes_eq(arena, s.idx, bytes);
+        self.table.find(table_hash(h32), eq).map(|s| StrRef::from_index(s.idx))
+    }
+
+    /// Returns the handle of the string with these bytes, allocating and
+    /// registering a new [`LuaStr`] in `arena` if there is none.
+    pub fn intern(&mut self, arena: &mut Arena<LuaStr>, bytes: &[u8]) -> StrRef {
+        let hash = hash_bytes(bytes);
+        let h32 = hash as u32;
+        if let Some(s) = self.find_with(arena, bytes, h32) {
+            return s;
+        }
+        let s = arena.alloc(LuaStr::new(bytes, hash));
+        let slot = Slot { idx: s.index(), hash: h32 };
+        self.table.insert_unique(table_hash(h32), slot, |s| table_hash(s.hash));
+        s
+    }
+
+    /// Unregisters string `s`, whose content hash is `hash`. Does not read
+    /// the arena, so it may be called before or after the string's slot is
+    /// freed (see the module invariants). Unknown strings are ignored.
+    pub fn remove(&mut self, s: StrRef, hash: u64) {
+        let h32 = hash as u32;
+        let idx = s.index();
+        if let Ok(e) = self.table.find_entry(table_hash(h32), |x| x.idx == idx) {
+            e.remove();
+        }
+    }
+}
+
+/// Whether the string at arena index `idx` has exactly these bytes (a freed
+/// slot compares unequal).
+#[inline]
+fn slot_bytes_eq(arena: &Arena<LuaStr>, idx: u32, bytes: &[u8]) -> bool {
+    arena.try_get(idx).is_some_and(|s| s.as_bytes() == bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_is_fixed_and_portable() {
+        // Pinned values: any change to the function changes heap layouts.
+        let pinned = [
+            hash_bytes(b""),
+            hash_bytes(b"a"),
+            hash_bytes(b"hello"),
+            hash_bytes(b"0123456789abcdef"),
+            hash_bytes(b"0123456789abcdefXYZ"),
+        ];
+        let again = [
+            hash_bytes(b""),
+            hash_bytes(b"a"),
+            hash_bytes(b"hello"),
+            hash_bytes(b"0123456789abcdef"),
+            hash_bytes(b"0123456789abcdefXYZ"),
+        ];
+        assert_eq!(pinned, again);
+        assert_eq!(hash_bytes(b"hello"), 0x2391_dded_4689_df82, "{:#x}", hash_bytes(b"hello"));
+    }
+
+    #[test]
+    fn hash_reads_every_byte() {
+        // Flipping any single byte of strings of every length up to 70
+        // changes the hash.
+        for len in 1..70 {
+            let base: Vec<u8> = (0..len as u8).collect();
+            let h0 = hash_bytes(&base);
+            for i in 0..len {
+                let mut m = base.clone();
+                m[i] ^= 0x80;
+                assert_ne!(hash_bytes(&m), h0, "len {len} byte {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn hash_distinguishes_lengths_and_zero_padding() {
+        let mut seen = std::collections::HashSet::new();
+        let mut buf = Vec::new();
+        for n in 0..64 {
+            assert!(seen.insert(hash_bytes(&buf)), "collision at zero-length {n}");
+            buf.push(0);
+        }
+        assert_ne!(hash_bytes(b"ab"), hash_bytes(b"ba"));
+    }
+
+    #[test]
+    fn hash_has_few_collisions() {
+        let mut seen = std::collections::HashSet::new();
+        for i in 0..200_000u32 {
+            let s = format!("k{i}");
+            seen.insert(hash_bytes(s.as_bytes()) as u32);
+        }
+        assert!(seen.len() > 199_980, "{}", seen.len());
+    }
+
+    #[test]
+    fn intern_dedups_and_finds() {
+        let mut arena = Arena::new();
+        let mut it = Interner::new();
+        let a = it.intern(&mut arena, b"abc");
+        let b = it.intern(&mut arena, b"abd");
+        let a2 = it.intern(&mut arena, b"abc");
+        assert_eq!(a, a2);
+        assert_ne!(a, b);
+        assert_eq!(it.len(), 2);
+        assert_eq!(it.find(&arena, b"abd"), Some(b));
+        assert_eq!(it.find(&arena, b"zzz"), None);
+        assert_eq!(arena.get(a).as_bytes(), b"abc");
+        assert_eq!(arena.get(a).len(), 3);
+        assert_eq!(arena.get(a).hash(), hash_bytes(b"abc"));
+        let e = it.intern(&mut arena, b"");
+        assert!(arena.get(e).is_empty());
+        let bin = it.intern(&mut arena, &[0, 255, 0, 10]);
+        assert_eq!(it.find(&arena, &[0, 255, 0, 10]), Some(bin));
+    }
+
+    #[test]
+    fn remove_after_free_and_reintern() {
+        let mut arena = Arena::new();
+        let mut it = Interner::new();
+        let hs: Vec<_> =
+            (0..1000).map(|i| it.intern(&mut arena, format!("s{i}").as_bytes())).collect();
+        // Free every other string through a sweep, removing after the free.
+        for h in hs.iter().step_by(2) {
+            arena.mark(*h);
+        }
+        let mut freed = Vec::new();
+        arena.sweep(|h, s| {
+            it.remove(h, s.hash());
+            freed.push(h);
+        });
+        assert_eq!(freed.len(), 500);
+        assert_eq!(it.len(), 500);
+        assert_eq!(it.find(&arena, b"s1"), None);
+        assert_eq!(it.find(&arena, b"s2"), Some(hs[2]));
+        // Re-interning reuses freed slots, deterministically (LIFO).
+        let n = it.intern(&mut arena, b"s1");
+        assert_eq!(n, *freed.last().unwrap());
+        assert_eq!(it.intern(&mut arena, b"s1"), n);
+        // Removing an unknown string is a no-op.
+        it.remove(StrRef::from_index(99_999), 7);
+        assert_eq!(it.len(), 501);
+    }
+
+    #[test]
+    fn interned_size_counts_bytes() {
+        let mut arena = Arena::new();
+        let mut it = Interner::new();
+        let a = it.intern(&mut arena, b"x");
+        let b = it.intern(&mut arena, &[7u8; 100]);
+        assert_eq!(interned_size(arena.get(b)) - interned_size(arena.get(a)), 99);
+    }
 }

@@ -1,3 +1,197 @@
-//! PLACEHOLDER (being written): coroutines.
-/// A coroutine.
-pub struct Thread {}
+//! Threads (coroutines) and the execution state they carry.
+//!
+//! Every thread, the main one included, is a [`Thread`] object in the heap.
+//! Its execution state — value stack, frame stack, open upvalues and
+//! to-be-closed variables — is an [`ExecState`]. The *running* thread's
+//! `ExecState` does not live in its `Thread` object: it is moved into the
+//! `State` (field `ex`) so that the dispatch loop reaches a register with a
+//! single index into a `Vec`. Resuming a coroutine swaps the two
+//! `ExecState`s (`std::mem::swap`, a few words), yielding swaps them back.
+//! While a thread runs, its `Thread` object holds an empty `ExecState`.
+//!
+//! # Stack layout
+//!
+//! A frame ([`CallInfo`]) owns the stack slots from its function slot
+//! `func` upwards. For a Lua function the registers are
+//! `stack[base .. base + max_stack]` and the stack's length is kept at
+//! least `top = base + max_stack` while the frame runs; a multiple-result
+//! call or `VARARG` may leave values above `top`, in which case the
+//! exclusive end of those values is recorded in `ExecState::open_top` for
+//! the next instruction (`CALL`/`RETURN`/`SETLIST` with B = 0) to consume.
+//! A vararg function's extra arguments stay where the caller put them, just
+//! below the frame's registers: `stack[base - 1 - nextra .. base - 1]`
+//! (the callee was copied to `base - 1`). A Rust function's arguments are
+//! `stack[base .. len]`; it pushes results at the end.
+//!
+//! Results always land at the frame's `func` slot.
+//!
+//! # Status
+//!
+//! As in Lua 5.4: a coroutine is `suspended` before it starts and while
+//! yielded, `running` while it runs, `normal` while it resumed another one,
+//! `dead` after returning or failing.
+
+use crate::func::UpvalRef;
+use crate::state::KFn;
+use crate::value::{LuaFnRef, RustFnRef, Value};
+
+/// Which function a frame runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Callee {
+    /// A Lua closure.
+    Lua(LuaFnRef),
+    /// A Rust function.
+    Rust(RustFnRef),
+}
+
+/// What the caller does with the result of a frame that a VM instruction
+/// opened to run a metamethod (the analogue of `luaV_finishOp`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetaRet {
+    /// An ordinary call: results go to `func` and on.
+    Call,
+    /// Store the single result into register `A` of the caller.
+    Reg(u8),
+    /// A comparison: `if truthy(result) ~= k then pc++` (negated for
+    /// `__le`-style order swaps only by the caller's choice of operands).
+    Cond(bool),
+    /// Ignore the result (`__newindex`).
+    Discard,
+    /// Concatenation in progress: the result replaces the pair ending at
+    /// register `a + n - 1`; `n - 1` values remain to be joined.
+    Concat {
+        /// First register of the CONCAT range.
+        a: u8,
+        /// Number of values still in the range (including the pair).
+        n: u8,
+    },
+}
+
+/// Frame flags.
+pub mod cist {
+    /// Frame is a protected call (`pcall`/`xpcall`): errors stop here.
+    pub const PCALL: u8 = 1;
+    /// The protected call has a message handler (`xpcall`).
+    pub const XPCALL: u8 = 2;
+    /// The frame was entered by a tail call.
+    pub const TAIL: u8 = 4;
+    /// A Rust frame waiting in a continuation after a yield.
+    pub const YIELDED: u8 = 8;
+    /// Frame opened for a finalizer (`__gc`).
+    pub const FIN: u8 = 16;
+    /// Frame entered from Rust (`call_value`): its results stay on top of
+    /// the stack instead of being fitted to a Lua caller's registers.
+    pub const FRESH: u8 = 32;
+}
+
+/// One activation record.
+#[derive(Clone, Copy, Debug)]
+pub struct CallInfo {
+    /// Stack slot of the called value; results are moved here.
+    pub func: u32,
+    /// First register (Lua) or first argument (Rust).
+    pub base: u32,
+    /// `base + max_stack` for Lua frames; unused for Rust frames.
+    pub top: u32,
+    /// Saved program counter (index of the next instruction) of a Lua frame.
+    pub pc: u32,
+    /// Number of extra (vararg) arguments of a Lua vararg frame.
+    pub nextra: u32,
+    /// Results wanted by the caller (`-1`: all).
+    pub nresults: i32,
+    /// Flags, see [`cist`].
+    pub status: u8,
+    /// What the caller does with the results.
+    pub ret: MetaRet,
+    /// The running function.
+    pub callee: Callee,
+    /// A Rust frame's continuation (set when it asks for a call or yields).
+    pub k: Option<(KFn, i64)>,
+    /// For protected frames: the stack level errors unwind to.
+    pub errlevel: u32,
+}
+
+/// The execution state of a thread (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub struct ExecState {
+    /// The value stack.
+    pub stack: Vec<Value>,
+    /// The frame stack; the last frame is the running one.
+    pub frames: Vec<CallInfo>,
+    /// Open upvalues, sorted by slot ascending.
+    pub open_upvals: Vec<(u32, UpvalRef)>,
+    /// Stack slots of to-be-closed variables, ascending.
+    pub tbc: Vec<u32>,
+    /// End of the values left by the last multiple-result instruction.
+    pub open_top: u32,
+    /// Nested non-yieldable Rust calls in this thread.
+    pub nny: u32,
+}
+
+/// Coroutine status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CoStatus {
+    /// Created or yielded: may be resumed.
+    Suspended,
+    /// The running thread.
+    Running,
+    /// Resumed another coroutine and waits for it.
+    Normal,
+    /// Finished or failed.
+    Dead,
+}
+
+impl CoStatus {
+    /// The name `coroutine.status` returns.
+    pub fn name(self) -> &'static str {
+        match self {
+            CoStatus::Suspended => "suspended",
+            CoStatus::Running => "running",
+            CoStatus::Normal => "normal",
+            CoStatus::Dead => "dead",
+        }
+    }
+}
+
+/// A coroutine (or the main thread).
+#[derive(Debug)]
+pub struct Thread {
+    /// Status.
+    pub status: CoStatus,
+    /// Whether the body has started (a suspended thread with no frames and
+    /// `started == false` has its body at `stack[0]`).
+    pub started: bool,
+    /// The execution state, when the thread is not running.
+    pub ex: ExecState,
+    /// Whether the thread is the main thread.
+    pub is_main: bool,
+    /// The error that killed the coroutine (nil if none), until closed.
+    pub error: Value,
+}
+
+impl Thread {
+    /// A new coroutine whose body is `f`.
+    pub fn new_coroutine(f: Value) -> Thread {
+        let ex = ExecState { stack: vec![f], ..ExecState::default() };
+        Thread {
+            status: CoStatus::Suspended,
+            started: false,
+            ex,
+            is_main: false,
+            error: Value::Nil,
+        }
+    }
+
+    /// Rough byte size, for the collector's accounting.
+    pub fn estimated_bytes(&self) -> usize {
+        std::mem::size_of::<Thread>()
+            + self.ex.stack.capacity() * 16
+            + self.ex.frames.capacity() * std::mem::size_of::<CallInfo>()
+    }
+}
+
+/// The frame's stack level as `usize`.
+#[inline(always)]
+pub(crate) fn u(x: u32) -> usize {
+    x as usize
+}

@@ -1,0 +1,1070 @@
+//! Lua 5.4 pattern matching, a byte-for-byte port of the matcher in Lua
+//! 5.4.4's `lstrlib.c`.
+//!
+//! # Design
+//!
+//! The matcher is the classic backtracking interpreter of `lstrlib.c`: a
+//! recursive `do_match` walks the pattern, recursing for captures,
+//! quantifiers and `?`, and looping (instead of C's `goto init`) for the
+//! tail-call cases. Everything is expressed over byte offsets into the
+//! subject and the pattern, never over pointers:
+//!
+//! * Reads go through `sbyte` / `pbyte`, which return `0` past the end of
+//!   the slice. That reproduces exactly what C reads there: Lua strings are
+//!   always followed by a `'\0'`, and `lstrlib.c` relies on it (for example
+//!   `%f[%z]` matches at the end of the subject, and a pattern ending in `(`
+//!   looks at the terminator to decide whether `()` is a position capture).
+//!   No code path ever indexes past the terminator, so "0 past the end" is
+//!   exact, and no read can panic.
+//! * Recursion is bounded like C's `MAXCCALLS`: each `do_match` call
+//!   consumes one unit of a budget of [`MAX_CALLS`] (200), and running out
+//!   raises [`PatternError::TooComplex`] ("pattern too complex"). The Rust
+//!   stack depth is therefore bounded by a constant on any input: measured
+//!   at about 1 KB per level unoptimized (under 256 KB in the worst case)
+//!   and about 200 bytes per level optimized (under 64 KB).
+//! * Errors that C raises with `luaL_error` (a `longjmp`) are returned as
+//!   [`PatternError`] values and propagated with `?`; their `Display` is the
+//!   exact message `lstrlib.c` produces.
+//!
+//! # Invariants
+//!
+//! * Every subject offset handled by the matcher is `<= subject.len()`;
+//!   every pattern offset is `<= pattern.len()`.
+//! * At most [`MAX_CAPTURES`] captures are open or closed at a time.
+//! * The matcher is deterministic and allocation-free except for the
+//!   returned capture list.
+//!
+//! # How the library glue should use this module
+//!
+//! Positions exchanged with the glue are 0-based byte offsets; ranges are
+//! half-open (`subject[start..end]`). Lua-visible positions are `offset + 1`.
+//!
+//! * `string.find(s, p, init, plain)`: compute `start_offset(init, s.len())`
+//!   (`init` defaults to 1); `None` means "return fail". Otherwise call
+//!   [`find`] with `plain = lua_toboolean(arg 4)`; [`find`] itself takes the
+//!   plain path when `plain` is set or [`has_specials`] is false (the
+//!   "no specials" fast path), exactly like `str_find_aux`. On
+//!   `Some(found)` return `found.start + 1`, `found.end`, then each capture.
+//! * `string.match(s, p, init)`: same `start_offset`, then
+//!   [`match_pattern`]; return the captures (the whole match when the
+//!   pattern has none).
+//! * Pushing a [`Capture`]: `Range(a, b)` is the string `s[a..b]`;
+//!   `Position(a)` is the integer `a + 1`.
+//! * `string.gmatch(s, p, init)`: create a [`GMatch`] with
+//!   [`GMatch::new`]`(s.len(), init)` and keep it (it is `Copy`) in the
+//!   iterator closure together with `s` and `p`. Each call of the iterator
+//!   calls [`GMatch::next`]; `None` means return nothing. A `^` at the start
+//!   of the pattern is *not* an anchor in gmatch (it matches a literal `^`),
+//!   as in 5.4.4. Empty matches right after the previous match are skipped
+//!   (the 5.4 `lastmatch` rule).
+//! * `string.gsub(s, p, repl, n)`: check the type of `repl` first
+//!   (`string/function/table expected`). Then either use [`gsub_with`] with
+//!   a closure that appends the replacement for one match, or drive
+//!   [`Gsub`] step by step (useful if calling a Lua function from inside a
+//!   Rust closure is not possible). For a string or number replacement call
+//!   [`Match::expand_replacement`] (numbers converted to strings first). For
+//!   a table, index it with `m.capture(0)?`; for a function, call it with
+//!   `m.captures()?`. If the result is `false`/`nil`, append the original
+//!   text `s[m.start()..m.end()]` and report "not changed"; if it is not a
+//!   string or number, raise `invalid replacement value (a <type>)`. When
+//!   nothing changed, gsub returns the original string object; the second
+//!   result is the match count.
+//! * Every [`PatternError`] is raised with `luaL_error` semantics: the
+//!   message is the `Display` text, prefixed by `luaL_where(L, 1)`, i.e.
+//!   `chunkname:currentline: ` of the function that called the library
+//!   function when that caller is a Lua function (no prefix when it is
+//!   called directly from C, e.g. by `pcall`).
+
+use std::fmt;
+
+/// Maximum number of captures in a pattern (`LUA_MAXCAPTURES`).
+pub const MAX_CAPTURES: usize = 32;
+
+/// Maximum nesting of the recursive matcher (`MAXCCALLS` in `lstrlib.c`).
+pub const MAX_CALLS: usize = 200;
+
+/// The escape character of patterns.
+const L_ESC: u8 = b'%';
+
+/// Characters whose presence makes `string.find` use the matcher.
+const SPECIALS: &[u8] = b"^$*+?.([%-";
+
+/// An error raised while matching; `Display` gives `lstrlib.c`'s message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatternError {
+    /// `malformed pattern (ends with '%')`
+    EndsWithEscape,
+    /// `malformed pattern (missing ']')`
+    MissingBracket,
+    /// `malformed pattern (missing arguments to '%b')`
+    MissingBalanceArgs,
+    /// `missing '[' after '%f' in pattern`
+    MissingFrontierBracket,
+    /// `invalid capture index %N` (N is the digit as written, 0..=9).
+    InvalidCaptureIndex(u8),
+    /// `invalid pattern capture` (a `)` without an open capture).
+    InvalidPatternCapture,
+    /// `unfinished capture` (a capture still open when results are read).
+    UnfinishedCapture,
+    /// `too many captures` (more than [`MAX_CAPTURES`]).
+    TooManyCaptures,
+    /// `pattern too complex` (more than [`MAX_CALLS`] nested matcher calls).
+    TooComplex,
+    /// `invalid use of '%' in replacement string`
+    InvalidReplacement,
+}
+
+impl fmt::Display for PatternError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::EndsWithEscape => f.write_str("malformed pattern (ends with '%')"),
+            Self::MissingBracket => f.write_str("malformed pattern (missing ']')"),
+            Self::MissingBalanceArgs => {
+                f.write_str("malformed pattern (missing arguments to '%b')")
+            }
+            Self::MissingFrontierBracket => f.write_str("missing '[' after '%f' in pattern"),
+            Self::InvalidCaptureIndex(n) => write!(f, "invalid capture index %{n}"),
+            Self::InvalidPatternCapture => f.write_str("invalid pattern capture"),
+            Self::UnfinishedCapture => f.write_str("unfinished capture"),
+            Self::TooManyCaptures => f.write_str("too many captures"),
+            Self::TooComplex => f.write_str("pattern too complex"),
+            Self::InvalidReplacement => f.write_str("invalid use of '%' in replacement string"),
+        }
+    }
+}
+
+impl std::error::Error for PatternError {}
+
+/// One capture value, as Lua would push it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capture {
+    /// A substring capture: the bytes `subject[start..end]`.
+    Range(usize, usize),
+    /// A position capture `()`: Lua pushes the integer `offset + 1`.
+    Position(usize),
+}
+
+/// The state of one capture slot during matching.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    /// Opened at the given offset, not yet closed (`CAP_UNFINISHED`).
+    Open(usize),
+    /// A position capture at the given offset (`CAP_POSITION`).
+    Position(usize),
+    /// A closed capture covering `start..end`.
+    Closed(usize, usize),
+}
+
+/// A successful match: its extent and the capture slots at that moment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Match {
+    start: usize,
+    end: usize,
+    slots: Vec<Slot>,
+}
+
+impl Match {
+    /// Offset of the first matched byte.
+    pub fn start(&self) -> usize {
+        self.start
+    }
+
+    /// Offset just past the last matched byte.
+    pub fn end(&self) -> usize {
+        self.end
+    }
+
+    /// Number of captures in the pattern that took part in the match
+    /// (`ms->level`).
+    pub fn capture_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The `i`-th capture (0-based), as `get_onecapture`: with no captures,
+    /// index 0 is the whole match. Errors: `invalid capture index %<i+1>`
+    /// when out of range, `unfinished capture` for an open capture.
+    pub fn capture(&self, i: usize) -> Result<Capture, PatternError> {
+        match self.slots.get(i) {
+            None if i == 0 => Ok(Capture::Range(self.start, self.end)),
+            None => Err(PatternError::InvalidCaptureIndex(digit_for(i + 1))),
+            Some(Slot::Open(_)) => Err(PatternError::UnfinishedCapture),
+            Some(Slot::Position(p)) => Ok(Capture::Position(*p)),
+            Some(Slot::Closed(a, b)) => Ok(Capture::Range(*a, *b)),
+        }
+    }
+
+    /// All captures, or the whole match if there are none (`push_captures`
+    /// with a whole-match range): what `match`, `gmatch` and a gsub
+    /// replacement function receive.
+    pub fn captures(&self) -> Result<Vec<Capture>, PatternError> {
+        let n = self.slots.len().max(1);
+        (0..n).map(|i| self.capture(i)).collect()
+    }
+
+    /// Only the explicit captures (possibly none): the extra results of
+    /// `string.find` (`push_captures(ms, NULL, 0)`).
+    pub fn explicit_captures(&self) -> Result<Vec<Capture>, PatternError> {
+        (0..self.slots.len()).map(|i| self.capture(i)).collect()
+    }
+
+    /// Appends the expansion of a gsub replacement string (`add_s`):
+    /// `%0` is the whole match, `%1`-`%9` the captures (a position capture
+    /// is written as its decimal Lua position), `%%` is `%`; any other use of
+    /// `%` is an error.
+    pub fn expand_replacement(
+        &self,
+        subject: &[u8],
+        repl: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), PatternError> {
+        let mut i = 0;
+        while let Some(off) = repl.get(i..).and_then(|r| r.iter().position(|&b| b == L_ESC)) {
+            out.extend_from_slice(&repl[i..i + off]);
+            let esc = i + off;
+            match repl.get(esc + 1).copied().unwrap_or(0) {
+                L_ESC => out.push(L_ESC),
+                b'0' => out.extend_from_slice(slice(subject, self.start, self.end)),
+                d @ b'1'..=b'9' => self.push_capture_text(subject, usize::from(d - b'1'), out)?,
+                _ => return Err(PatternError::InvalidReplacement),
+            }
+            i = esc + 2;
+        }
+        out.extend_from_slice(repl.get(i..).unwrap_or(&[]));
+        Ok(())
+    }
+
+    /// Appends the text of capture `i` as `add_s` does for `%<i+1>`.
+    fn push_capture_text(
+        &self,
+        subject: &[u8],
+        i: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), PatternError> {
+        match self.capture(i)? {
+            Capture::Range(a, b) => out.extend_from_slice(slice(subject, a, b)),
+            Capture::Position(p) => out.extend_from_slice((p + 1).to_string().as_bytes()),
+        }
+        Ok(())
+    }
+}
+
+/// Converts a capture number (1-based, at most 10 here) to the digit shown in
+/// error messages.
+fn digit_for(n: usize) -> u8 {
+    u8::try_from(n).unwrap_or(u8::MAX)
+}
+
+/// `subject[a..b]`, or empty if the range is not valid (never happens for
+/// ranges produced by the matcher).
+fn slice(subject: &[u8], a: usize, b: usize) -> &[u8] {
+    subject.get(a..b).unwrap_or(&[])
+}
+
+/// True if `pattern` contains any of the characters `^$*+?.([%-`, i.e. if
+/// `string.find` must use the matcher instead of a plain substring search.
+pub fn has_specials(pattern: &[u8]) -> bool {
+    pattern.iter().any(|b| SPECIALS.contains(b))
+}
+
+/// Translates a Lua `init` argument (`posrelatI(init, len) - 1`) into a
+/// 0-based start offset; `None` when it lies past the end of the subject
+/// (then `find`/`match` return fail).
+pub fn start_offset(init: i64, len: usize) -> Option<usize> {
+    let len_i = i64::try_from(len).unwrap_or(i64::MAX);
+    let pos = if init > 0 {
+        usize::try_from(init).unwrap_or(usize::MAX)
+    } else if init == 0 || init < -len_i {
+        1
+    } else {
+        // -len <= init < 0, so len + init + 1 is in 1..=len.
+        usize::try_from(len_i + init + 1).unwrap_or(1)
+    };
+    let off = pos - 1;
+    (off <= len).then_some(off)
+}
+
+/// Splits a leading `^` anchor off a pattern, as `find`/`match`/`gsub` do.
+pub fn split_anchor(pattern: &[u8]) -> (bool, &[u8]) {
+    match pattern.split_first() {
+        Some((b'^', rest)) => (true, rest),
+        _ => (false, pattern),
+    }
+}
+
+/// A subject and a pattern ready for match attempts at arbitrary
+/// positions. The pattern is used verbatim: a leading `^` is a literal
+/// unless the caller strips it with [`split_anchor`].
+#[derive(Debug, Clone, Copy)]
+pub struct Matcher<'a> {
+    subject: &'a [u8],
+    pattern: &'a [u8],
+}
+
+impl<'a> Matcher<'a> {
+    /// Creates a matcher.
+    pub fn new(subject: &'a [u8], pattern: &'a [u8]) -> Self {
+        Self { subject, pattern }
+    }
+
+    /// Tries to match the whole pattern starting exactly at offset `pos`
+    /// (like one call of C's `match`, with a fresh capture state and call
+    /// budget). Returns `Ok(None)` when there is no match or `pos` is past
+    /// the end of the subject.
+    pub fn match_at(&self, pos: usize) -> Result<Option<Match>, PatternError> {
+        if pos > self.subject.len() {
+            return Ok(None);
+        }
+        let mut st = State::new(self.subject, self.pattern);
+        Ok(st.do_match(pos, 0)?.map(|end| Match {
+            start: pos,
+            end,
+            slots: st.caps[..st.level].to_vec(),
+        }))
+    }
+
+    /// Tries `match_at` at `start`, `start + 1`, ... up to the end of the
+    /// subject (only at `start` if `anchored`), returning the first match.
+    pub fn search(&self, start: usize, anchored: bool) -> Result<Option<Match>, PatternError> {
+        let mut pos = start;
+        while pos <= self.subject.len() {
+            if let Some(m) = self.match_at(pos)? {
+                return Ok(Some(m));
+            }
+            if anchored {
+                break;
+            }
+            pos += 1;
+        }
+        Ok(None)
+    }
+}
+
+/// The result of [`find`]: the matched range and the explicit captures.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// Offset of the first matched byte (Lua returns `start + 1`).
+    pub start: usize,
+    /// Offset just past the match (Lua returns `end` as is).
+    pub end: usize,
+    /// Explicit captures only (empty for plain searches).
+    pub captures: Vec<Capture>,
+}
+
+/// `string.find` from the 0-based offset `init` (see [`start_offset`]).
+/// Uses a plain substring search if `plain` or if the pattern has no
+/// special characters; otherwise honours a leading `^` anchor.
+pub fn find(
+    subject: &[u8],
+    pattern: &[u8],
+    init: usize,
+    plain: bool,
+) -> Result<Option<Found>, PatternError> {
+    if init > subject.len() {
+        return Ok(None);
+    }
+    if plain || !has_specials(pattern) {
+        return Ok(memfind(&subject[init..], pattern).map(|at| Found {
+            start: init + at,
+            end: init + at + pattern.len(),
+            captures: Vec::new(),
+        }));
+    }
+    let (anchored, pat) = split_anchor(pattern);
+    match Matcher::new(subject, pat).search(init, anchored)? {
+        Some(m) => {
+            Ok(Some(Found { start: m.start(), end: m.end(), captures: m.explicit_captures()? }))
+        }
+        None => Ok(None),
+    }
+}
+
+/// `string.match` from the 0-based offset `init`: the captures (or the
+/// whole match) of the first match, honouring a leading `^` anchor.
+pub fn match_pattern(
+    subject: &[u8],
+    pattern: &[u8],
+    init: usize,
+) -> Result<Option<Vec<Capture>>, PatternError> {
+    if init > subject.len() {
+        return Ok(None);
+    }
+    let (anchored, pat) = split_anchor(pattern);
+    match Matcher::new(subject, pat).search(init, anchored)? {
+        Some(m) => Ok(Some(m.captures()?)),
+        None => Ok(None),
+    }
+}
+
+/// Plain substring search (`lmemfind`): offset of the first occurrence of
+/// `needle` in `hay`; the empty needle is found at 0.
+fn memfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() {
+        return Some(0);
+    }
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The state of a `string.gmatch` iterator: a plain value the glue keeps in
+/// the iterator closure (together with the subject and pattern strings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GMatch {
+    /// Offset where the next search starts (may be `len + 1`).
+    src: usize,
+    /// End of the last match, to skip an empty match right after it.
+    lastmatch: Option<usize>,
+}
+
+impl GMatch {
+    /// Starts an iteration over a subject of `subject_len` bytes from the Lua
+    /// `init` argument (default 1).
+    pub fn new(subject_len: usize, init: i64) -> Self {
+        let src = start_offset(init, subject_len).unwrap_or(subject_len + 1);
+        Self { src, lastmatch: None }
+    }
+
+    /// The next match's captures (whole match if the pattern has none), or
+    /// `None` when the iteration is over. `subject` and `pattern` must be
+    /// the same on every call. The pattern is used verbatim (no anchor).
+    pub fn next(
+        &mut self,
+        subject: &[u8],
+        pattern: &[u8],
+    ) -> Result<Option<Vec<Capture>>, PatternError> {
+        let matcher = Matcher::new(subject, pattern);
+        let mut src = self.src;
+        while src <= subject.len() {
+            if let Some(m) = matcher.match_at(src)? {
+                if Some(m.end()) != self.lastmatch {
+                    self.src = m.end();
+                    self.lastmatch = Some(m.end());
+                    return m.captures().map(Some);
+                }
+            }
+            src += 1;
+        }
+        Ok(None)
+    }
+}
+
+/// The state of a `string.gsub` in progress, for glue that needs to run
+/// each replacement itself (see [`gsub_with`] for the closure form).
+///
+/// Protocol: call [`Gsub::next`] repeatedly; for each returned match append
+/// the replacement (or the original text) to `out`. When it returns `None`,
+/// call [`Gsub::finish`] to append the rest of the subject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gsub {
+    src: usize,
+    lastmatch: Option<usize>,
+    anchored: bool,
+    count: i64,
+    max: i64,
+    done: bool,
+}
+
+impl Gsub {
+    /// Starts a gsub over a subject of `subject_len` bytes with the full
+    /// pattern (including any `^`) and the optional Lua `n` argument
+    /// (default `len + 1`).
+    pub fn new(subject_len: usize, pattern: &[u8], max: Option<i64>) -> Self {
+        let default = i64::try_from(subject_len).unwrap_or(i64::MAX - 1) + 1;
+        Self {
+            src: 0,
+            lastmatch: None,
+            anchored: split_anchor(pattern).0,
+            count: 0,
+            max: max.unwrap_or(default),
+            done: false,
+        }
+    }
+
+    /// Number of matches found so far (gsub's second result).
+    pub fn count(&self) -> i64 {
+        self.count
+    }
+
+    /// Finds the next match to replace, copying the skipped subject bytes to
+    /// `out`. `subject` and `pattern` (the full pattern) must be the same on
+    /// every call.
+    pub fn next(
+        &mut self,
+        subject: &[u8],
+        pattern: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<Option<Match>, PatternError> {
+        let pat = if self.anchored { pattern.get(1..).unwrap_or(&[]) } else { pattern };
+        let matcher = Matcher::new(subject, pat);
+        while !self.done && self.count < self.max {
+            self.done = self.anchored;
+            match matcher.match_at(self.src)? {
+                Some(m) if Some(m.end()) != self.lastmatch => {
+                    self.count += 1;
+                    self.src = m.end();
+                    self.lastmatch = Some(m.end());
+                    return Ok(Some(m));
+                }
+                _ => match subject.get(self.src) {
+                    Some(&b) => {
+                        out.push(b);
+                        self.src += 1;
+                    }
+                    None => self.done = true,
+                },
+            }
+        }
+        Ok(None)
+    }
+
+    /// Appends the unprocessed tail of the subject to `out`.
+    pub fn finish(&self, subject: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(subject.get(self.src..).unwrap_or(&[]));
+    }
+}
+
+/// The result of a complete gsub.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GsubResult {
+    /// The new string (equal to the subject when nothing changed).
+    pub output: Vec<u8>,
+    /// False if no replacement changed anything: Lua then returns the
+    /// original string object.
+    pub changed: bool,
+    /// Number of matches (gsub's second result).
+    pub count: i64,
+}
+
+/// Runs a whole gsub. For each match, `repl` appends the replacement to the
+/// buffer and returns whether it changed the text (return `false` after
+/// appending the original text for a `nil`/`false` replacement value).
+pub fn gsub_with<E, F>(
+    subject: &[u8],
+    pattern: &[u8],
+    max: Option<i64>,
+    mut repl: F,
+) -> Result<GsubResult, E>
+where
+    E: From<PatternError>,
+    F: FnMut(&Match, &mut Vec<u8>) -> Result<bool, E>,
+{
+    let mut state = Gsub::new(subject.len(), pattern, max);
+    let mut output = Vec::new();
+    let mut changed = false;
+    while let Some(m) = state.next(subject, pattern, &mut output)? {
+        changed |= repl(&m, &mut output)?;
+    }
+    state.finish(subject, &mut output);
+    Ok(GsubResult { output, changed, count: state.count() })
+}
+
+/// `string.gsub` with a string replacement (`%0`-`%9`, `%%`).
+pub fn gsub_str(
+    subject: &[u8],
+    pattern: &[u8],
+    repl: &[u8],
+    max: Option<i64>,
+) -> Result<GsubResult, PatternError> {
+    gsub_with(subject, pattern, max, |m, out| {
+        m.expand_replacement(subject, repl, out)?;
+        Ok(true)
+    })
+}
+
+/// What the matcher does after interpreting one pattern item.
+enum Step {
+    /// The match attempt is over with this result.
+    Done(Option<usize>),
+    /// Continue matching at (subject offset, pattern offset) in this frame.
+    Next(usize, usize),
+}
+
+/// The mutable state of one match attempt (`MatchState`).
+struct State<'a> {
+    src: &'a [u8],
+    pat: &'a [u8],
+    /// Remaining nesting budget for `do_match`.
+    depth: usize,
+    /// Number of capture slots in use.
+    level: usize,
+    caps: [Slot; MAX_CAPTURES],
+}
+
+impl<'a> State<'a> {
+    fn new(src: &'a [u8], pat: &'a [u8]) -> Self {
+        Self { src, pat, depth: MAX_CALLS, level: 0, caps: [Slot::Open(0); MAX_CAPTURES] }
+    }
+
+    /// Subject byte at `i`, or the implicit `'\0'` terminator past the end.
+    fn sbyte(&self, i: usize) -> u8 {
+        self.src.get(i).copied().unwrap_or(0)
+    }
+
+    /// Pattern byte at `i`, or the implicit `'\0'` terminator past the end.
+    fn pbyte(&self, i: usize) -> u8 {
+        self.pat.get(i).copied().unwrap_or(0)
+    }
+
+    /// C's `match`: matches the pattern from `p` against the subject from
+    /// `s`, returning the end of the match.
+    fn do_match(&mut self, s: usize, p: usize) -> Result<Option<usize>, PatternError> {
+        if self.depth == 0 {
+            return Err(PatternError::TooComplex);
+        }
+        self.depth -= 1;
+        let (mut s, mut p) = (s, p);
+        let result = loop {
+            if p >= self.pat.len() {
+                break Some(s);
+            }
+            match self.step(s, p)? {
+                Step::Done(r) => break r,
+                Step::Next(s2, p2) => (s, p) = (s2, p2),
+            }
+        };
+        self.depth += 1;
+        Ok(result)
+    }
+
+    /// Interprets the pattern item at `p` (which is not the pattern end).
+    fn step(&mut self, s: usize, p: usize) -> Result<Step, PatternError> {
+        match self.pbyte(p) {
+            b'(' if self.pbyte(p + 1) == b')' => {
+                self.start_capture(s, p + 2, Slot::Position(s)).map(Step::Done)
+            }
+            b'(' => self.start_capture(s, p + 1, Slot::Open(s)).map(Step::Done),
+            b')' => self.end_capture(s, p + 1).map(Step::Done),
+            b'$' if p + 1 == self.pat.len() => Ok(Step::Done((s == self.src.len()).then_some(s))),
+            L_ESC => match self.pbyte(p + 1) {
+                b'b' => Ok(match self.match_balance(s, p + 2)? {
+                    Some(s2) => Step::Next(s2, p + 4),
+                    None => Step::Done(None),
+                }),
+                b'f' => self.frontier(s, p + 2),
+                d @ b'0'..=b'9' => Ok(match self.match_capture(s, d)? {
+                    Some(s2) => Step::Next(s2, p + 2),
+                    None => Step::Done(None),
+                }),
+                _ => self.single_item(s, p),
+            },
+            _ => self.single_item(s, p),
+        }
+    }
+
+    /// `%f[set]`: `p` points at the expected `[`.
+    fn frontier(&mut self, s: usize, p: usize) -> Result<Step, PatternError> {
+        if self.pbyte(p) != b'[' {
+            return Err(PatternError::MissingFrontierBracket);
+        }
+        let ep = self.class_end(p)?;
+        let previous = if s == 0 { 0 } else { self.sbyte(s - 1) };
+        if !self.match_bracket_class(previous, p, ep - 1)
+            && self.match_bracket_class(self.sbyte(s), p, ep - 1)
+        {
+            Ok(Step::Next(s, ep))
+        } else {
+            Ok(Step::Done(None))
+        }
+    }
+
+    /// A single-character class at `p` with an optional `* + - ?` suffix.
+    fn single_item(&mut self, s: usize, p: usize) -> Result<Step, PatternError> {
+        let ep = self.class_end(p)?;
+        let suffix = self.pbyte(ep);
+        if !self.single_match(s, p, ep) {
+            return Ok(match suffix {
+                b'*' | b'?' | b'-' => Step::Next(s, ep + 1),
+                _ => Step::Done(None),
+            });
+        }
+        match suffix {
+            b'?' => match self.do_match(s + 1, ep + 1)? {
+                Some(r) => Ok(Step::Done(Some(r))),
+                None => Ok(Step::Next(s, ep + 1)),
+            },
+            b'+' => self.max_expand(s + 1, p, ep).map(Step::Done),
+            b'*' => self.max_expand(s, p, ep).map(Step::Done),
+            b'-' => self.min_expand(s, p, ep).map(Step::Done),
+            _ => Ok(Step::Next(s + 1, ep)),
+        }
+    }
+
+    /// Returns the offset just past the single-character class at `p`.
+    fn class_end(&self, p: usize) -> Result<usize, PatternError> {
+        let c = self.pbyte(p);
+        let mut p = p + 1;
+        match c {
+            L_ESC => {
+                if p >= self.pat.len() {
+                    return Err(PatternError::EndsWithEscape);
+                }
+                Ok(p + 1)
+            }
+            b'[' => {
+                if self.pbyte(p) == b'^' {
+                    p += 1;
+                }
+                loop {
+                    if p >= self.pat.len() {
+                        return Err(PatternError::MissingBracket);
+                    }
+                    let c = self.pbyte(p);
+                    p += 1;
+                    if c == L_ESC && p < self.pat.len() {
+                        p += 1;
+                    }
+                    if self.pbyte(p) == b']' {
+                        return Ok(p + 1);
+                    }
+                }
+            }
+            _ => Ok(p),
+        }
+    }
+
+    /// Does the subject byte at `s` match the class `p..ep`?
+    fn single_match(&self, s: usize, p: usize, ep: usize) -> bool {
+        let Some(&c) = self.src.get(s) else {
+            return false;
+        };
+        match self.pbyte(p) {
+            b'.' => true,
+            L_ESC => match_class(c, self.pbyte(p + 1)),
+            b'[' => self.match_bracket_class(c, p, ep - 1),
+            pc => pc == c,
+        }
+    }
+
+    /// Does `c` belong to the set `[...]` starting at `p` whose closing
+    /// `]` is at `ec`?
+    fn match_bracket_class(&self, c: u8, p: usize, ec: usize) -> bool {
+        let mut p = p;
+        let mut sig = true;
+        if self.pbyte(p + 1) == b'^' {
+            sig = false;
+            p += 1;
+        }
+        loop {
+            p += 1;
+            if p >= ec {
+                return !sig;
+            }
+            let pc = self.pbyte(p);
+            if pc == L_ESC {
+                p += 1;
+                if match_class(c, self.pbyte(p)) {
+                    return sig;
+                }
+            } else if self.pbyte(p + 1) == b'-' && p + 2 < ec {
+                p += 2;
+                if pc <= c && c <= self.pbyte(p) {
+                    return sig;
+                }
+            } else if pc == c {
+                return sig;
+            }
+        }
+    }
+
+    /// `%bxy` with `p` pointing at `x`.
+    fn match_balance(&self, s: usize, p: usize) -> Result<Option<usize>, PatternError> {
+        if p + 1 >= self.pat.len() {
+            return Err(PatternError::MissingBalanceArgs);
+        }
+        let (open, close) = (self.pbyte(p), self.pbyte(p + 1));
+        if self.sbyte(s) != open {
+            return Ok(None);
+        }
+        let mut depth = 1usize;
+        let mut s = s + 1;
+        while s < self.src.len() {
+            let c = self.sbyte(s);
+            if c == close {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(Some(s + 1));
+                }
+            } else if c == open {
+                depth += 1;
+            }
+            s += 1;
+        }
+        Ok(None)
+    }
+
+    /// Greedy repetition: as many matches of the class as possible, then
+    /// backs off one at a time until the rest of the pattern matches.
+    fn max_expand(&mut self, s: usize, p: usize, ep: usize) -> Result<Option<usize>, PatternError> {
+        let mut i = 0;
+        while self.single_match(s + i, p, ep) {
+            i += 1;
+        }
+        loop {
+            if let Some(r) = self.do_match(s + i, ep + 1)? {
+                return Ok(Some(r));
+            }
+            if i == 0 {
+                return Ok(None);
+            }
+            i -= 1;
+        }
+    }
+
+    /// Lazy repetition: tries the rest of the pattern before each extra
+    /// match of the class.
+    fn min_expand(&mut self, s: usize, p: usize, ep: usize) -> Result<Option<usize>, PatternError> {
+        let mut s = s;
+        loop {
+            if let Some(r) = self.do_match(s, ep + 1)? {
+                return Ok(Some(r));
+            }
+            if !self.single_match(s, p, ep) {
+                return Ok(None);
+            }
+            s += 1;
+        }
+    }
+
+    /// Opens capture slot `level` with `slot` and matches the rest.
+    fn start_capture(
+        &mut self,
+        s: usize,
+        p: usize,
+        slot: Slot,
+    ) -> Result<Option<usize>, PatternError> {
+        if self.level >= MAX_CAPTURES {
+            return Err(PatternError::TooManyCaptures);
+        }
+        self.caps[self.level] = slot;
+        self.level += 1;
+        let res = self.do_match(s, p)?;
+        if res.is_none() {
+            self.level -= 1;
+        }
+        Ok(res)
+    }
+
+    /// Closes the innermost open capture at `s` and matches the rest.
+    fn end_capture(&mut self, s: usize, p: usize) -> Result<Option<usize>, PatternError> {
+        let l = self.capture_to_close()?;
+        let Slot::Open(start) = self.caps[l] else {
+            return Err(PatternError::InvalidPatternCapture);
+        };
+        self.caps[l] = Slot::Closed(start, s);
+        let res = self.do_match(s, p)?;
+        if res.is_none() {
+            self.caps[l] = Slot::Open(start);
+        }
+        Ok(res)
+    }
+
+    /// Index of the innermost open capture.
+    fn capture_to_close(&self) -> Result<usize, PatternError> {
+        self.caps[..self.level]
+            .iter()
+            .rposition(|c| matches!(c, Slot::Open(_)))
+            .ok_or(PatternError::InvalidPatternCapture)
+    }
+
+    /// Back-reference `%<digit>` at subject offset `s`.
+    fn match_capture(&self, s: usize, digit: u8) -> Result<Option<usize>, PatternError> {
+        let invalid = PatternError::InvalidCaptureIndex(digit - b'0');
+        let l = usize::from(digit.checked_sub(b'1').ok_or(invalid)?);
+        let slot = *self.caps[..self.level].get(l).ok_or(invalid)?;
+        match slot {
+            Slot::Open(_) => Err(invalid),
+            // A position capture has length (size_t)-2: never fits.
+            Slot::Position(_) => Ok(None),
+            Slot::Closed(a, b) => {
+                let cap = slice(self.src, a, b);
+                let rest = self.src.get(s..).unwrap_or(&[]);
+                Ok(rest.starts_with(cap).then_some(s + cap.len()))
+            }
+        }
+    }
+}
+
+/// Does byte `c` belong to class letter `cl` (`%a`, `%D`, ...), using the C
+/// locale? Non-class letters match themselves.
+fn match_class(c: u8, cl: u8) -> bool {
+    let res = match cl.to_ascii_lowercase() {
+        b'a' => c.is_ascii_alphabetic(),
+        b'c' => c.is_ascii_control(),
+        b'd' => c.is_ascii_digit(),
+        b'g' => c.is_ascii_graphic(),
+        b'l' => c.is_ascii_lowercase(),
+        b'p' => c.is_ascii_punctuation(),
+        b's' => c == b' ' || (b'\t'..=b'\r').contains(&c),
+        b'u' => c.is_ascii_uppercase(),
+        b'w' => c.is_ascii_alphanumeric(),
+        b'x' => c.is_ascii_hexdigit(),
+        b'z' => c == 0,
+        _ => return cl == c,
+    };
+    if cl.is_ascii_lowercase() {
+        res
+    } else {
+        !res
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Decodes a hex string from the test data.
+    fn unhex(s: &str) -> Vec<u8> {
+        (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap()).collect()
+    }
+
+    fn hex(b: &[u8]) -> String {
+        b.iter().map(|x| format!("{x:02x}")).collect()
+    }
+
+    /// Serializes captures like the Lua generator: `s:<hex>` or `i:<n>`.
+    fn ser_caps(subject: &[u8], caps: &[Capture], out: &mut Vec<String>) {
+        for c in caps {
+            out.push(match *c {
+                Capture::Range(a, b) => format!("s:{}", hex(&subject[a..b])),
+                Capture::Position(p) => format!("i:{}", p + 1),
+            });
+        }
+    }
+
+    fn err(e: PatternError) -> String {
+        format!("E:{}", hex(e.to_string().as_bytes()))
+    }
+
+    fn run_find(subject: &[u8], pattern: &[u8], init: i64, plain: bool) -> String {
+        let Some(off) = start_offset(init, subject.len()) else {
+            return "N".into();
+        };
+        match find(subject, pattern, off, plain) {
+            Err(e) => err(e),
+            Ok(None) => "N".into(),
+            Ok(Some(f)) => {
+                let mut v = vec![format!("i:{}", f.start + 1), format!("i:{}", f.end)];
+                ser_caps(subject, &f.captures, &mut v);
+                v.join(" ")
+            }
+        }
+    }
+
+    fn run_match(subject: &[u8], pattern: &[u8], init: i64) -> String {
+        let Some(off) = start_offset(init, subject.len()) else {
+            return "N".into();
+        };
+        match match_pattern(subject, pattern, off) {
+            Err(e) => err(e),
+            Ok(None) => "N".into(),
+            Ok(Some(c)) => {
+                let mut v = Vec::new();
+                ser_caps(subject, &c, &mut v);
+                v.join(" ")
+            }
+        }
+    }
+
+    fn run_gmatch(subject: &[u8], pattern: &[u8], init: i64) -> String {
+        let mut g = GMatch::new(subject.len(), init);
+        let mut parts = Vec::new();
+        for _ in 0..50 {
+            match g.next(subject, pattern) {
+                Err(e) => {
+                    parts.push(err(e));
+                    break;
+                }
+                Ok(None) => break,
+                Ok(Some(c)) => {
+                    let mut v = Vec::new();
+                    ser_caps(subject, &c, &mut v);
+                    parts.push(format!("[{}]", v.join(" ")));
+                }
+            }
+        }
+        parts.join(" ")
+    }
+
+    fn run_gsub(subject: &[u8], pattern: &[u8], repl: &[u8], max: Option<i64>) -> String {
+        match gsub_str(subject, pattern, repl, max) {
+            Err(e) => err(e),
+            Ok(r) => format!("s:{} i:{}", hex(&r.output), r.count),
+        }
+    }
+
+    /// The replacement function used by the generator: `<c1,c2,...>` where
+    /// strings are written raw and positions in decimal; `nil` (original
+    /// kept) when the first capture is the empty string.
+    fn run_gsubf(subject: &[u8], pattern: &[u8], max: Option<i64>) -> String {
+        let r = gsub_with(subject, pattern, max, |m, out| {
+            let caps = m.captures()?;
+            if matches!(caps.first(), Some(Capture::Range(a, b)) if a == b) {
+                out.extend_from_slice(&subject[m.start()..m.end()]);
+                return Ok(false);
+            }
+            out.push(b'<');
+            for (i, c) in caps.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                match *c {
+                    Capture::Range(a, b) => out.extend_from_slice(&subject[a..b]),
+                    Capture::Position(p) => out.extend_from_slice((p + 1).to_string().as_bytes()),
+                }
+            }
+            out.push(b'>');
+            Ok::<bool, PatternError>(true)
+        });
+        match r {
+            Err(e) => err(e),
+            Ok(r) => format!("s:{} i:{}", hex(&r.output), r.count),
+        }
+    }
+
+    fn opt_int(s: &str) -> Option<i64> {
+        (s != "-").then(|| s.parse().unwrap())
+    }
+
+    #[test]
+    fn generated_cases() {
+        let data = include_str!("../testdata/patterns.txt");
+        let mut n = 0;
+        for line in data.lines() {
+            let f: Vec<&str> = line.split('\t').collect();
+            let (subject, pattern) = (unhex(f[1]), unhex(f[2]));
+            let got = match f[0] {
+                "F" => run_find(&subject, &pattern, f[3].parse().unwrap(), f[4] == "1"),
+                "M" => run_match(&subject, &pattern, f[3].parse().unwrap()),
+                "G" => run_gmatch(&subject, &pattern, f[3].parse().unwrap()),
+                "S" => run_gsub(&subject, &pattern, &unhex(f[3]), opt_int(f[4])),
+                "SF" => run_gsubf(&subject, &pattern, opt_int(f[3])),
+                k => panic!("unknown kind {k}"),
+            };
+            let want = f[f.len() - 1];
+            assert_eq!(got, want, "line {line}");
+            n += 1;
+        }
+        assert!(n > 1000, "only {n} cases");
+    }
+
+    #[test]
+    fn specials_and_offsets() {
+        assert!(!has_specials(b"abc)]"));
+        assert!(has_specials(b"a.c"));
+        assert_eq!(start_offset(1, 3), Some(0));
+        assert_eq!(start_offset(4, 3), Some(3));
+        assert_eq!(start_offset(5, 3), None);
+        assert_eq!(start_offset(-1, 3), Some(2));
+        assert_eq!(start_offset(i64::MIN, 3), Some(0));
+        assert_eq!(start_offset(i64::MAX, 3), None);
+    }
+
+    #[test]
+    fn deep_patterns_do_not_overflow() {
+        let subject = vec![b'a'; 100_000];
+        let pattern = b"a?".repeat(5000);
+        assert_eq!(find(&subject, &pattern, 0, false), Err(PatternError::TooComplex));
+        let nested = [b"(".repeat(40), b"a".to_vec(), b")".repeat(40)].concat();
+        assert_eq!(find(b"a", &nested, 0, false), Err(PatternError::TooManyCaptures));
+        let m = match_pattern(&subject, b"(a*)%1$", 0).unwrap().unwrap();
+        assert_eq!(m, vec![Capture::Range(0, 50_000)]);
+    }
+}

@@ -1,0 +1,18 @@
+local up
+local T = {}
+print(pcall(function() local x; return x.y end))
+print(pcall(function() return undefined_global.y end))
+print(pcall(function() local t = {} return t.a.b end))
+print(pcall(function() return up.z end))
+print(pcall(function() local t = {} t:method() end))
+print(pcall(function() local t = {} t.fn() end))
+print(pcall(function() undefined_fn() end))
+print(pcall(function() local f; f() end))
+print(pcall(function() up() end))
+print(pcall(function() return T.a.b.c end))
+print(pcall(function() local a = {b = {}}; a.b.c.d = 1 end))
+print(pcall(function() local n = 5; n.x = 1 end))
+print(pcall(function() local t = {x = 1} t.x() end))
+print(pcall(function() local s = {}; s.x:y() end))
+print(pcall(function(...) local a = ...; return a.b end))
+print(pcall(function(p) return p[1] end))

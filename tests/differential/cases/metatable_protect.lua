@@ -1,0 +1,12 @@
+local t = setmetatable({}, {__metatable = "hidden", __index = {x = 1}})
+print(getmetatable(t), t.x)
+print(pcall(setmetatable, t, nil))
+print(pcall(setmetatable, t, {}))
+local u = setmetatable({}, {__metatable = false})
+print(getmetatable(u))
+print(getmetatable(1), getmetatable(print), getmetatable(nil))
+print(pcall(setmetatable, 1, {}))
+print(pcall(setmetatable, {}, 5))
+local m = {}
+local v = setmetatable({}, m)
+print(getmetatable(v) == m, setmetatable(v, nil) == v, getmetatable(v))

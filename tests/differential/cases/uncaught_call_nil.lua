@@ -1,0 +1,3 @@
+local obj = {name = "x"}
+print("calling a missing method")
+obj:render()

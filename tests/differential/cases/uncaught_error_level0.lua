@@ -1,0 +1,2 @@
+print("raising a message without position")
+error("no position here", 0)

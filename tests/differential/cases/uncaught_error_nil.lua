@@ -1,0 +1,2 @@
+print("raising nil")
+error(nil)

@@ -1,0 +1,2 @@
+print("raising a number")
+error(42)

@@ -1,0 +1,2 @@
+print("raising a table")
+error({code = 1})

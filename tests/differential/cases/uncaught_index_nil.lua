@@ -1,0 +1,4 @@
+print("before the error")
+local config = {}
+print(config.window.width)
+print("never printed")

@@ -1,0 +1,12 @@
+print(xpcall(function() return "ok", 2 end, print))
+print(xpcall(function() error("E1") end, function(m) return "handled: " .. m end))
+print(xpcall(function() error({}) end, function(m) return type(m) end))
+print(xpcall(function(a, b) return a + b end, print, 3, 4))
+print(xpcall(function() error("E2") end, function(m) return 1, 2, 3 end))
+print(xpcall(function() error("E3") end, function(m) error("handler failed") end))
+print(xpcall(function() local x = nil; return x.y end, function(m) return "H<" .. m .. ">" end))
+print(pcall(xpcall))
+print(pcall(xpcall, print))
+print(xpcall(nil, function(m) return "H:" .. m end))
+local depth = 0
+print(xpcall(function() error("E4") end, function(m) depth = depth + 1 return m .. " depth " .. depth end))

@@ -1,0 +1,316 @@
+//! The coroutine library (`lcorolib.c`) and the resume machinery.
+//!
+//! Resuming swaps the coroutine's execution state into the `State` (see
+//! `thread.rs`) and runs the interpreter on it; this nests on the Rust
+//! stack (one level per active resume, limited to `LUAI_MAXCCALLS`, giving
+//! `C stack overflow`). Yielding does not: `coroutine.yield` returns
+//! [`Action::Yield`], the loop unwinds to the resume with the coroutine's
+//! frames left in place, and the next resume continues them. Because
+//! `pcall`, metamethods and `for` iterators are frames of the same loop, a
+//! coroutine can yield inside any of them; only nested Rust calls
+//! (`call_value`) make it non-yieldable.
+
+use crate::call::{Exit, Pre};
+use crate::error::Error;
+use crate::state::{Action, State, Status, MAX_CCALLS};
+use crate::thread::{cist, CoStatus, Thread};
+use crate::value::{ThreadRef, Value};
+
+type R = Result<Action, Error>;
+
+/// Opens the coroutine library.
+pub fn open(st: &mut State) {
+    let t = st.heap.new_table(0, 8);
+    let fns: &[(&str, &'static str, crate::state::NativeFn)] = &[
+        ("create", "coroutine.create", create),
+        ("resume", "coroutine.resume", resume),
+        ("yield", "coroutine.yield", yield_),
+        ("status", "coroutine.status", status),
+        ("wrap", "coroutine.wrap", wrap),
+        ("isyieldable", "coroutine.isyieldable", isyieldable),
+        ("running", "coroutine.running", running),
+        ("close", "coroutine.close", close),
+    ];
+    for &(field, name, f) in fns {
+        st.set_native_field(t, field, name, f);
+    }
+    st.native_id("coroutine.wrap_function", auxwrap);
+    st.set_global("coroutine", Value::Table(t));
+    let k = st.heap.intern(b"coroutine");
+    let loaded = st.loaded;
+    st.raw_set_str(loaded, k, Value::Table(t));
+}
+
+impl State {
+    /// Creates a coroutine whose body is `f`.
+    pub fn new_thread(&mut self, f: Value) -> ThreadRef {
+        self.heap.new_thread(Thread::new_coroutine(f))
+    }
+
+    /// The status of a thread as `coroutine.status` names it.
+    pub fn thread_status(&self, co: ThreadRef) -> CoStatus {
+        if co == self.running {
+            CoStatus::Running
+        } else {
+            self.heap.threads.get(co).status
+        }
+    }
+
+    /// Resumes `co` with the top `nargs` values of the running stack as
+    /// arguments (they are removed). On success the results (yielded or
+    /// returned values) are pushed and their count returned; on error the
+    /// error value is returned (nothing pushed).
+    pub fn resume(&mut self, co: ThreadRef, nargs: usize) -> Result<Result<usize, Value>, Error> {
+        let msg: Option<&[u8]> = if co == self.running {
+            Some(b"cannot resume non-suspended coroutine")
+        } else {
+            match self.heap.threads.get(co).status {
+                CoStatus::Suspended => None,
+                CoStatus::Dead => Some(b"cannot resume dead coroutine"),
+                _ => Some(b"cannot resume non-suspended coroutine"),
+            }
+        };
+        let msg = match msg {
+            None if self.n_ccalls >= MAX_CCALLS => Some(&b"C stack overflow"[..]),
+            m => m,
+        };
+        if let Some(m) = msg {
+            let len = self.ex.stack.len();
+            self.ex.stack.truncate(len - nargs);
+            return Ok(Err(self.new_string(m)));
+        }
+        let prev = self.running;
+        let args_start = self.ex.stack.len() - nargs;
+        std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(prev).ex);
+        std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(co).ex);
+        {
+            let (prev_ex, cur) = (&self.heap.threads.get(prev).ex, &mut self.ex);
+            cur.stack.extend_from_slice(&prev_ex.stack[args_start..]);
+        }
+        self.heap.threads.get_mut(prev).ex.stack.truncate(args_start);
+        self.heap.threads.get_mut(prev).status = CoStatus::Normal;
+        self.heap.threads.get_mut(co).status = CoStatus::Running;
+        self.running = co;
+        self.n_ccalls += 1;
+        let r = crate::call::grow_stack(|| self.resume_inner(co, nargs));
+        self.n_ccalls -= 1;
+        self.finish_resume(co, prev, r)
+    }
+
+    /// Starts or continues the coroutine whose state was just swapped in.
+    fn resume_inner(&mut self, co: ThreadRef, nargs: usize) -> Result<Exit, Error> {
+        let started = self.heap.threads.get(co).started;
+        if !started {
+            self.heap.threads.get_mut(co).started = true;
+            match self.precall(0, -1, crate::thread::MetaRet::Call) {
+                Ok(Pre::Yield) => Ok(Exit::Yield),
+                Ok(Pre::Continue) => {
+                    if let Some(ci) = self.ex.frames.first_mut() {
+                        ci.status |= cist::FRESH;
+                    }
+                    self.run(0)
+                }
+                Err(e) => self.run_with(0, Some(e)),
+            }
+        } else {
+            let len = self.ex.stack.len();
+            self.ex.open_top = (len - nargs) as u32;
+            match self.resume_k(Status::Yield).and_then(|a| self.native_action(a)) {
+                Ok(Pre::Yield) => Ok(Exit::Yield),
+                Ok(Pre::Continue) => self.run(0),
+                Err(e) => self.run_with(0, Some(e)),
+            }
+        }
+    }
+
+    /// Records the outcome of a resume and swaps the resumer back in.
+    fn finish_resume(
+        &mut self,
+        co: ThreadRef,
+        prev: ThreadRef,
+        r: Result<Exit, Error>,
+    ) -> Result<Result<usize, Value>, Error> {
+        // Outcome, in the coroutine's stack.
+        let (st, from, outcome) = match r {
+            Ok(Exit::Return) => (CoStatus::Dead, 0, Ok(())),
+            Ok(Exit::Yield) => (CoStatus::Suspended, self.ex.open_top as usize, Ok(())),
+            Err(e) => (CoStatus::Dead, 0, Err(e.value)),
+        };
+        self.heap.threads.get_mut(co).status = st;
+        if let Err(ev) = outcome {
+            self.heap.threads.get_mut(co).error = ev;
+        }
+        std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(co).ex);
+        std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(prev).ex);
+        self.running = prev;
+        self.heap.threads.get_mut(prev).status = CoStatus::Running;
+        match outcome {
+            Ok(()) => {
+                let n = {
+                    let (co_ex, cur) = (&self.heap.threads.get(co).ex, &mut self.ex);
+                    let vals = &co_ex.stack[from.min(co_ex.stack.len())..];
+                    cur.stack.extend_from_slice(vals);
+                    vals.len()
+                };
+                let co_th = self.heap.threads.get_mut(co);
+                co_th.ex.stack.truncate(from);
+                if st == CoStatus::Dead {
+                    co_th.ex = Default::default();
+                }
+                Ok(Ok(n))
+            }
+            Err(ev) => Ok(Err(ev)),
+        }
+    }
+
+    /// Closes a suspended or dead coroutine: runs its pending `__close`
+    /// metamethods and marks it dead. Returns the error (the coroutine's own
+    /// or one raised by a `__close`), if any.
+    pub fn close_thread(&mut self, co: ThreadRef) -> Option<Value> {
+        let prev = self.running;
+        std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(prev).ex);
+        std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(co).ex);
+        self.running = co;
+        let err0 = self.heap.threads.get(co).error;
+        let err0 = (!err0.is_nil()).then_some(err0);
+        self.ex.frames.clear();
+        self.ex.nny = 1;
+        let r = self.close_level(0, err0);
+        let err = match r {
+            Ok(e) => e,
+            Err(e) => Some(e.value),
+        };
+        self.ex = Default::default();
+        std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(co).ex);
+        std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(prev).ex);
+        self.running = prev;
+        let th = self.heap.threads.get_mut(co);
+        th.status = CoStatus::Dead;
+        th.error = Value::Nil;
+        err
+    }
+}
+
+fn check_co(st: &mut State, i: usize) -> Result<ThreadRef, Error> {
+    match st.arg(i) {
+        Value::Thread(t) => Ok(t),
+        _ => Err(st.arg_type_error(i, "coroutine")),
+    }
+}
+
+fn create(st: &mut State) -> R {
+    let f = st.arg(1);
+    if !f.is_function() {
+        return Err(st.arg_type_error(1, "function"));
+    }
+    let t = st.new_thread(f);
+    st.push(Value::Thread(t));
+    Ok(Action::Return(1))
+}
+
+fn resume(st: &mut State) -> R {
+    let co = check_co(st, 1)?;
+    let nargs = st.nargs() - 1;
+    match st.resume(co, nargs)? {
+        Ok(n) => {
+            let len = st.ex.stack.len();
+            st.ex.stack.insert(len - n, Value::Bool(true));
+            Ok(Action::Return(n + 1))
+        }
+        Err(e) => {
+            st.push(Value::Bool(false));
+            st.push(e);
+            Ok(Action::Return(2))
+        }
+    }
+}
+
+fn yield_(st: &mut State) -> R {
+    Ok(Action::Yield { nvalues: st.nargs(), k: None })
+}
+
+fn status(st: &mut State) -> R {
+    let co = check_co(st, 1)?;
+    let s = st.thread_status(co).name();
+    let v = st.new_string(s.as_bytes());
+    st.push(v);
+    Ok(Action::Return(1))
+}
+
+fn wrap(st: &mut State) -> R {
+    let f = st.arg(1);
+    if !f.is_function() {
+        return Err(st.arg_type_error(1, "function"));
+    }
+    let t = st.new_thread(f);
+    let id = st.native_id("coroutine.wrap_function", auxwrap);
+    let w = st.new_rust_closure(id, vec![Value::Thread(t)]);
+    st.push(w);
+    Ok(Action::Return(1))
+}
+
+fn auxwrap(st: &mut State) -> R {
+    let Value::Thread(co) = st.native_upvalue(0) else {
+        return Err(st.native_error("invalid wrap"));
+    };
+    let nargs = st.nargs();
+    match st.resume(co, nargs)? {
+        Ok(n) => Ok(Action::Return(n)),
+        Err(mut ev) => {
+            if st.heap.threads.get(co).status == CoStatus::Dead
+                && !st.heap.threads.get(co).error.is_nil()
+            {
+                if let Some(e2) = st.close_thread(co) {
+                    ev = e2;
+                }
+            }
+            if let Value::Str(s) = ev {
+                let mut w = st.where_(1).into_bytes();
+                w.extend_from_slice(st.heap.str(s));
+                ev = st.new_string(&w);
+            }
+            Err(Error::from_value(ev))
+        }
+    }
+}
+
+fn isyieldable(st: &mut State) -> R {
+    let r = if st.arg_is_none(1) {
+        st.running != st.main_thread && st.ex.nny == 0
+    } else {
+        let co = check_co(st, 1)?;
+        if co == st.running {
+            co != st.main_thread && st.ex.nny == 0
+        } else {
+            !st.heap.threads.get(co).is_main && st.heap.threads.get(co).ex.nny == 0
+        }
+    };
+    st.push(Value::Bool(r));
+    Ok(Action::Return(1))
+}
+
+fn running(st: &mut State) -> R {
+    let r = st.running;
+    st.push(Value::Thread(r));
+    st.push(Value::Bool(r == st.main_thread));
+    Ok(Action::Return(2))
+}
+
+fn close(st: &mut State) -> R {
+    let co = check_co(st, 1)?;
+    match st.thread_status(co) {
+        CoStatus::Suspended | CoStatus::Dead => match st.close_thread(co) {
+            None => {
+                st.push(Value::Bool(true));
+                Ok(Action::Return(1))
+            }
+            Some(e) => {
+                st.push(Value::Bool(false));
+                st.push(e);
+                Ok(Action::Return(2))
+            }
+        },
+        CoStatus::Running => Err(st.native_error("cannot close a running coroutine")),
+        CoStatus::Normal => Err(st.native_error("cannot close a normal coroutine")),
+    }
+}

@@ -1,0 +1,110 @@
+//! Errors: a Lua error value travelling through Rust as `Err(Error)`.
+//!
+//! Lua errors are ordinary Rust `Result`s: an instruction or native that
+//! fails returns `Err(Error)`, and `?` carries it up to the interpreter's
+//! driver (`State::run`, in `call.rs`), which looks for the innermost
+//! protected frame of the running thread (a `pcall`/`xpcall` frame), calls
+//! the message handler there if it is an `xpcall`, unwinds to it and
+//! resumes execution in its continuation. No `setjmp`, no panics, no Rust
+//! unwinding.
+//!
+//! An [`Error`] carries the Lua error *value* (any value: `error({})` is
+//! legal) and, once it leaves the VM through the public API, a rendered
+//! message (`Display`) and a traceback. Runtime errors raised by the VM are
+//! strings `chunkid:line: message`, built by [`State::rt_error`] with the
+//! position of the running Lua function, exactly as `luaG_runerror`.
+//!
+//! **Rooting:** the value inside an `Error` is not a GC root while the
+//! error propagates; no collection can happen during propagation (there is
+//! no safe point between the raise and the handler). The API keeps the
+//! value of the last error it returned alive until the next call.
+
+use crate::state::State;
+use crate::value::Value;
+
+/// A Lua error.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct Error {
+    pub(crate) value: Value,
+    pub(crate) message: String,
+    pub(crate) traceback: String,
+    /// The message handler (or the traceback capture) already ran.
+    pub(crate) handled: bool,
+}
+
+impl Error {
+    /// An error carrying `value` (message to be rendered later).
+    pub fn from_value(value: Value) -> Error {
+        Error { value, message: String::new(), traceback: String::new(), handled: false }
+    }
+
+    /// The Lua error value.
+    pub fn value(&self) -> Value {
+        self.value
+    }
+
+    /// The rendered message: the error string, or `(error object is a X
+    /// value)` as `lua.c` prints it.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The traceback captured where an uncaught error was raised (`stack
+    /// traceback:\n\t...`), empty if none was captured.
+    pub fn traceback(&self) -> &str {
+        &self.traceback
+    }
+}
+
+impl State {
+    /// A runtime error with position information (`luaG_runerror`): the
+    /// message is prefixed with `chunkid:line: ` of the running Lua
+    /// function, if the running function is a Lua function.
+    #[cold]
+    pub fn rt_error(&mut self, msg: impl AsRef<str>) -> Error {
+        let mut text = self.where_(0);
+        text.push_str(msg.as_ref());
+        self.error_string(text.as_bytes())
+    }
+
+    /// An error whose value is the string `msg`, without position.
+    #[cold]
+    pub fn error_string(&mut self, msg: &[u8]) -> Error {
+        let s = self.heap.intern(msg);
+        let mut e = Error::from_value(Value::Str(s));
+        e.message = String::from_utf8_lossy(msg).into_owned();
+        e
+    }
+
+    /// An error raised by a native with position information of its caller
+    /// (`luaL_error`: `luaL_where(L, 1)`).
+    #[cold]
+    pub fn native_error(&mut self, msg: impl AsRef<str>) -> Error {
+        let mut text = self.where_(1);
+        text.push_str(msg.as_ref());
+        self.error_string(text.as_bytes())
+    }
+
+    /// Renders the message of an error value as `lua.c` does (strings and
+    /// numbers as text, `__tostring` if present, else `(error object is a
+    /// X value)`).
+    pub(crate) fn render_error(&mut self, v: Value) -> String {
+        match v {
+            Value::Str(s) => String::from_utf8_lossy(self.heap.str(s)).into_owned(),
+            Value::Int(_) | Value::Float(_) => {
+                let mut b = Vec::new();
+                crate::number::fmt_number(v, &mut b);
+                String::from_utf8_lossy(&b).into_owned()
+            }
+            _ => {
+                if self.get_metafield(v, b"__tostring").is_some() {
+                    if let Ok(s) = self.tostring_bytes(v) {
+                        return String::from_utf8_lossy(&s).into_owned();
+                    }
+                }
+                format!("(error object is a {} value)", v.type_name())
+            }
+        }
+    }
+}

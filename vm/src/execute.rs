@@ -1,0 +1,1104 @@
+//! The interpreter loop (`lvm.c`'s `luaV_execute`).
+//!
+//! One `match` on the raw opcode byte per instruction. The running frame's
+//! state lives in locals (`base`, `pc`, the closure and prototype
+//! handles); registers are `self.ex.stack[base + r]`. The common cases are
+//! handled inline — integer and float arithmetic, raw table hits
+//! (array part, string keys when the metatable's absence cache says there
+//! is no `__index`/`__newindex`), Lua-to-Lua calls — and everything else
+//! goes to a slow path in `meta.rs`/`call.rs`.
+//!
+//! Calls and returns never recurse on the Rust stack: a call pushes a
+//! frame and jumps to `'newframe`, which reloads the locals from the top
+//! frame; a return pops and does the same. A slow path that pushed a
+//! metamethod frame also continues at `'newframe`. When the top frame is a
+//! native waiting in a continuation (it asked the VM to call something),
+//! `'newframe` runs the continuation.
+//!
+//! Before anything that may raise an error or look at frames (slow paths,
+//! calls), the loop saves `pc` into the frame (`savepc!`), so that error
+//! messages and tracebacks see the current line.
+//!
+//! **Budget:** calls and backward jumps decrement `State::budget`; at zero
+//! the budget hook runs (default: unlimited, one predictable branch).
+//!
+//! **GC safe points:** NEWTABLE, CONCAT and CLOSURE check the collector's
+//! debt after writing their result; at that point every live value is in a
+//! register (below the stack length).
+
+use crate::call::{Exit, Pre};
+use crate::debug::Operand;
+use crate::error::Error;
+use crate::func::{UpVal, UpvalRef};
+use crate::meta::{ArithOp, TM_LE, TM_LT};
+use crate::number::{self, F2I};
+use crate::state::{State, Status};
+use crate::thread::{cist, u, Callee, MetaRet};
+use crate::value::Value;
+use luprex_compiler::OpCode;
+
+macro_rules! opconsts {
+    ($($name:ident = $op:ident),* $(,)?) => { $(const $name: u8 = OpCode::$op as u8;)* };
+}
+
+opconsts! {
+    MOVE = Move, LOADI = LoadI, LOADF = LoadF, LOADK = LoadK, LOADKX = LoadKX,
+    LOADFALSE = LoadFalse, LFALSESKIP = LFalseSkip, LOADTRUE = LoadTrue, LOADNIL = LoadNil,
+    GETUPVAL = GetUpval, SETUPVAL = SetUpval, GETTABUP = GetTabUp, GETTABLE = GetTable,
+    GETI = GetI, GETFIELD = GetField, SETTABUP = SetTabUp, SETTABLE = SetTable, SETI = SetI,
+    SETFIELD = SetField, NEWTABLE = NewTable, SELF = SelfOp, ADDI = AddI, ADDK = AddK,
+    SUBK = SubK, MULK = MulK, MODK = ModK, POWK = PowK, DIVK = DivK, IDIVK = IDivK,
+    BANDK = BAndK, BORK = BOrK, BXORK = BXorK, SHRI = ShrI, SHLI = ShlI, ADD = Add, SUB = Sub,
+    MUL = Mul, MOD = Mod, POW = Pow, DIV = Div, IDIV = IDiv, BAND = BAnd, BOR = BOr,
+    BXOR = BXor, SHL = Shl, SHR = Shr, UNM = Unm, BNOT = BNot, NOT = Not, LEN = Len,
+    CONCAT = Concat, CLOSE = Close, TBC = Tbc, JMP = Jmp, EQ = Eq, LT = Lt, LE = Le, EQK = EqK,
+    EQI = EqI, LTI = LtI, LEI = LeI, GTI = GtI, GEI = GeI, TEST = Test, TESTSET = TestSet,
+    CALL = Call, TAILCALL = TailCall, RETURN = Return, RETURN0 = Return0, RETURN1 = Return1,
+    FORLOOP = ForLoop, FORPREP = ForPrep, TFORPREP = TForPrep, TFORCALL = TForCall,
+    TFORLOOP = TForLoop, SETLIST = SetList, CLOSURE = Closure, VARARG = VarArg,
+    VARARGPREP = VarArgPrep,
+}
+
+/// Converts a `for` operand to a float (strings coerce, as `tonumber`).
+fn for_num(st: &State, v: Value) -> Option<f64> {
+    match v {
+        Value::Int(i) => Some(i as f64),
+        Value::Float(f) => Some(f),
+        Value::Str(s) => match number::str_to_number(st.heap.str(s))? {
+            number::Number::Int(i) => Some(i as f64),
+            number::Number::Float(f) => Some(f),
+        },
+        _ => None,
+    }
+}
+
+/// Converts a `for` limit to an integer (`luaV_tointegerns`).
+fn for_int(st: &State, v: Value, mode: F2I) -> Option<i64> {
+    match v {
+        Value::Int(i) => Some(i),
+        Value::Float(f) => number::float_to_int(f, mode),
+        Value::Str(s) => match number::str_to_number(st.heap.str(s))? {
+            number::Number::Int(i) => Some(i),
+            number::Number::Float(f) => number::float_to_int(f, mode),
+        },
+        _ => None,
+    }
+}
+
+impl State {
+    /// Reads an upvalue.
+    #[inline(always)]
+    pub(crate) fn upval_get(&self, uv: UpvalRef) -> Value {
+        match *self.heap.upvals.get(uv) {
+            UpVal::Closed(v) => v,
+            UpVal::Open { thread, slot } => {
+                if thread == self.running {
+                    self.ex.stack[slot as usize]
+                } else {
+                    self.heap.threads.get(thread).ex.stack[slot as usize]
+                }
+            }
+        }
+    }
+
+    /// Writes an upvalue.
+    #[inline(always)]
+    pub(crate) fn upval_set(&mut self, uv: UpvalRef, v: Value) {
+        match *self.heap.upvals.get(uv) {
+            UpVal::Closed(_) => *self.heap.upvals.get_mut(uv) = UpVal::Closed(v),
+            UpVal::Open { thread, slot } => {
+                if thread == self.running {
+                    self.ex.stack[slot as usize] = v;
+                } else {
+                    self.heap.threads.get_mut(thread).ex.stack[slot as usize] = v;
+                }
+            }
+        }
+    }
+
+    /// The budget ran out: run the hook (or refill).
+    #[cold]
+    fn budget_exhausted(&mut self) -> Result<(), Error> {
+        match self.budget_hook {
+            Some(h) => h(self),
+            None => {
+                self.budget = i64::MAX;
+                Ok(())
+            }
+        }
+    }
+
+    /// `forprep`: prepares a numeric loop at `ra`; true to skip it.
+    fn forprep(&mut self, ra: usize) -> Result<bool, Error> {
+        let st = &self.ex.stack;
+        let (init, limit, step) = (st[ra], st[ra + 1], st[ra + 2]);
+        if let (Value::Int(init), Value::Int(step)) = (init, step) {
+            if step == 0 {
+                return Err(self.rt_error("'for' step is zero"));
+            }
+            self.ex.stack[ra + 3] = Value::Int(init);
+            let lim = match for_int(self, limit, if step < 0 { F2I::Ceil } else { F2I::Floor }) {
+                Some(l) => l,
+                None => {
+                    let Some(fl) = for_num(self, limit) else {
+                        return Err(self.for_error(limit, "limit"));
+                    };
+                    if fl > 0.0 {
+                        if step < 0 {
+                            return Ok(true);
+                        }
+                        i64::MAX
+                    } else {
+                        if step > 0 {
+                            return Ok(true);
+                        }
+                        i64::MIN
+                    }
+                }
+            };
+            if if step > 0 { init > lim } else { init < lim } {
+                return Ok(true);
+            }
+            let count = if step > 0 {
+                let c = (lim as u64).wrapping_sub(init as u64);
+                if step != 1 {
+                    c / step as u64
+                } else {
+                    c
+                }
+            } else {
+                let c = (init as u64).wrapping_sub(lim as u64);
+                c / ((-(step + 1)) as u64 + 1)
+            };
+            self.ex.stack[ra + 1] = Value::Int(count as i64);
+            return Ok(false);
+        }
+        let Some(flimit) = for_num(self, limit) else { return Err(self.for_error(limit, "limit")) };
+        let Some(fstep) = for_num(self, step) else { return Err(self.for_error(step, "step")) };
+        let Some(finit) = for_num(self, init) else {
+            return Err(self.for_error(init, "initial value"));
+        };
+        if fstep == 0.0 {
+            return Err(self.rt_error("'for' step is zero"));
+        }
+        if if 0.0 < fstep { flimit < finit } else { finit < flimit } {
+            return Ok(true);
+        }
+        let st = &mut self.ex.stack;
+        st[ra] = Value::Float(finit);
+        st[ra + 1] = Value::Float(flimit);
+        st[ra + 2] = Value::Float(fstep);
+        st[ra + 3] = Value::Float(finit);
+        Ok(false)
+    }
+
+    #[cold]
+    fn for_error(&mut self, v: Value, what: &str) -> Error {
+        let t = self.obj_typename(v);
+        self.rt_error(format!("bad 'for' {what} (number expected, got {t})"))
+    }
+
+    /// Runs the frames above depth `stop` (see the module docs).
+    pub(crate) fn execute(&mut self, stop: usize) -> Result<Exit, Error> {
+        'newframe: loop {
+            if self.ex.frames.len() <= stop {
+                return Ok(Exit::Return);
+            }
+            let ci_idx = self.ex.frames.len() - 1;
+            let ci = self.ex.frames[ci_idx];
+            let cl = match ci.callee {
+                Callee::Lua(cl) => cl,
+                Callee::Rust(_) => {
+                    let act = self.resume_k(Status::Ok)?;
+                    match self.native_action(act)? {
+                        Pre::Continue => continue 'newframe,
+                        Pre::Yield => return Ok(Exit::Yield),
+                    }
+                }
+            };
+            let proto = self.heap.lua_fns.get(cl).proto;
+            let base = u(ci.base);
+            let mut pc = u(ci.pc);
+
+            macro_rules! savepc {
+                () => {
+                    self.ex.frames[ci_idx].pc = pc as u32
+                };
+            }
+            macro_rules! r {
+                ($x:expr) => {
+                    self.ex.stack[base + $x as usize]
+                };
+            }
+            macro_rules! kst {
+                ($x:expr) => {
+                    self.heap.protos.get(proto).k[$x as usize]
+                };
+            }
+            macro_rules! rk {
+                ($i:expr) => {
+                    if $i.k() {
+                        kst!($i.c())
+                    } else {
+                        r!($i.c())
+                    }
+                };
+            }
+            macro_rules! budget {
+                () => {
+                    self.budget -= 1;
+                    if self.budget <= 0 {
+                        savepc!();
+                        self.budget_exhausted()?;
+                    }
+                };
+            }
+            macro_rules! gc_check {
+                () => {
+                    if self.heap.bytes >= self.gc.threshold {
+                        savepc!();
+                        self.gc_safe_point();
+                    }
+                };
+            }
+            // Conditional jump: `if cond ~= k then skip the JMP else take it`.
+            macro_rules! cond_jump {
+                ($cond:expr, $i:expr) => {
+                    if $cond != $i.k() {
+                        pc += 1;
+                    } else {
+                        let ni = self.heap.protos.get(proto).code[pc];
+                        let off = ni.sj_field();
+                        pc = (pc as i64 + 1 + off as i64) as usize;
+                        if off < 0 {
+                            budget!();
+                        }
+                    }
+                };
+            }
+            // Slow path of an arithmetic instruction.
+            macro_rules! arith_slow {
+                ($op:expr, $a:expr, $b:expr, $oa:expr, $ob:expr, $dest:expr) => {{
+                    savepc!();
+                    match self.arith_slow($op, $a, $b, $oa, $ob, $dest as u8)? {
+                        Some(v) => r!($dest) = v,
+                        None => continue 'newframe,
+                    }
+                }};
+            }
+            macro_rules! arith_rr {
+                ($i:expr, $op:expr, $iop:expr, $fop:expr) => {{
+                    let (a, b) = (r!($i.b()), r!($i.c()));
+                    match (a, b) {
+                        (Value::Int(x), Value::Int(y)) => r!($i.a()) = Value::Int($iop(x, y)),
+                        (Value::Float(x), Value::Float(y)) => r!($i.a()) = Value::Float($fop(x, y)),
+                        (Value::Int(x), Value::Float(y)) => {
+                            r!($i.a()) = Value::Float($fop(x as f64, y))
+                        }
+                        (Value::Float(x), Value::Int(y)) => {
+                            r!($i.a()) = Value::Float($fop(x, y as f64))
+                        }
+                        _ => arith_slow!(
+                            $op,
+                            a,
+                            b,
+                            Operand::Reg($i.b()),
+                            Operand::Reg($i.c()),
+                            $i.a()
+                        ),
+                    }
+                }};
+            }
+            macro_rules! arith_rk {
+                ($i:expr, $op:expr, $iop:expr, $fop:expr) => {{
+                    let (a, b) = (r!($i.b()), kst!($i.c()));
+                    match (a, b) {
+                        (Value::Int(x), Value::Int(y)) => r!($i.a()) = Value::Int($iop(x, y)),
+                        (Value::Float(x), Value::Float(y)) => r!($i.a()) = Value::Float($fop(x, y)),
+                        (Value::Int(x), Value::Float(y)) => {
+                            r!($i.a()) = Value::Float($fop(x as f64, y))
+                        }
+                        (Value::Float(x), Value::Int(y)) => {
+                            r!($i.a()) = Value::Float($fop(x, y as f64))
+                        }
+                        _ => arith_slow!($op, a, b, Operand::Reg($i.b()), Operand::None, $i.a()),
+                    }
+                }};
+            }
+            // Float-only (or special-integer) operations go through arith_num.
+            macro_rules! arith_gen {
+                ($i:expr, $op:expr, $a:expr, $b:expr, $oa:expr, $ob:expr) => {{
+                    let (a, b) = ($a, $b);
+                    match crate::meta::arith_num($op, a, b) {
+                        crate::meta::NumRes::Val(v) => r!($i.a()) = v,
+                        _ => arith_slow!($op, a, b, $oa, $ob, $i.a()),
+                    }
+                }};
+            }
+            macro_rules! bit_rr {
+                ($i:expr, $op:expr, $f:expr) => {{
+                    let (a, b) = (r!($i.b()), r!($i.c()));
+                    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+                        r!($i.a()) = Value::Int($f(x, y));
+                    } else {
+                        arith_gen!($i, $op, a, b, Operand::Reg($i.b()), Operand::Reg($i.c()))
+                    }
+                }};
+            }
+            macro_rules! bit_rk {
+                ($i:expr, $op:expr, $f:expr) => {{
+                    let (a, b) = (r!($i.b()), kst!($i.c()));
+                    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+                        r!($i.a()) = Value::Int($f(x, y));
+                    } else {
+                        arith_gen!($i, $op, a, b, Operand::Reg($i.b()), Operand::None)
+                    }
+                }};
+            }
+            macro_rules! order {
+                ($i:expr, $a:expr, $b:expr, $iop:tt, $prim:ident, $tm:expr) => {{
+                    let (a, b) = ($a, $b);
+                    let res = match (a, b) {
+                        (Value::Int(x), Value::Int(y)) => x $iop y,
+                        (Value::Float(x), Value::Float(y)) => x $iop y,
+                        _ => match self.$prim(a, b) {
+                            Some(r) => r,
+                            None => {
+                                savepc!();
+                                let h = self.order_tm(a, b, $tm)?;
+                                self.call_meta(h, &[a, b], MetaRet::Cond($i.k()))?;
+                                continue 'newframe;
+                            }
+                        },
+                    };
+                    cond_jump!(res, $i);
+                }};
+            }
+            macro_rules! order_imm {
+                ($i:expr, $iop:tt, $swap:expr, $tm:expr) => {{
+                    let a = r!($i.a());
+                    let imm = $i.sb();
+                    let res = match a {
+                        Value::Int(x) => x $iop imm as i64,
+                        Value::Float(f) => f $iop imm as f64,
+                        _ => {
+                            savepc!();
+                            let iv = if $i.c() != 0 {
+                                Value::Float(imm as f64)
+                            } else {
+                                Value::Int(imm as i64)
+                            };
+                            let (x, y) = if $swap { (iv, a) } else { (a, iv) };
+                            let h = self.order_tm(x, y, $tm)?;
+                            self.call_meta(h, &[x, y], MetaRet::Cond($i.k()))?;
+                            continue 'newframe;
+                        }
+                    };
+                    cond_jump!(res, $i);
+                }};
+            }
+
+            loop {
+                let i = self.heap.protos.get(proto).code[pc];
+                pc += 1;
+                match i.op_raw() {
+                    MOVE => r!(i.a()) = r!(i.b()),
+                    LOADI => r!(i.a()) = Value::Int(i.sbx() as i64),
+                    LOADF => r!(i.a()) = Value::Float(i.sbx() as f64),
+                    LOADK => r!(i.a()) = kst!(i.bx()),
+                    LOADKX => {
+                        let ax = self.heap.protos.get(proto).code[pc].ax_field();
+                        pc += 1;
+                        r!(i.a()) = kst!(ax);
+                    }
+                    LOADFALSE => r!(i.a()) = Value::Bool(false),
+                    LFALSESKIP => {
+                        r!(i.a()) = Value::Bool(false);
+                        pc += 1;
+                    }
+                    LOADTRUE => r!(i.a()) = Value::Bool(true),
+                    LOADNIL => {
+                        let a = base + i.a() as usize;
+                        for slot in &mut self.ex.stack[a..=a + i.b() as usize] {
+                            *slot = Value::Nil;
+                        }
+                    }
+                    GETUPVAL => {
+                        let uv = self.heap.lua_fns.get(cl).upvals[i.b() as usize];
+                        r!(i.a()) = self.upval_get(uv);
+                    }
+                    SETUPVAL => {
+                        let uv = self.heap.lua_fns.get(cl).upvals[i.b() as usize];
+                        let v = r!(i.a());
+                        self.upval_set(uv, v);
+                    }
+                    GETTABUP => {
+                        let uv = self.heap.lua_fns.get(cl).upvals[i.b() as usize];
+                        let t = self.upval_get(uv);
+                        let key = kst!(i.c());
+                        if let (Value::Table(h), Value::Str(ks)) = (t, key) {
+                            let tab = self.heap.tables.get(h);
+                            let v = tab.get_str(ks);
+                            if !v.is_nil() || tab.meta.is_none() {
+                                r!(i.a()) = v;
+                                continue;
+                            }
+                        }
+                        savepc!();
+                        match self.index_op(
+                            t,
+                            key,
+                            Operand::Upval(i.b()),
+                            MetaRet::Reg(i.a() as u8),
+                        )? {
+                            Some(v) => r!(i.a()) = v,
+                            None => continue 'newframe,
+                        }
+                    }
+                    GETTABLE => {
+                        let (t, key) = (r!(i.b()), r!(i.c()));
+                        if let Value::Table(h) = t {
+                            let tab = self.heap.tables.get(h);
+                            let v = match key {
+                                Value::Int(n) => tab.get_int(n),
+                                _ => tab.get(key),
+                            };
+                            if !v.is_nil() || tab.meta.is_none() {
+                                r!(i.a()) = v;
+                                continue;
+                            }
+                        }
+                        savepc!();
+                        match self.index_op(
+                            t,
+                            key,
+                            Operand::Reg(i.b()),
+                            MetaRet::Reg(i.a() as u8),
+                        )? {
+                            Some(v) => r!(i.a()) = v,
+                            None => continue 'newframe,
+                        }
+                    }
+                    GETI => {
+                        let t = r!(i.b());
+                        if let Value::Table(h) = t {
+                            let tab = self.heap.tables.get(h);
+                            let v = tab.get_int(i.c() as i64);
+                            if !v.is_nil() || tab.meta.is_none() {
+                                r!(i.a()) = v;
+                                continue;
+                            }
+                        }
+                        savepc!();
+                        let key = Value::Int(i.c() as i64);
+                        match self.index_op(
+                            t,
+                            key,
+                            Operand::Reg(i.b()),
+                            MetaRet::Reg(i.a() as u8),
+                        )? {
+                            Some(v) => r!(i.a()) = v,
+                            None => continue 'newframe,
+                        }
+                    }
+                    GETFIELD => {
+                        let t = r!(i.b());
+                        let key = kst!(i.c());
+                        if let (Value::Table(h), Value::Str(ks)) = (t, key) {
+                            let tab = self.heap.tables.get(h);
+                            let v = tab.get_str(ks);
+                            if !v.is_nil() || tab.meta.is_none() {
+                                r!(i.a()) = v;
+                                continue;
+                            }
+                        }
+                        savepc!();
+                        match self.index_op(
+                            t,
+                            key,
+                            Operand::Reg(i.b()),
+                            MetaRet::Reg(i.a() as u8),
+                        )? {
+                            Some(v) => r!(i.a()) = v,
+                            None => continue 'newframe,
+                        }
+                    }
+                    SETTABUP => {
+                        let uv = self.heap.lua_fns.get(cl).upvals[i.a() as usize];
+                        let t = self.upval_get(uv);
+                        let key = kst!(i.b());
+                        let v = rk!(i);
+                        if let (Value::Table(h), Value::Str(ks)) = (t, key) {
+                            let tab = self.heap.tables.get_mut(h);
+                            if tab.meta.is_none() {
+                                let before = tab.estimated_bytes();
+                                tab.set_str(ks, v);
+                                let after = tab.estimated_bytes();
+                                self.heap.bytes = (self.heap.bytes + after).saturating_sub(before);
+                                continue;
+                            }
+                        }
+                        savepc!();
+                        let depth = self.ex.frames.len();
+                        self.newindex_op(t, key, v, Operand::Upval(i.a()))?;
+                        if self.ex.frames.len() != depth {
+                            continue 'newframe;
+                        }
+                    }
+                    SETFIELD => {
+                        let t = r!(i.a());
+                        let key = kst!(i.b());
+                        let v = rk!(i);
+                        if let (Value::Table(h), Value::Str(ks)) = (t, key) {
+                            let tab = self.heap.tables.get_mut(h);
+                            if tab.meta.is_none() {
+                                let before = tab.estimated_bytes();
+                                tab.set_str(ks, v);
+                                let after = tab.estimated_bytes();
+                                if after != before {
+                                    self.heap.bytes =
+                                        (self.heap.bytes + after).saturating_sub(before);
+                                }
+                                continue;
+                            }
+                        }
+                        savepc!();
+                        let depth = self.ex.frames.len();
+                        self.newindex_op(t, key, v, Operand::Reg(i.a()))?;
+                        if self.ex.frames.len() != depth {
+                            continue 'newframe;
+                        }
+                    }
+                    SETTABLE | SETI => {
+                        let t = r!(i.a());
+                        let key = if i.op_raw() == SETTABLE {
+                            r!(i.b())
+                        } else {
+                            Value::Int(i.b() as i64)
+                        };
+                        let v = rk!(i);
+                        if let Value::Table(h) = t {
+                            let tab = self.heap.tables.get_mut(h);
+                            if let Value::Int(n) = key {
+                                let idx = (n as u64).wrapping_sub(1);
+                                if idx < tab.array_len_raw() as u64
+                                    && (tab.meta.is_none() || !tab.array()[idx as usize].is_nil())
+                                {
+                                    tab.array_mut()[idx as usize] = v;
+                                    continue;
+                                }
+                            }
+                            if tab.meta.is_none() {
+                                savepc!();
+                                self.raw_set_checked(h, key, v)?;
+                                continue;
+                            }
+                        }
+                        savepc!();
+                        let depth = self.ex.frames.len();
+                        self.newindex_op(t, key, v, Operand::Reg(i.a()))?;
+                        if self.ex.frames.len() != depth {
+                            continue 'newframe;
+                        }
+                    }
+                    NEWTABLE => {
+                        let b = i.b();
+                        let nhash = if b > 0 { 1usize << (b - 1) } else { 0 };
+                        let mut narr = i.c() as usize;
+                        if i.k() {
+                            narr += self.heap.protos.get(proto).code[pc].ax_field() as usize * 256;
+                        }
+                        pc += 1;
+                        let t = self.heap.new_table(narr, nhash);
+                        r!(i.a()) = Value::Table(t);
+                        gc_check!();
+                    }
+                    SELF => {
+                        let t = r!(i.b());
+                        let key = rk!(i);
+                        r!(i.a() + 1) = t;
+                        if let (Value::Table(h), Value::Str(ks)) = (t, key) {
+                            let tab = self.heap.tables.get(h);
+                            let v = tab.get_str(ks);
+                            if !v.is_nil() || tab.meta.is_none() {
+                                r!(i.a()) = v;
+                                continue;
+                            }
+                        }
+                        savepc!();
+                        match self.index_op(
+                            t,
+                            key,
+                            Operand::Reg(i.b()),
+                            MetaRet::Reg(i.a() as u8),
+                        )? {
+                            Some(v) => r!(i.a()) = v,
+                            None => continue 'newframe,
+                        }
+                    }
+                    ADDI => {
+                        let a = r!(i.b());
+                        let imm = i.sc() as i64;
+                        match a {
+                            Value::Int(x) => r!(i.a()) = Value::Int(x.wrapping_add(imm)),
+                            Value::Float(f) => r!(i.a()) = Value::Float(f + imm as f64),
+                            _ => arith_slow!(
+                                ArithOp::Add,
+                                a,
+                                Value::Int(imm),
+                                Operand::Reg(i.b()),
+                                Operand::None,
+                                i.a()
+                            ),
+                        }
+                    }
+                    ADDK => arith_rk!(i, ArithOp::Add, i64::wrapping_add, |x: f64, y: f64| x + y),
+                    SUBK => arith_rk!(i, ArithOp::Sub, i64::wrapping_sub, |x: f64, y: f64| x - y),
+                    MULK => arith_rk!(i, ArithOp::Mul, i64::wrapping_mul, |x: f64, y: f64| x * y),
+                    MODK => arith_gen!(
+                        i,
+                        ArithOp::Mod,
+                        r!(i.b()),
+                        kst!(i.c()),
+                        Operand::Reg(i.b()),
+                        Operand::None
+                    ),
+                    POWK => arith_gen!(
+                        i,
+                        ArithOp::Pow,
+                        r!(i.b()),
+                        kst!(i.c()),
+                        Operand::Reg(i.b()),
+                        Operand::None
+                    ),
+                    DIVK => arith_gen!(
+                        i,
+                        ArithOp::Div,
+                        r!(i.b()),
+                        kst!(i.c()),
+                        Operand::Reg(i.b()),
+                        Operand::None
+                    ),
+                    IDIVK => arith_gen!(
+                        i,
+                        ArithOp::IDiv,
+                        r!(i.b()),
+                        kst!(i.c()),
+                        Operand::Reg(i.b()),
+                        Operand::None
+                    ),
+                    BANDK => bit_rk!(i, ArithOp::BAnd, |x: i64, y: i64| x & y),
+                    BORK => bit_rk!(i, ArithOp::BOr, |x: i64, y: i64| x | y),
+                    BXORK => bit_rk!(i, ArithOp::BXor, |x: i64, y: i64| x ^ y),
+                    SHRI => {
+                        let a = r!(i.b());
+                        let imm = i.sc() as i64;
+                        if let Value::Int(x) = a {
+                            r!(i.a()) = Value::Int(number::shift_right(x, imm));
+                        } else {
+                            arith_gen!(
+                                i,
+                                ArithOp::Shr,
+                                a,
+                                Value::Int(imm),
+                                Operand::Reg(i.b()),
+                                Operand::None
+                            )
+                        }
+                    }
+                    SHLI => {
+                        let b = r!(i.b());
+                        let imm = i.sc() as i64;
+                        if let Value::Int(x) = b {
+                            r!(i.a()) = Value::Int(number::shift_left(imm, x));
+                        } else {
+                            arith_gen!(
+                                i,
+                                ArithOp::Shl,
+                                Value::Int(imm),
+                                b,
+                                Operand::None,
+                                Operand::Reg(i.b())
+                            )
+                        }
+                    }
+                    ADD => arith_rr!(i, ArithOp::Add, i64::wrapping_add, |x: f64, y: f64| x + y),
+                    SUB => arith_rr!(i, ArithOp::Sub, i64::wrapping_sub, |x: f64, y: f64| x - y),
+                    MUL => arith_rr!(i, ArithOp::Mul, i64::wrapping_mul, |x: f64, y: f64| x * y),
+                    MOD => arith_gen!(
+                        i,
+                        ArithOp::Mod,
+                        r!(i.b()),
+                        r!(i.c()),
+                        Operand::Reg(i.b()),
+                        Operand::Reg(i.c())
+                    ),
+                    POW => arith_gen!(
+                        i,
+                        ArithOp::Pow,
+                        r!(i.b()),
+                        r!(i.c()),
+                        Operand::Reg(i.b()),
+                        Operand::Reg(i.c())
+                    ),
+                    DIV => arith_gen!(
+                        i,
+                        ArithOp::Div,
+                        r!(i.b()),
+                        r!(i.c()),
+                        Operand::Reg(i.b()),
+                        Operand::Reg(i.c())
+                    ),
+                    IDIV => arith_gen!(
+                        i,
+                        ArithOp::IDiv,
+                        r!(i.b()),
+                        r!(i.c()),
+                        Operand::Reg(i.b()),
+                        Operand::Reg(i.c())
+                    ),
+                    BAND => bit_rr!(i, ArithOp::BAnd, |x: i64, y: i64| x & y),
+                    BOR => bit_rr!(i, ArithOp::BOr, |x: i64, y: i64| x | y),
+                    BXOR => bit_rr!(i, ArithOp::BXor, |x: i64, y: i64| x ^ y),
+                    SHL => bit_rr!(i, ArithOp::Shl, number::shift_left),
+                    SHR => bit_rr!(i, ArithOp::Shr, number::shift_right),
+                    UNM => {
+                        let a = r!(i.b());
+                        match a {
+                            Value::Int(x) => r!(i.a()) = Value::Int(0i64.wrapping_sub(x)),
+                            Value::Float(f) => r!(i.a()) = Value::Float(-f),
+                            _ => arith_slow!(
+                                ArithOp::Unm,
+                                a,
+                                a,
+                                Operand::Reg(i.b()),
+                                Operand::Reg(i.b()),
+                                i.a()
+                            ),
+                        }
+                    }
+                    BNOT => {
+                        let a = r!(i.b());
+                        if let Value::Int(x) = a {
+                            r!(i.a()) = Value::Int(!x);
+                        } else {
+                            arith_gen!(
+                                i,
+                                ArithOp::BNot,
+                                a,
+                                a,
+                                Operand::Reg(i.b()),
+                                Operand::Reg(i.b())
+                            )
+                        }
+                    }
+                    NOT => r!(i.a()) = Value::Bool(!r!(i.b()).truthy()),
+                    LEN => {
+                        let v = r!(i.b());
+                        match v {
+                            Value::Str(s) => {
+                                r!(i.a()) = Value::Int(self.heap.str(s).len() as i64);
+                            }
+                            Value::Table(h) if self.heap.tables.get(h).meta.is_none() => {
+                                r!(i.a()) = Value::Int(self.heap.tables.get(h).len());
+                            }
+                            _ => {
+                                savepc!();
+                                match self.len_op(v, Operand::Reg(i.b()), i.a() as u8)? {
+                                    Some(x) => r!(i.a()) = x,
+                                    None => continue 'newframe,
+                                }
+                            }
+                        }
+                    }
+                    CONCAT => {
+                        savepc!();
+                        if !self.concat(i.a() as u8, i.b() as usize)? {
+                            continue 'newframe;
+                        }
+                        gc_check!();
+                    }
+                    CLOSE => {
+                        savepc!();
+                        self.close_level(base + i.a() as usize, None)?;
+                    }
+                    TBC => {
+                        savepc!();
+                        self.new_tbc(base + i.a() as usize)?;
+                    }
+                    JMP => {
+                        let off = i.sj_field();
+                        pc = (pc as i64 + off as i64) as usize;
+                        if off < 0 {
+                            budget!();
+                        }
+                    }
+                    EQ => {
+                        let (a, b) = (r!(i.a()), r!(i.b()));
+                        let res = a.raw_eq(b);
+                        if !res {
+                            let h = self.eq_tm(a, b);
+                            if !h.is_nil() {
+                                savepc!();
+                                self.call_meta(h, &[a, b], MetaRet::Cond(i.k()))?;
+                                continue 'newframe;
+                            }
+                        }
+                        cond_jump!(res, i);
+                    }
+                    LT => order!(i, r!(i.a()), r!(i.b()), <, lt_prim, TM_LT),
+                    LE => order!(i, r!(i.a()), r!(i.b()), <=, le_prim, TM_LE),
+                    EQK => {
+                        let res = r!(i.a()).raw_eq(kst!(i.b()));
+                        cond_jump!(res, i);
+                    }
+                    EQI => {
+                        let imm = i.sb();
+                        let res = match r!(i.a()) {
+                            Value::Int(x) => x == imm as i64,
+                            Value::Float(f) => f == imm as f64,
+                            _ => false,
+                        };
+                        cond_jump!(res, i);
+                    }
+                    LTI => order_imm!(i, <, false, TM_LT),
+                    LEI => order_imm!(i, <=, false, TM_LE),
+                    GTI => order_imm!(i, >, true, TM_LT),
+                    GEI => order_imm!(i, >=, true, TM_LE),
+                    TEST => {
+                        let res = r!(i.a()).truthy();
+                        cond_jump!(res, i);
+                    }
+                    TESTSET => {
+                        let v = r!(i.b());
+                        if v.truthy() != i.k() {
+                            pc += 1;
+                        } else {
+                            r!(i.a()) = v;
+                            let ni = self.heap.protos.get(proto).code[pc];
+                            let off = ni.sj_field();
+                            pc = (pc as i64 + 1 + off as i64) as usize;
+                        }
+                    }
+                    CALL => {
+                        let func = base + i.a() as usize;
+                        let b = i.b() as usize;
+                        let end = if b != 0 { func + b } else { u(self.ex.open_top) };
+                        self.ex.stack.truncate(end);
+                        savepc!();
+                        budget!();
+                        if let Value::LuaFn(f) = self.ex.stack[func] {
+                            self.push_lua_frame(func, f, i.c() as i32 - 1, MetaRet::Call)?;
+                            continue 'newframe;
+                        }
+                        match self.precall(func, i.c() as i32 - 1, MetaRet::Call)? {
+                            Pre::Continue => {
+                                if self.ex.frames.len() != ci_idx + 1 {
+                                    continue 'newframe;
+                                }
+                                gc_check!();
+                            }
+                            Pre::Yield => return Ok(Exit::Yield),
+                        }
+                    }
+                    TAILCALL => {
+                        let func = base + i.a() as usize;
+                        let b = i.b() as usize;
+                        let end = if b != 0 { func + b } else { u(self.ex.open_top) };
+                        self.ex.stack.truncate(end);
+                        savepc!();
+                        budget!();
+                        // Resolve __call so we know whether the callee is Lua.
+                        while !self.ex.stack[func].is_function() {
+                            let v = self.ex.stack[func];
+                            let tm = self.tm_of(v, crate::meta::TM_CALL);
+                            if tm.is_nil() {
+                                break;
+                            }
+                            self.ex.stack.insert(func, tm);
+                        }
+                        let Value::LuaFn(f) = self.ex.stack[func] else {
+                            // Natives (and errors): an ordinary call; the
+                            // following RETURN returns its results.
+                            match self.precall(func, -1, MetaRet::Call)? {
+                                Pre::Continue => continue 'newframe,
+                                Pre::Yield => return Ok(Exit::Yield),
+                            }
+                        };
+                        if i.k() {
+                            self.close_upvals(base);
+                        }
+                        let ci = self.ex.frames[ci_idx];
+                        let dst = u(ci.func);
+                        let n = self.ex.stack.len() - func;
+                        self.ex.stack.copy_within(func..func + n, dst);
+                        self.ex.stack.truncate(dst + n);
+                        self.ex.frames.pop();
+                        self.push_lua_frame(dst, f, ci.nresults, ci.ret)?;
+                        let nci = self.ex.frames.last_mut().expect("frame");
+                        nci.status |= cist::TAIL | (ci.status & cist::FRESH);
+                        continue 'newframe;
+                    }
+                    RETURN => {
+                        let a = base + i.a() as usize;
+                        let b = i.b() as usize;
+                        let n = if b != 0 { b - 1 } else { u(self.ex.open_top) - a };
+                        savepc!();
+                        if i.k() {
+                            self.ex.stack.truncate(self.ex.stack.len().max(a + n));
+                            self.close_level(base, None)?;
+                        }
+                        self.poscall(a, n)?;
+                        continue 'newframe;
+                    }
+                    RETURN0 => {
+                        self.poscall(base, 0)?;
+                        continue 'newframe;
+                    }
+                    RETURN1 => {
+                        self.poscall(base + i.a() as usize, 1)?;
+                        continue 'newframe;
+                    }
+                    FORLOOP => {
+                        let ra = base + i.a() as usize;
+                        if let Value::Int(count) = self.ex.stack[ra + 1] {
+                            if count as u64 > 0 {
+                                let (Value::Int(step), Value::Int(idx)) =
+                                    (self.ex.stack[ra + 2], self.ex.stack[ra])
+                                else {
+                                    continue;
+                                };
+                                let idx = idx.wrapping_add(step);
+                                let st = &mut self.ex.stack;
+                                st[ra + 1] = Value::Int(count - 1);
+                                st[ra] = Value::Int(idx);
+                                st[ra + 3] = Value::Int(idx);
+                                pc -= i.bx() as usize;
+                                budget!();
+                            }
+                        } else if let (Value::Float(step), Value::Float(limit), Value::Float(idx)) =
+                            (self.ex.stack[ra + 2], self.ex.stack[ra + 1], self.ex.stack[ra])
+                        {
+                            let idx = idx + step;
+                            if if 0.0 < step { idx <= limit } else { limit <= idx } {
+                                self.ex.stack[ra] = Value::Float(idx);
+                                self.ex.stack[ra + 3] = Value::Float(idx);
+                                pc -= i.bx() as usize;
+                                budget!();
+                            }
+                        }
+                    }
+                    FORPREP => {
+                        savepc!();
+                        if self.forprep(base + i.a() as usize)? {
+                            pc += i.bx() as usize + 1;
+                        }
+                    }
+                    TFORPREP => {
+                        savepc!();
+                        self.new_tbc(base + i.a() as usize + 3)?;
+                        pc += i.bx() as usize;
+                    }
+                    TFORCALL => {
+                        let ra = base + i.a() as usize;
+                        self.ex.stack.copy_within(ra..ra + 3, ra + 4);
+                        self.ex.stack.truncate(ra + 7);
+                        savepc!();
+                        match self.precall(ra + 4, i.c() as i32, MetaRet::Call)? {
+                            Pre::Continue => {
+                                if self.ex.frames.len() != ci_idx + 1 {
+                                    continue 'newframe;
+                                }
+                            }
+                            Pre::Yield => return Ok(Exit::Yield),
+                        }
+                    }
+                    TFORLOOP => {
+                        let ra = base + i.a() as usize;
+                        let v = self.ex.stack[ra + 4];
+                        if !v.is_nil() {
+                            self.ex.stack[ra + 2] = v;
+                            pc -= i.bx() as usize;
+                            budget!();
+                        }
+                    }
+                    SETLIST => {
+                        let ra = base + i.a() as usize;
+                        let n =
+                            if i.b() != 0 { i.b() as usize } else { u(self.ex.open_top) - ra - 1 };
+                        let mut last = i.c() as usize;
+                        if i.k() {
+                            last += self.heap.protos.get(proto).code[pc].ax_field() as usize * 256;
+                            pc += 1;
+                        }
+                        if let Value::Table(h) = self.ex.stack[ra] {
+                            let tab = self.heap.tables.get_mut(h);
+                            if last + n > tab.array_len_raw() {
+                                tab.resize_array(last + n);
+                            }
+                            for j in 1..=n {
+                                let v = self.ex.stack[ra + j];
+                                self.heap.tables.get_mut(h).set_int((last + j) as i64, v);
+                            }
+                        }
+                        if i.b() == 0 {
+                            let top = u(self.ex.frames[ci_idx].top);
+                            self.ex.stack.truncate(top.max(ra + 1));
+                            self.ex.stack.resize(top, Value::Nil);
+                        }
+                    }
+                    CLOSURE => {
+                        let p = self.heap.protos.get(proto);
+                        let child = p.protos[i.bx() as usize];
+                        let cp = self.heap.protos.get(child);
+                        let nup = cp.upvals.len();
+                        let mut ups = Vec::with_capacity(nup);
+                        for j in 0..nup {
+                            let d = &self.heap.protos.get(child).upvals[j];
+                            let (in_stack, idx) = (d.in_stack, d.index as usize);
+                            let uv = if in_stack {
+                                self.find_upval(base + idx)
+                            } else {
+                                self.heap.lua_fns.get(cl).upvals[idx]
+                            };
+                            ups.push(uv);
+                        }
+                        let f = self.heap.new_lua_fn(child, ups.into_boxed_slice());
+                        r!(i.a()) = Value::LuaFn(f);
+                        gc_check!();
+                    }
+                    VARARG => {
+                        let a = base + i.a() as usize;
+                        let nextra = u(self.ex.frames[ci_idx].nextra);
+                        let src = base - 1 - nextra;
+                        let c = i.c() as usize;
+                        if c == 0 {
+                            let end = a + nextra;
+                            if end > crate::state::MAX_STACK {
+                                savepc!();
+                                return Err(self.rt_error("stack overflow"));
+                            }
+                            if end > self.ex.stack.len() {
+                                self.ex.stack.resize(end, Value::Nil);
+                            }
+                            self.ex.stack.copy_within(src..src + nextra, a);
+                            self.ex.open_top = end as u32;
+                        } else {
+                            let want = c - 1;
+                            let ncopy = want.min(nextra);
+                            self.ex.stack.copy_within(src..src + ncopy, a);
+                            for slot in &mut self.ex.stack[a + ncopy..a + want] {
+                                *slot = Value::Nil;
+                            }
+                        }
+                    }
+                    VARARGPREP => {}
+                    _ => {
+                        savepc!();
+                        return Err(self.rt_error("invalid instruction"));
+                    }
+                }
+            }
+        }
+    }
+}

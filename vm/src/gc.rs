@@ -1,0 +1,702 @@
+//! The tracing garbage collector: stop-the-world mark & sweep over the
+//! arenas.
+//!
+//! # Cycle
+//!
+//! 1. **Mark** from the roots — the registry, the per-type metatables, the
+//!    interned metamethod names, pinned values, the last API error, pending
+//!    finalizers, and the running thread's execution state (which lives in
+//!    the `State`, not in its thread object) — with an explicit gray stack:
+//!    no recursion, whatever the shape of the heap. Marking an object adds
+//!    its estimated size to the live-bytes figure.
+//! 2. **Weak tables** (`__mode` with `k`, `v` or both) are not traversed
+//!    normally. Weak-value tables mark only their keys; weak-key tables are
+//!    ephemerons: a value is marked only once its key is, iterating to a
+//!    fixpoint (`convergeephemerons`); all-weak tables mark nothing. Strings
+//!    are values, not objects, for weakness: they are always marked and
+//!    never removed from weak tables.
+//! 3. **Finalizers**: objects whose metatable had `__gc` when
+//!    `setmetatable` was called were recorded (in order). Unreachable ones
+//!    are moved to the pending list — most recently flagged first, which is
+//!    the order 5.4 calls them in — and resurrected (marked, with
+//!    everything they reach).
+//! 4. **Clear** dead entries from weak tables (values before resurrection,
+//!    keys after, as `atomic` in lgc.c).
+//! 5. **Sweep** every arena in index order (so reuse of slots, hence every
+//!    later handle, is deterministic); freed strings leave the interner.
+//! 6. Set the threshold for the next cycle from the live bytes:
+//!    `live * pause / 100` (at least `live + 1 MiB`), then run the pending
+//!    finalizers (nested, protected calls; errors become warnings).
+//!
+//! The collector is not incremental: `collectgarbage("incremental")` and
+//! `"generational"` are accepted and only change the reported mode.
+//!
+//! # Safe points
+//!
+//! Collection starts only at safe points (see `state.rs` for the rooting
+//! rules): NEWTABLE, CONCAT and CLOSURE in the loop after writing their
+//! result, after a native returns to a Lua frame, and explicit requests.
+
+use crate::arena::Handle;
+use crate::func::{ProtoRef, UpVal, UpvalRef};
+use crate::heap::Heap;
+use crate::meta::{TM_GC, TM_MODE};
+use crate::state::State;
+use crate::thread::{Callee, ExecState};
+use crate::value::{LuaFnRef, RustFnRef, StrRef, TableRef, ThreadRef, UserDataRef, Value};
+use std::collections::BTreeSet;
+
+/// Minimum distance between the live size and the next threshold.
+const MIN_GAP: usize = 1 << 20;
+
+/// Collector state.
+#[derive(Debug)]
+pub struct GcState {
+    /// Collect when `heap.bytes` reaches this.
+    pub threshold: usize,
+    /// Live bytes after the last collection.
+    pub estimate: usize,
+    /// `setpause` percentage.
+    pub pause: u32,
+    /// `setstepmul` value (recorded only).
+    pub stepmul: u32,
+    /// False after `collectgarbage("stop")`.
+    pub running: bool,
+    /// Reported mode.
+    pub mode: &'static str,
+    /// Objects flagged for finalization, in flagging order.
+    pub(crate) finobj: Vec<Value>,
+    /// Their ids, for membership.
+    pub(crate) finset: BTreeSet<u64>,
+    /// Objects whose finalizer is due, in calling order.
+    pub(crate) tobefnz: std::collections::VecDeque<Value>,
+    /// Currently running finalizers.
+    pub(crate) in_fin: bool,
+    /// Completed cycles.
+    pub cycles: u64,
+}
+
+impl GcState {
+    /// Initial state.
+    pub fn new() -> GcState {
+        GcState {
+            threshold: MIN_GAP,
+            estimate: 0,
+            pause: 200,
+            stepmul: 100,
+            running: true,
+            mode: "generational",
+            finobj: Vec::new(),
+            finset: BTreeSet::new(),
+            tobefnz: Default::default(),
+            in_fin: false,
+            cycles: 0,
+        }
+    }
+
+    /// Sets the next threshold from the live size.
+    pub fn reset_threshold(&mut self, live: usize) {
+        self.estimate = live;
+        let by_pause = live / 100 * self.pause as usize;
+        self.threshold = by_pause.max(live + MIN_GAP);
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Gray {
+    Table(TableRef),
+    LuaFn(LuaFnRef),
+    RustFn(RustFnRef),
+    Upval(UpvalRef),
+    Proto(ProtoRef),
+    Thread(ThreadRef),
+    UserData(UserDataRef),
+}
+
+/// The marking machinery.
+struct Marker<'a> {
+    heap: &'a mut Heap,
+    gray: Vec<Gray>,
+    live: usize,
+    weak_values: Vec<TableRef>,
+    ephemerons: Vec<TableRef>,
+    all_weak: Vec<TableRef>,
+    scratch: Vec<Value>,
+    mode_name: StrRef,
+}
+
+impl Marker<'_> {
+    #[inline]
+    fn mark_str(&mut self, s: StrRef) {
+        if self.heap.strings.mark(s) {
+            self.live += crate::string::interned_size(self.heap.strings.get(s));
+        }
+    }
+
+    #[inline]
+    fn mark(&mut self, v: Value) {
+        match v {
+            Value::Str(s) => self.mark_str(s),
+            Value::Table(h) if self.heap.tables.mark(h) => self.gray.push(Gray::Table(h)),
+            Value::LuaFn(h) if self.heap.lua_fns.mark(h) => self.gray.push(Gray::LuaFn(h)),
+            Value::RustFn(h) if self.heap.rust_fns.mark(h) => self.gray.push(Gray::RustFn(h)),
+            Value::Thread(h) if self.heap.threads.mark(h) => self.gray.push(Gray::Thread(h)),
+            Value::UserData(h) if self.heap.userdata.mark(h) => self.gray.push(Gray::UserData(h)),
+            _ => {}
+        }
+    }
+
+    fn mark_upval(&mut self, u: UpvalRef) {
+        if self.heap.upvals.mark(u) {
+            self.gray.push(Gray::Upval(u));
+        }
+    }
+
+    fn mark_proto(&mut self, p: ProtoRef) {
+        if self.heap.protos.mark(p) {
+            self.gray.push(Gray::Proto(p));
+        }
+    }
+
+    fn mark_exec(&mut self, ex: &ExecState) {
+        for &v in &ex.stack {
+            self.mark(v);
+        }
+        for &(_, u) in &ex.open_upvals {
+            self.mark_upval(u);
+        }
+        for ci in &ex.frames {
+            match ci.callee {
+                Callee::Lua(h) => self.mark(Value::LuaFn(h)),
+                Callee::Rust(h) => self.mark(Value::RustFn(h)),
+            }
+        }
+    }
+
+    /// Whether a key or value is (or will stay) alive.
+    fn is_alive(&self, v: Value) -> bool {
+        match v {
+            Value::Table(h) => self.heap.tables.is_marked(h),
+            Value::LuaFn(h) => self.heap.lua_fns.is_marked(h),
+            Value::RustFn(h) => self.heap.rust_fns.is_marked(h),
+            Value::Thread(h) => self.heap.threads.is_marked(h),
+            Value::UserData(h) => self.heap.userdata.is_marked(h),
+            _ => true,
+        }
+    }
+
+    /// The weakness of a table: (weak keys, weak values).
+    fn weakness(&self, t: TableRef) -> (bool, bool) {
+        let Some(mt) = self.heap.tables.get(t).meta else { return (false, false) };
+        match self.heap.tables.get(mt).get_str(self.mode_name) {
+            Value::Str(s) => {
+                let m = self.heap.str(s);
+                (m.contains(&b'k'), m.contains(&b'v'))
+            }
+            _ => (false, false),
+        }
+    }
+
+    fn traverse_table(&mut self, h: TableRef) {
+        let tab = self.heap.tables.get(h);
+        self.live += tab.estimated_bytes();
+        if let Some(mt) = tab.meta {
+            self.mark(Value::Table(mt));
+        }
+        let (wk, wv) = self.weakness(h);
+        let mut sc = std::mem::take(&mut self.scratch);
+        sc.clear();
+        for (k, v) in self.heap.tables.get(h).iter() {
+            sc.push(k);
+            sc.push(v);
+        }
+        match (wk, wv) {
+            (false, false) => sc.iter().for_each(|&v| self.mark(v)),
+            (false, true) => {
+                for pair in sc.chunks(2) {
+                    self.mark(pair[0]);
+                    if let Value::Str(s) = pair[1] {
+                        self.mark_str(s);
+                    }
+                }
+                self.weak_values.push(h);
+            }
+            (true, false) => {
+                self.ephemeron_pass(&sc);
+                self.ephemerons.push(h);
+            }
+            (true, true) => {
+                for &v in &sc {
+                    if let Value::Str(s) = v {
+                        self.mark_str(s);
+                    }
+                }
+                self.all_weak.push(h);
+            }
+        }
+        self.scratch = sc;
+    }
+
+    /// Marks the values of live keys; returns whether anything was marked.
+    fn ephemeron_pass(&mut self, pairs: &[Value]) -> bool {
+        let mut changed = false;
+        for pair in pairs.chunks(2) {
+            let (k, v) = (pair[0], pair[1]);
+            if let Value::Str(s) = k {
+                self.mark_str(s);
+            }
+            if self.is_alive(k) && !self.is_alive(v) {
+                self.mark(v);
+                changed = true;
+            } else if let Value::Str(s) = v {
+                self.mark_str(s);
+            }
+        }
+        changed
+    }
+
+    fn propagate(&mut self) {
+        while let Some(g) = self.gray.pop() {
+            match g {
+                Gray::Table(h) => self.traverse_table(h),
+                Gray::LuaFn(h) => {
+                    self.live += 48;
+                    let c = self.heap.lua_fns.get(h);
+                    let p = c.proto;
+                    let ups: Vec<UpvalRef> = c.upvals.to_vec();
+                    self.mark_proto(p);
+                    ups.into_iter().for_each(|u| self.mark_upval(u));
+                }
+                Gray::RustFn(h) => {
+                    self.live += 48;
+                    let ups = self.heap.rust_fns.get(h).upvalues.clone();
+                    ups.into_iter().for_each(|v| self.mark(v));
+                }
+                Gray::Upval(u) => {
+                    self.live += 24;
+                    match *self.heap.upvals.get(u) {
+                        UpVal::Closed(v) => self.mark(v),
+                        UpVal::Open { thread, .. } => self.mark(Value::Thread(thread)),
+                    }
+                }
+                Gray::Proto(p) => {
+                    let pr = self.heap.protos.get(p);
+                    self.live += pr.estimated_bytes();
+                    let src = pr.source;
+                    let ks: Vec<Value> = pr.k.to_vec();
+                    let ps: Vec<ProtoRef> = pr.protos.to_vec();
+                    self.mark_str(src);
+                    ks.into_iter().for_each(|v| self.mark(v));
+                    ps.into_iter().for_each(|q| self.mark_proto(q));
+                }
+                Gray::Thread(t) => {
+                    let th = self.heap.threads.get(t);
+                    self.live += th.estimated_bytes();
+                    let ex = th.ex.clone();
+                    let err = th.error;
+                    self.mark(err);
+                    self.mark_exec(&ex);
+                }
+                Gray::UserData(h) => {
+                    let ud = self.heap.userdata.get(h);
+                    self.live += 64 + ud.user_values.len() * 16;
+                    let meta = ud.meta;
+                    let uvs = ud.user_values.clone();
+                    if let Some(m) = meta {
+                        self.mark(Value::Table(m));
+                    }
+                    uvs.into_iter().for_each(|v| self.mark(v));
+                }
+            }
+        }
+    }
+
+    /// Iterates the ephemeron tables until no value gets marked.
+    fn converge_ephemerons(&mut self) {
+        loop {
+            self.propagate();
+            let mut changed = false;
+            let eph = self.ephemerons.clone();
+            for h in eph {
+                let mut sc = std::mem::take(&mut self.scratch);
+                sc.clear();
+                for (k, v) in self.heap.tables.get(h).iter() {
+                    sc.push(k);
+                    sc.push(v);
+                }
+                changed |= self.ephemeron_pass(&sc);
+                self.scratch = sc;
+            }
+            if !changed {
+                self.propagate();
+                return;
+            }
+        }
+    }
+
+    fn clear_values(&mut self, list: &[TableRef]) {
+        for &h in list {
+            let heap = &mut *self.heap;
+            let dead: Vec<Value> = heap
+                .tables
+                .get(h)
+                .iter()
+                .filter(|&(_, v)| !is_alive_in(heap, v))
+                .map(|(k, _)| k)
+                .collect();
+            if !dead.is_empty() {
+                let t = heap.tables.get_mut(h);
+                t.retain(|k, _| !dead.iter().any(|d| d.raw_eq(k)));
+            }
+        }
+    }
+
+    fn clear_keys(&mut self, list: &[TableRef]) {
+        for &h in list {
+            let heap = &mut *self.heap;
+            let dead: Vec<Value> = heap
+                .tables
+                .get(h)
+                .iter()
+                .filter(|&(k, _)| !is_alive_in(heap, k))
+                .map(|(k, _)| k)
+                .collect();
+            if !dead.is_empty() {
+                let t = heap.tables.get_mut(h);
+                t.retain(|k, _| !dead.iter().any(|d| d.raw_eq(k)));
+            }
+        }
+    }
+}
+
+fn is_alive_in(heap: &Heap, v: Value) -> bool {
+    match v {
+        Value::Table(h) => heap.tables.is_marked(h),
+        Value::LuaFn(h) => heap.lua_fns.is_marked(h),
+        Value::RustFn(h) => heap.rust_fns.is_marked(h),
+        Value::Thread(h) => heap.threads.is_marked(h),
+        Value::UserData(h) => heap.userdata.is_marked(h),
+        _ => true,
+    }
+}
+
+impl State {
+    /// Checked at safe points of the loop: collects if the debt is due.
+    #[inline(never)]
+    pub(crate) fn gc_safe_point(&mut self) {
+        if !self.gc.running || self.gc.in_fin {
+            // Postpone: try again after another gap.
+            self.gc.threshold = self.heap.bytes + MIN_GAP;
+            return;
+        }
+        self.full_gc();
+    }
+
+    /// Runs a full collection cycle, then the pending finalizers.
+    pub fn collect_garbage(&mut self) {
+        self.full_gc();
+    }
+
+    fn full_gc(&mut self) {
+        self.collect_cycle();
+        self.run_finalizers();
+    }
+
+    /// Mark, clear, sweep (steps 1-5 of the module docs).
+    fn collect_cycle(&mut self) {
+        let roots = self.root_values();
+        let ex = std::mem::take(&mut self.ex);
+        let mode_name = self.tm_names[TM_MODE];
+        let mut m = Marker {
+            heap: &mut self.heap,
+            gray: Vec::new(),
+            live: 0,
+            weak_values: Vec::new(),
+            ephemerons: Vec::new(),
+            all_weak: Vec::new(),
+            scratch: Vec::new(),
+            mode_name,
+        };
+        for v in roots {
+            m.mark(v);
+        }
+        m.mark_exec(&ex);
+        m.converge_ephemerons();
+        // Clear weak values before resurrection.
+        let wv = m.weak_values.clone();
+        let aw = m.all_weak.clone();
+        m.clear_values(&wv);
+        m.clear_values(&aw);
+        // Separate unreachable finalizable objects (most recent first).
+        let mut keep = Vec::with_capacity(self.gc.finobj.len());
+        let mut newly = Vec::new();
+        for &o in self.gc.finobj.iter().rev() {
+            if is_alive_in(m.heap, o) {
+                keep.push(o);
+            } else {
+                newly.push(o);
+            }
+        }
+        keep.reverse();
+        self.gc.finobj = keep;
+        for &o in &newly {
+            self.gc.finset.remove(&Heap::object_id(o));
+            m.mark(o);
+        }
+        m.converge_ephemerons();
+        let eph = m.ephemerons.clone();
+        m.clear_keys(&eph);
+        m.clear_keys(&aw);
+        let nwv = m.weak_values.len();
+        let wv2: Vec<TableRef> = m.weak_values[wv.len().min(nwv)..].to_vec();
+        m.clear_values(&wv2);
+        let live = m.live;
+        self.ex = ex;
+        self.gc.tobefnz.extend(newly);
+        self.sweep();
+        self.heap.bytes = live;
+        self.gc.reset_threshold(live);
+        self.gc.cycles += 1;
+    }
+
+    /// The root set, except the running thread's execution state.
+    fn root_values(&self) -> Vec<Value> {
+        let mut r = vec![
+            Value::Table(self.registry),
+            Value::Table(self.globals),
+            Value::Table(self.loaded),
+            Value::Thread(self.main_thread),
+            Value::Thread(self.running),
+            self.last_error,
+        ];
+        r.extend(self.type_meta.iter().flatten().map(|&t| Value::Table(t)));
+        r.extend(self.tm_names.iter().map(|&s| Value::Str(s)));
+        r.extend(self.pins.iter().copied());
+        r.extend(self.gc.tobefnz.iter().copied());
+        r
+    }
+
+    fn sweep(&mut self) {
+        let heap = &mut self.heap;
+        let interner = &mut heap.interner;
+        heap.strings.sweep(|h, s| interner.remove(h, s.hash()));
+        heap.tables.sweep(|_, _| {});
+        heap.lua_fns.sweep(|_, _| {});
+        heap.rust_fns.sweep(|_, _| {});
+        heap.upvals.sweep(|_, _| {});
+        heap.protos.sweep(|_, _| {});
+        heap.threads.sweep(|_, _| {});
+        heap.userdata.sweep(|_, _| {});
+    }
+
+    /// Runs pending finalizers (each in a nested protected call).
+    pub(crate) fn run_finalizers(&mut self) {
+        if self.gc.in_fin {
+            return;
+        }
+        self.gc.in_fin = true;
+        while let Some(o) = self.gc.tobefnz.pop_front() {
+            let tm = self.tm_of(o, TM_GC);
+            if tm.is_nil() {
+                continue;
+            }
+            let saved = self.budget;
+            if let Err(e) = self.pcall_finalizer(tm, o) {
+                let msg = match e.value {
+                    Value::Str(s) => self.heap.str(s).to_vec(),
+                    _ => b"error object is not a string".to_vec(),
+                };
+                self.warning(b"error in ", true);
+                self.warning(b"__gc", true);
+                self.warning(b" (", true);
+                self.warning(&msg, true);
+                self.warning(b")", false);
+            }
+            self.budget = saved;
+        }
+        self.gc.in_fin = false;
+    }
+
+    fn pcall_finalizer(&mut self, tm: Value, o: Value) -> Result<(), crate::Error> {
+        self.pcall_value(tm, &[o]).map(|_| ())
+    }
+
+    /// Flags `o` for finalization if `mt` has `__gc` (`luaC_checkfinalizer`).
+    pub(crate) fn check_finalizer(&mut self, o: Value, mt: Option<TableRef>) {
+        let Some(mt) = mt else { return };
+        if self.closing {
+            return;
+        }
+        if self.heap.tables.get(mt).get_str(self.tm_names[TM_GC]).is_nil() {
+            return;
+        }
+        if self.gc.finset.insert(Heap::object_id(o)) {
+            self.gc.finobj.push(o);
+        }
+    }
+
+    /// `lua_close`: closes the main thread's pending to-be-closed variables
+    /// and calls every pending finalizer.
+    pub(crate) fn close_state(&mut self) {
+        if self.closing {
+            return;
+        }
+        if self.running == self.main_thread {
+            self.ex.frames.clear();
+            let _ = self.close_level(0, None);
+        }
+        self.closing = true;
+        self.gc.in_fin = false;
+        let all: Vec<Value> = self.gc.finobj.drain(..).rev().collect();
+        self.gc.finset.clear();
+        self.gc.tobefnz.extend(all);
+        self.run_finalizers();
+    }
+
+    /// Approximate bytes in use (what `collectgarbage("count")` reports,
+    /// times 1024).
+    pub fn memory_in_use(&self) -> usize {
+        self.heap.bytes
+    }
+
+    /// Heap-consistency check: every handle reachable from the roots names
+    /// a live object, the interner maps every live string to itself, and no
+    /// mark bit is left set.
+    pub fn check_heap(&self) -> Result<(), String> {
+        let h = &self.heap;
+        let mut seen: [Vec<bool>; 8] = [
+            vec![false; h.strings.capacity_slots()],
+            vec![false; h.tables.capacity_slots()],
+            vec![false; h.lua_fns.capacity_slots()],
+            vec![false; h.rust_fns.capacity_slots()],
+            vec![false; h.upvals.capacity_slots()],
+            vec![false; h.protos.capacity_slots()],
+            vec![false; h.threads.capacity_slots()],
+            vec![false; h.userdata.capacity_slots()],
+        ];
+        #[derive(Clone, Copy)]
+        enum It {
+            V(Value),
+            U(UpvalRef),
+            P(ProtoRef),
+        }
+        let mut work: Vec<It> = self.root_values().into_iter().map(It::V).collect();
+        let push_ex = |work: &mut Vec<It>, ex: &ExecState| {
+            work.extend(ex.stack.iter().map(|&v| It::V(v)));
+            work.extend(ex.open_upvals.iter().map(|&(_, u)| It::U(u)));
+            for ci in &ex.frames {
+                work.push(It::V(match ci.callee {
+                    Callee::Lua(f) => Value::LuaFn(f),
+                    Callee::Rust(f) => Value::RustFn(f),
+                }));
+            }
+        };
+        push_ex(&mut work, &self.ex);
+        work.extend(self.gc.finobj.iter().map(|&v| It::V(v)));
+        fn visit<T>(
+            seen: &mut [bool],
+            a: &crate::Arena<T>,
+            h: Handle<T>,
+            what: &str,
+        ) -> Result<bool, String> {
+            let i = h.index() as usize;
+            if a.try_get(h.index()).is_none() {
+                return Err(format!("dangling {what} handle #{i}"));
+            }
+            if a.is_marked(h) {
+                return Err(format!("{what} #{i} left marked"));
+            }
+            if seen[i] {
+                return Ok(false);
+            }
+            seen[i] = true;
+            Ok(true)
+        }
+        while let Some(it) = work.pop() {
+            match it {
+                It::V(Value::Str(s)) => {
+                    if visit(&mut seen[0], &h.strings, s, "string")? {
+                        let b = h.str(s);
+                        if h.interner.find(&h.strings, b) != Some(s) {
+                            return Err(format!("string #{} not interned", s.index()));
+                        }
+                    }
+                }
+                It::V(Value::Table(t)) => {
+                    if visit(&mut seen[1], &h.tables, t, "table")? {
+                        h.tables.get(t).for_each_ref(|v| work.push(It::V(v)));
+                    }
+                }
+                It::V(Value::LuaFn(f)) => {
+                    if visit(&mut seen[2], &h.lua_fns, f, "closure")? {
+                        let c = h.lua_fns.get(f);
+                        work.push(It::P(c.proto));
+                        work.extend(c.upvals.iter().map(|&u| It::U(u)));
+                    }
+                }
+                It::V(Value::RustFn(f)) => {
+                    if visit(&mut seen[3], &h.rust_fns, f, "native closure")? {
+                        let c = h.rust_fns.get(f);
+                        if c.id.0 as usize >= self.natives.len() {
+                            return Err(format!("native closure #{} has a bad id", f.index()));
+                        }
+                        work.extend(c.upvalues.iter().map(|&v| It::V(v)));
+                    }
+                }
+                It::V(Value::Thread(t)) => {
+                    if visit(&mut seen[6], &h.threads, t, "thread")? {
+                        work.push(It::V(h.threads.get(t).error));
+                        push_ex(&mut work, &h.threads.get(t).ex);
+                    }
+                }
+                It::V(Value::UserData(u)) => {
+                    if visit(&mut seen[7], &h.userdata, u, "userdata")? {
+                        let d = h.userdata.get(u);
+                        if let Some(m) = d.meta {
+                            work.push(It::V(Value::Table(m)));
+                        }
+                        work.extend(d.user_values.iter().map(|&v| It::V(v)));
+                    }
+                }
+                It::V(_) => {}
+                It::U(u) => {
+                    if visit(&mut seen[4], &h.upvals, u, "upvalue")? {
+                        match *h.upvals.get(u) {
+                            UpVal::Closed(v) => work.push(It::V(v)),
+                            UpVal::Open { thread, slot } => {
+                                work.push(It::V(Value::Thread(thread)));
+                                let len = if thread == self.running {
+                                    self.ex.stack.len()
+                                } else {
+                                    h.threads.get(thread).ex.stack.len()
+                                };
+                                if slot as usize >= len {
+                                    return Err(format!(
+                                        "open upvalue #{} beyond stack",
+                                        u.index()
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                }
+                It::P(p) => {
+                    if visit(&mut seen[5], &h.protos, p, "prototype")? {
+                        let pr = h.protos.get(p);
+                        work.push(It::V(Value::Str(pr.source)));
+                        work.extend(pr.k.iter().map(|&v| It::V(v)));
+                        work.extend(pr.protos.iter().map(|&q| It::P(q)));
+                    }
+                }
+            }
+        }
+        if h.interner.len() != h.strings.len() {
+            return Err(format!(
+                "interner holds {} strings, arena {}",
+                h.interner.len(),
+                h.strings.len()
+            ));
+        }
+        Ok(())
+    }
+}

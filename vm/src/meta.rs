@@ -1,0 +1,781 @@
+//! Metamethods and the slow paths of the operators (`ltm.c` plus the
+//! non-fast halves of `lvm.c`'s operations).
+//!
+//! The dispatch loop handles the common cases inline (numbers, raw table
+//! hits) and calls into this module otherwise. An operation that needs a
+//! Lua metamethod does not call it recursively: it pushes a *metamethod
+//! frame* (`State::call_meta`) whose [`MetaRet`] tells the return path what
+//! to do with the result — store it in a register, decide a conditional
+//! jump, continue a concatenation — so metamethods run in the same
+//! interpreter loop and a coroutine can yield inside them.
+//!
+//! Natives that need the same operations use the `*_value` helpers, which
+//! run metamethods through a nested (non-yieldable) call.
+//!
+//! Metamethod absence is cached per metatable in `Table::flags` for the
+//! first six events (`__index` .. `__eq`), as `fasttm` in PUC Lua; the
+//! table resets the cache on any string-key write.
+//!
+//! Arithmetic on strings: in Lua 5.4 the string library's metatable
+//! provides the arithmetic metamethods that convert strings to numbers. We
+//! emulate that natively (unless a string metatable supplies its own
+//! metamethod), with the same results and messages (`attempt to add a
+//! 'string' with a 'table'`). Bitwise operators do not coerce strings, as
+//! in 5.4.
+
+use crate::debug::Operand;
+use crate::error::Error;
+use crate::number::{self, F2I};
+use crate::state::State;
+use crate::thread::MetaRet;
+use crate::value::{TableRef, Value};
+
+/// Number of interned metamethod names.
+pub const TM_N: usize = 29;
+
+/// Event names, indexed by the `TM_*` constants.
+pub const TM_NAMES: [&str; TM_N] = [
+    "__index",
+    "__newindex",
+    "__gc",
+    "__mode",
+    "__len",
+    "__eq",
+    "__add",
+    "__sub",
+    "__mul",
+    "__mod",
+    "__pow",
+    "__div",
+    "__idiv",
+    "__band",
+    "__bor",
+    "__bxor",
+    "__shl",
+    "__shr",
+    "__unm",
+    "__bnot",
+    "__lt",
+    "__le",
+    "__concat",
+    "__call",
+    "__close",
+    "__name",
+    "__tostring",
+    "__metatable",
+    "__pairs",
+];
+
+/// `__index`.
+pub const TM_INDEX: usize = 0;
+/// `__newindex`.
+pub const TM_NEWINDEX: usize = 1;
+/// `__gc`.
+pub const TM_GC: usize = 2;
+/// `__mode`.
+pub const TM_MODE: usize = 3;
+/// `__len`.
+pub const TM_LEN: usize = 4;
+/// `__eq`.
+pub const TM_EQ: usize = 5;
+/// `__lt`.
+pub const TM_LT: usize = 20;
+/// `__le`.
+pub const TM_LE: usize = 21;
+/// `__concat`.
+pub const TM_CONCAT: usize = 22;
+/// `__call`.
+pub const TM_CALL: usize = 23;
+/// `__close`.
+pub const TM_CLOSE: usize = 24;
+/// `__name`.
+pub const TM_NAME: usize = 25;
+/// `__tostring`.
+pub const TM_TOSTRING: usize = 26;
+/// `__metatable`.
+pub const TM_METATABLE: usize = 27;
+/// `__pairs`.
+pub const TM_PAIRS: usize = 28;
+
+/// Maximum length of an `__index`/`__newindex` chain (`MAXTAGLOOP`).
+const MAX_TAG_LOOP: usize = 2000;
+
+/// Arithmetic and bitwise operators, in `TM` order starting at `__add`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ArithOp {
+    /// `+`
+    Add = 6,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `%`
+    Mod,
+    /// `^`
+    Pow,
+    /// `/`
+    Div,
+    /// `//`
+    IDiv,
+    /// `&`
+    BAnd,
+    /// `|`
+    BOr,
+    /// `~`
+    BXor,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
+    /// unary `-`
+    Unm,
+    /// unary `~`
+    BNot,
+}
+
+impl ArithOp {
+    /// The event index.
+    pub fn tm(self) -> usize {
+        self as usize
+    }
+    fn is_bitwise(self) -> bool {
+        matches!(
+            self,
+            ArithOp::BAnd
+                | ArithOp::BOr
+                | ArithOp::BXor
+                | ArithOp::Shl
+                | ArithOp::Shr
+                | ArithOp::BNot
+        )
+    }
+}
+
+/// Outcome of a numeric operation on two numbers.
+pub(crate) enum NumRes {
+    Val(Value),
+    /// An operand is not a number.
+    NotNum,
+    /// Bitwise operand without an integer representation.
+    NoInt,
+    /// Error message (division by zero).
+    Err(&'static str),
+}
+
+#[inline]
+fn to_int_exact(v: Value) -> Option<i64> {
+    match v {
+        Value::Int(i) => Some(i),
+        Value::Float(f) => number::float_to_int(f, F2I::Exact),
+        _ => None,
+    }
+}
+
+#[inline]
+fn to_f(v: Value) -> Option<f64> {
+    match v {
+        Value::Int(i) => Some(i as f64),
+        Value::Float(f) => Some(f),
+        _ => None,
+    }
+}
+
+/// `luaO_rawarith` on number values (no coercion of strings).
+pub(crate) fn arith_num(op: ArithOp, a: Value, b: Value) -> NumRes {
+    use ArithOp::*;
+    if op.is_bitwise() {
+        if !matches!(a, Value::Int(_) | Value::Float(_))
+            || !matches!(b, Value::Int(_) | Value::Float(_))
+        {
+            return NumRes::NotNum;
+        }
+        let (Some(x), Some(y)) = (to_int_exact(a), to_int_exact(b)) else {
+            return NumRes::NoInt;
+        };
+        return NumRes::Val(Value::Int(match op {
+            BAnd => x & y,
+            BOr => x | y,
+            BXor => x ^ y,
+            Shl => number::shift_left(x, y),
+            Shr => number::shift_right(x, y),
+            _ => !x,
+        }));
+    }
+    if let (Value::Int(x), Value::Int(y)) = (a, b) {
+        match op {
+            Add => return NumRes::Val(Value::Int(x.wrapping_add(y))),
+            Sub => return NumRes::Val(Value::Int(x.wrapping_sub(y))),
+            Mul => return NumRes::Val(Value::Int(x.wrapping_mul(y))),
+            Mod => {
+                if y == 0 {
+                    return NumRes::Err("attempt to perform 'n%0'");
+                }
+                return NumRes::Val(Value::Int(number::int_mod(x, y)));
+            }
+            IDiv => {
+                if y == 0 {
+                    return NumRes::Err("attempt to divide by zero");
+                }
+                return NumRes::Val(Value::Int(number::int_floor_div(x, y)));
+            }
+            Unm => return NumRes::Val(Value::Int(0i64.wrapping_sub(x))),
+            _ => {}
+        }
+    }
+    let (Some(x), Some(y)) = (to_f(a), to_f(b)) else { return NumRes::NotNum };
+    NumRes::Val(Value::Float(match op {
+        Add => x + y,
+        Sub => x - y,
+        Mul => x * y,
+        Mod => number::float_mod(x, y),
+        Pow => number::float_pow(x, y),
+        Div => x / y,
+        IDiv => number::float_floor_div(x, y),
+        Unm => -x,
+        _ => unreachable_float(),
+    }))
+}
+
+#[cold]
+fn unreachable_float() -> f64 {
+    f64::NAN
+}
+
+/// Result of an `__index` chain walk.
+pub(crate) enum Idx {
+    /// The value.
+    Val(Value),
+    /// Call metamethod `tm` with `(t, key)`.
+    Call(Value, Value),
+}
+
+impl State {
+    /// The metamethod `tm` of metatable `mt`, using the absence cache for
+    /// the first events.
+    #[inline]
+    pub(crate) fn fast_tm(&mut self, mt: TableRef, tm: usize) -> Value {
+        let t = self.heap.tables.get(mt);
+        if tm < 8 && t.flags & (1 << tm) != 0 {
+            return Value::Nil;
+        }
+        let v = t.get_str(self.tm_names[tm]);
+        if v.is_nil() && tm < 8 {
+            self.heap.tables.get_mut(mt).flags |= 1 << tm;
+        }
+        v
+    }
+
+    /// The metamethod `tm` of any value (`luaT_gettmbyobj`).
+    #[inline]
+    pub(crate) fn tm_of(&mut self, v: Value, tm: usize) -> Value {
+        match self.metatable(v) {
+            Some(mt) => self.fast_tm(mt, tm),
+            None => Value::Nil,
+        }
+    }
+
+    /// A field of the metatable of `v` (`luaL_getmetafield`), by name.
+    pub fn get_metafield(&mut self, v: Value, name: &[u8]) -> Option<Value> {
+        let mt = self.metatable(v)?;
+        let k = self.heap.interner.find(&self.heap.strings, name)?;
+        let r = self.heap.tables.get(mt).get_str(k);
+        (!r.is_nil()).then_some(r)
+    }
+
+    /// Type name for messages: `__name` of the metatable if it is a
+    /// string, else the basic type name (`luaT_objtypename`).
+    pub fn obj_typename(&mut self, v: Value) -> String {
+        if let Some(mt) = self.heap.own_meta(v) {
+            if let Value::Str(s) = self.heap.tables.get(mt).get_str(self.tm_names[TM_NAME]) {
+                return String::from_utf8_lossy(self.heap.str(s)).into_owned();
+            }
+        }
+        v.type_name().to_string()
+    }
+
+    /// `attempt to <op> a <type> value<varinfo>` (`luaG_typeerror`).
+    #[cold]
+    pub(crate) fn type_error(&mut self, v: Value, op: &str, o: Operand) -> Error {
+        let t = self.obj_typename(v);
+        let vi = self.varinfo(o);
+        self.rt_error(format!("attempt to {op} a {t} value{vi}"))
+    }
+
+    /// Pushes a metamethod frame: calls `f(args)` with one result handled
+    /// per `ret`. The arguments go above the running Lua frame's registers.
+    pub(crate) fn call_meta(
+        &mut self,
+        f: Value,
+        args: &[Value],
+        ret: MetaRet,
+    ) -> Result<(), Error> {
+        let func = self.ex.stack.len();
+        self.ex.stack.push(f);
+        self.ex.stack.extend_from_slice(args);
+        self.precall(func, 1, ret).map(|_| ())
+    }
+
+    // ----- indexing ----------------------------------------------------
+
+    /// Walks the `__index` chain from `t` (`luaV_finishget`), up to a
+    /// function metamethod to call.
+    pub(crate) fn index_chain(
+        &mut self,
+        mut t: Value,
+        key: Value,
+        o: Operand,
+    ) -> Result<Idx, Error> {
+        for loop_n in 0..MAX_TAG_LOOP {
+            let tm = if let Value::Table(h) = t {
+                let tab = self.heap.tables.get(h);
+                let v = tab.get(key);
+                if !v.is_nil() {
+                    return Ok(Idx::Val(v));
+                }
+                let Some(mt) = tab.meta else { return Ok(Idx::Val(Value::Nil)) };
+                let tm = self.fast_tm(mt, TM_INDEX);
+                if tm.is_nil() {
+                    return Ok(Idx::Val(Value::Nil));
+                }
+                tm
+            } else {
+                let tm = self.tm_of(t, TM_INDEX);
+                if tm.is_nil() {
+                    let o = if loop_n == 0 { o } else { Operand::None };
+                    return Err(self.type_error(t, "index", o));
+                }
+                tm
+            };
+            if tm.is_function() {
+                return Ok(Idx::Call(tm, t));
+            }
+            t = tm;
+        }
+        Err(self.rt_error("'__index' chain too long; possible loop"))
+    }
+
+    /// `t[key]` for the dispatch loop: `Some(v)` or a metamethod frame was
+    /// pushed (result into register `a`).
+    pub(crate) fn index_op(
+        &mut self,
+        t: Value,
+        key: Value,
+        o: Operand,
+        ret: MetaRet,
+    ) -> Result<Option<Value>, Error> {
+        match self.index_chain(t, key, o)? {
+            Idx::Val(v) => Ok(Some(v)),
+            Idx::Call(tm, tt) => {
+                self.call_meta(tm, &[tt, key], ret)?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// `t[key]` with metamethods, for natives (nested call).
+    pub fn index_value(&mut self, t: Value, key: Value) -> Result<Value, Error> {
+        match self.index_chain(t, key, Operand::None)? {
+            Idx::Val(v) => Ok(v),
+            Idx::Call(tm, tt) => Ok(self.call_value1(tm, &[tt, key])?),
+        }
+    }
+
+    /// Raw set with the key errors of `luaH_set` and growth accounting.
+    pub(crate) fn raw_set_checked(
+        &mut self,
+        t: TableRef,
+        key: Value,
+        v: Value,
+    ) -> Result<(), Error> {
+        let tab = self.heap.tables.get_mut(t);
+        let before = tab.estimated_bytes();
+        match tab.set(key, v) {
+            Ok(()) => {
+                let after = self.heap.tables.get(t).estimated_bytes();
+                self.heap.bytes = (self.heap.bytes + after).saturating_sub(before);
+                Ok(())
+            }
+            Err(e) => Err(self.rt_error(e.to_string())),
+        }
+    }
+
+    /// Walks the `__newindex` chain (`luaV_finishset`): `None` when the
+    /// value was stored, or a metamethod `(tm, t)` to call with `(t, k, v)`.
+    pub(crate) fn newindex_chain(
+        &mut self,
+        mut t: Value,
+        key: Value,
+        val: Value,
+        o: Operand,
+    ) -> Result<Option<(Value, Value)>, Error> {
+        for loop_n in 0..MAX_TAG_LOOP {
+            let tm = if let Value::Table(h) = t {
+                let tab = self.heap.tables.get(h);
+                let tm = match tab.meta {
+                    Some(mt) if tab.get(key).is_nil() => self.fast_tm(mt, TM_NEWINDEX),
+                    _ => Value::Nil,
+                };
+                if tm.is_nil() {
+                    self.raw_set_checked(h, key, val)?;
+                    return Ok(None);
+                }
+                tm
+            } else {
+                let tm = self.tm_of(t, TM_NEWINDEX);
+                if tm.is_nil() {
+                    let o = if loop_n == 0 { o } else { Operand::None };
+                    return Err(self.type_error(t, "index", o));
+                }
+                tm
+            };
+            if tm.is_function() {
+                return Ok(Some((tm, t)));
+            }
+            t = tm;
+        }
+        Err(self.rt_error("'__newindex' chain too long; possible loop"))
+    }
+
+    /// `t[key] = val` for the dispatch loop (may push a `__newindex` frame).
+    pub(crate) fn newindex_op(
+        &mut self,
+        t: Value,
+        key: Value,
+        val: Value,
+        o: Operand,
+    ) -> Result<(), Error> {
+        if let Some((tm, tt)) = self.newindex_chain(t, key, val, o)? {
+            self.call_meta(tm, &[tt, key, val], MetaRet::Discard)?;
+        }
+        Ok(())
+    }
+
+    /// `t[key] = val` with metamethods, for natives (nested call).
+    pub fn set_index_value(&mut self, t: Value, key: Value, val: Value) -> Result<(), Error> {
+        if let Some((tm, tt)) = self.newindex_chain(t, key, val, Operand::None)? {
+            self.call_value(tm, &[tt, key, val])?;
+        }
+        Ok(())
+    }
+
+    // ----- arithmetic --------------------------------------------------
+
+    /// Converts a string to a number as the string library's arithmetic
+    /// metamethods do (`tonum` in lstrlib.c).
+    fn str_tonum(&self, v: Value) -> Option<Value> {
+        match v {
+            Value::Int(_) | Value::Float(_) => Some(v),
+            Value::Str(s) => number::str_to_number(self.heap.str(s)).map(Value::from),
+            _ => None,
+        }
+    }
+
+    /// The slow path of an arithmetic or bitwise instruction
+    /// (`luaT_trybinTM` plus string coercion): `Some(result)`, or a
+    /// metamethod frame was pushed (result into register `dest`).
+    #[cold]
+    pub(crate) fn arith_slow(
+        &mut self,
+        op: ArithOp,
+        a: Value,
+        b: Value,
+        oa: Operand,
+        ob: Operand,
+        dest: u8,
+    ) -> Result<Option<Value>, Error> {
+        match self.arith_dispatch(op, a, b, oa, ob)? {
+            Idx::Val(v) => Ok(Some(v)),
+            Idx::Call(tm, _) => {
+                self.call_meta(tm, &[a, b], MetaRet::Reg(dest))?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Arithmetic with metamethods, for natives (`lua_arith`).
+    pub fn arith_value(&mut self, op: ArithOp, a: Value, b: Value) -> Result<Value, Error> {
+        match self.arith_dispatch(op, a, b, Operand::None, Operand::None)? {
+            Idx::Val(v) => Ok(v),
+            Idx::Call(tm, _) => self.call_value1(tm, &[a, b]),
+        }
+    }
+
+    /// Decides how to evaluate `a op b`: a value, or a metamethod to call
+    /// with `(a, b)`.
+    fn arith_dispatch(
+        &mut self,
+        op: ArithOp,
+        a: Value,
+        b: Value,
+        oa: Operand,
+        ob: Operand,
+    ) -> Result<Idx, Error> {
+        match arith_num(op, a, b) {
+            NumRes::Val(v) => return Ok(Idx::Val(v)),
+            NumRes::Err(m) => return Err(self.rt_error(m)),
+            NumRes::NoInt | NumRes::NotNum => {}
+        }
+        let tm = op.tm();
+        // First operand's metamethod (a string's is the coercion).
+        for (x, first) in [(a, true), (b, false)] {
+            let h = self.tm_of(x, tm);
+            if !h.is_nil() {
+                return Ok(Idx::Call(h, x));
+            }
+            if matches!(x, Value::Str(_)) && !op.is_bitwise() {
+                return self.string_arith(op, a, b, first);
+            }
+        }
+        Err(self.arith_error(op, a, b, oa, ob))
+    }
+
+    /// The string library's arithmetic metamethod, emulated.
+    fn string_arith(
+        &mut self,
+        op: ArithOp,
+        a: Value,
+        b: Value,
+        _first: bool,
+    ) -> Result<Idx, Error> {
+        if let (Some(x), Some(y)) = (self.str_tonum(a), self.str_tonum(b)) {
+            return match arith_num(op, x, y) {
+                NumRes::Val(v) => Ok(Idx::Val(v)),
+                NumRes::Err(m) => Err(self.rt_error(m)),
+                _ => Err(self.rt_error("number has no integer representation")),
+            };
+        }
+        // trymt: the second operand's metamethod, unless it is a string.
+        let tm = op.tm();
+        if !matches!(b, Value::Str(_)) {
+            let h = self.tm_of(b, tm);
+            if !h.is_nil() {
+                return Ok(Idx::Call(h, b));
+            }
+        }
+        let name = &TM_NAMES[tm][2..];
+        Err(self.native_error_at0(format!(
+            "attempt to {} a '{}' with a '{}'",
+            name,
+            a.type_name(),
+            b.type_name()
+        )))
+    }
+
+    /// Error as raised by a metamethod running in a C function called from
+    /// the current Lua frame: position of the Lua frame.
+    fn native_error_at0(&mut self, msg: String) -> Error {
+        self.rt_error(msg)
+    }
+
+    #[cold]
+    fn arith_error(&mut self, op: ArithOp, a: Value, b: Value, oa: Operand, ob: Operand) -> Error {
+        let isnum = |v: Value| matches!(v, Value::Int(_) | Value::Float(_));
+        if op.is_bitwise() {
+            if isnum(a) && isnum(b) {
+                // luaG_tointerror: blame the operand without an integer value.
+                let o = if to_int_exact(a).is_none() { oa } else { ob };
+                let vi = self.varinfo(o);
+                return self.rt_error(format!("number{vi} has no integer representation"));
+            }
+            let (v, o) = if !isnum(a) { (a, oa) } else { (b, ob) };
+            return self.type_error(v, "perform bitwise operation on", o);
+        }
+        let (v, o) = if !isnum(a) { (a, oa) } else { (b, ob) };
+        self.type_error(v, "perform arithmetic on", o)
+    }
+
+    // ----- comparison --------------------------------------------------
+
+    /// Primitive `a < b` for numbers and strings; `None` otherwise.
+    #[inline]
+    pub(crate) fn lt_prim(&self, a: Value, b: Value) -> Option<bool> {
+        Some(match (a, b) {
+            (Value::Int(x), Value::Int(y)) => x < y,
+            (Value::Float(x), Value::Float(y)) => x < y,
+            (Value::Int(x), Value::Float(y)) => number::lt_int_float(x, y),
+            (Value::Float(x), Value::Int(y)) => number::lt_float_int(x, y),
+            (Value::Str(x), Value::Str(y)) => self.heap.str(x) < self.heap.str(y),
+            _ => return None,
+        })
+    }
+
+    /// Primitive `a <= b` for numbers and strings; `None` otherwise.
+    #[inline]
+    pub(crate) fn le_prim(&self, a: Value, b: Value) -> Option<bool> {
+        Some(match (a, b) {
+            (Value::Int(x), Value::Int(y)) => x <= y,
+            (Value::Float(x), Value::Float(y)) => x <= y,
+            (Value::Int(x), Value::Float(y)) => number::le_int_float(x, y),
+            (Value::Float(x), Value::Int(y)) => number::le_float_int(x, y),
+            (Value::Str(x), Value::Str(y)) => self.heap.str(x) <= self.heap.str(y),
+            _ => return None,
+        })
+    }
+
+    /// The order metamethod for `a < b` (`tm = TM_LT`) or `a <= b`, or the
+    /// comparison error.
+    pub(crate) fn order_tm(&mut self, a: Value, b: Value, tm: usize) -> Result<Value, Error> {
+        let mut h = self.tm_of(a, tm);
+        if h.is_nil() {
+            h = self.tm_of(b, tm);
+        }
+        if h.is_nil() {
+            return Err(self.order_error(a, b));
+        }
+        Ok(h)
+    }
+
+    /// `attempt to compare ...` (`luaG_ordererror`).
+    #[cold]
+    pub(crate) fn order_error(&mut self, a: Value, b: Value) -> Error {
+        let t1 = self.obj_typename(a);
+        let t2 = self.obj_typename(b);
+        if t1 == t2 {
+            self.rt_error(format!("attempt to compare two {t1} values"))
+        } else {
+            self.rt_error(format!("attempt to compare {t1} with {t2}"))
+        }
+    }
+
+    /// `a < b` (or `<=` with `le`) with metamethods, for natives.
+    pub fn less_value(&mut self, a: Value, b: Value, le: bool) -> Result<bool, Error> {
+        let prim = if le { self.le_prim(a, b) } else { self.lt_prim(a, b) };
+        if let Some(r) = prim {
+            return Ok(r);
+        }
+        let h = self.order_tm(a, b, if le { TM_LE } else { TM_LT })?;
+        Ok(self.call_value1(h, &[a, b])?.truthy())
+    }
+
+    /// The `__eq` metamethod for two values that are not raw-equal, if
+    /// they are both tables or both userdata.
+    pub(crate) fn eq_tm(&mut self, a: Value, b: Value) -> Value {
+        match (a, b) {
+            (Value::Table(_), Value::Table(_)) | (Value::UserData(_), Value::UserData(_)) => {
+                let h = self.tm_of(a, TM_EQ);
+                if h.is_nil() {
+                    self.tm_of(b, TM_EQ)
+                } else {
+                    h
+                }
+            }
+            _ => Value::Nil,
+        }
+    }
+
+    /// `a == b` with `__eq`, for natives.
+    pub fn equal_value(&mut self, a: Value, b: Value) -> Result<bool, Error> {
+        if a.raw_eq(b) {
+            return Ok(true);
+        }
+        let h = self.eq_tm(a, b);
+        if h.is_nil() {
+            return Ok(false);
+        }
+        Ok(self.call_value1(h, &[a, b])?.truthy())
+    }
+
+    // ----- length ------------------------------------------------------
+
+    /// `#v` for the loop: `Some(len)` or a `__len` frame was pushed.
+    pub(crate) fn len_op(
+        &mut self,
+        v: Value,
+        o: Operand,
+        dest: u8,
+    ) -> Result<Option<Value>, Error> {
+        match self.len_dispatch(v, o)? {
+            Idx::Val(x) => Ok(Some(x)),
+            Idx::Call(tm, _) => {
+                self.call_meta(tm, &[v, v], MetaRet::Reg(dest))?;
+                Ok(None)
+            }
+        }
+    }
+
+    fn len_dispatch(&mut self, v: Value, o: Operand) -> Result<Idx, Error> {
+        match v {
+            Value::Str(s) => Ok(Idx::Val(Value::Int(self.heap.str(s).len() as i64))),
+            Value::Table(t) => {
+                if let Some(mt) = self.heap.tables.get(t).meta {
+                    let h = self.fast_tm(mt, crate::meta::TM_LEN);
+                    if !h.is_nil() {
+                        return Ok(Idx::Call(h, v));
+                    }
+                }
+                Ok(Idx::Val(Value::Int(self.heap.tables.get(t).len())))
+            }
+            _ => {
+                let h = self.tm_of(v, TM_LEN);
+                if h.is_nil() {
+                    return Err(self.type_error(v, "get length of", o));
+                }
+                Ok(Idx::Call(h, v))
+            }
+        }
+    }
+
+    /// `#v` with `__len`, for natives.
+    pub fn len_value(&mut self, v: Value) -> Result<Value, Error> {
+        match self.len_dispatch(v, Operand::None)? {
+            Idx::Val(x) => Ok(x),
+            Idx::Call(tm, _) => self.call_value1(tm, &[v, v]),
+        }
+    }
+
+    // ----- concatenation -----------------------------------------------
+
+    /// Appends the string form of a string or number; false otherwise.
+    #[inline]
+    fn push_strnum(&self, v: Value, out: &mut Vec<u8>) -> bool {
+        match v {
+            Value::Str(s) => out.extend_from_slice(self.heap.str(s)),
+            Value::Int(i) => number::fmt_int(i, out),
+            Value::Float(f) => number::fmt_float(f, out),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Concatenates registers `a .. a+n-1` of the running Lua frame into
+    /// register `a` (`luaV_concat`). Returns false if a `__concat` frame was
+    /// pushed (the return path continues the work).
+    pub(crate) fn concat(&mut self, a: u8, mut n: usize) -> Result<bool, Error> {
+        let base = self.reg_slot(0);
+        let s = base + a as usize;
+        while n > 1 {
+            let top = s + n;
+            let v1 = self.ex.stack[top - 2];
+            let v2 = self.ex.stack[top - 1];
+            let strnum = |v: Value| matches!(v, Value::Str(_) | Value::Int(_) | Value::Float(_));
+            if !strnum(v1) || !strnum(v2) {
+                let mut h = self.tm_of(v1, TM_CONCAT);
+                if h.is_nil() {
+                    h = self.tm_of(v2, TM_CONCAT);
+                }
+                if h.is_nil() {
+                    let (v, r) = if strnum(v1) { (v2, top - 1) } else { (v1, top - 2) };
+                    return Err(self.type_error(v, "concatenate", Operand::Reg((r - base) as u32)));
+                }
+                self.call_meta(h, &[v1, v2], MetaRet::Concat { a, n: n as u8 })?;
+                return Ok(false);
+            }
+            // Gather as many strings/numbers as possible from the top.
+            let mut k = 2;
+            while k < n && strnum(self.ex.stack[top - k - 1]) {
+                k += 1;
+            }
+            let mut buf = std::mem::take(&mut self.buf);
+            buf.clear();
+            for i in (top - k)..top {
+                self.push_strnum(self.ex.stack[i], &mut buf);
+            }
+            let r = self.heap.intern(&buf);
+            self.buf = buf;
+            self.ex.stack[top - k] = Value::Str(r);
+            n -= k - 1;
+        }
+        Ok(true)
+    }
+}

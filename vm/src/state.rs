@@ -1,0 +1,406 @@
+//! The Lua state: everything the VM knows, in one value.
+//!
+//! [`State`] owns the heap, the registry, the per-type metatables, the
+//! registered natives, the collector's state, and the running thread's
+//! [`ExecState`] (stack and frames, kept here rather than in the thread
+//! object so that the dispatch loop reaches registers with one index).
+//!
+//! **Determinism.** Everything the VM does is a function of the `State`:
+//! there are no globals, thread-locals, clocks, random seeds or machine
+//! addresses in it. Object identities (`tostring` of a table) are derived
+//! from arena indices; tables iterate in insertion order; the collector is
+//! paced by the VM's own byte accounting. The same program therefore builds
+//! a bit-identical heap in any process.
+//!
+//! **Natives.** A Rust function is registered once under a stable name
+//! (`"print"`, `"coroutine.wrap"`); function values refer to it by
+//! [`NativeId`]. A snapshot written to disk can re-bind natives by name.
+//!
+//! **The native ABI.** A native is a [`NativeFn`]: `fn(&mut State) ->
+//! Result<Action, Error>`. Its arguments are the top of the running stack
+//! (read them with [`State::arg`], [`State::nargs`]); it pushes its results
+//! with [`State::push`] and returns [`Action::Return`]`(n)`: the last `n`
+//! values on the stack are the results. It may instead ask the VM to call a
+//! function for it ([`Action::Call`]: push the function and its arguments,
+//! name a continuation) or to yield ([`Action::Yield`]); the VM runs the
+//! callee as an ordinary frame of the interpreter loop, without recursion on
+//! the Rust stack, and then invokes the continuation ([`KFn`]) with the
+//! callee's results on top of the native's stack window. Natives written
+//! this way can be yielded across (pcall, xpcall, coroutine.wrap, ...).
+//!
+//! **Rooting.** The collector runs only at *safe points*: certain
+//! instructions of the interpreter loop (NEWTABLE, CONCAT, CLOSURE and the
+//! return from a native) and explicit requests ([`State::collect_garbage`],
+//! `collectgarbage`). Allocation functions of the API never collect. Hence a
+//! native or embedder may hold handles in Rust variables freely until it
+//! runs Lua code (a nested call via [`State::call_value`], or returning to
+//! the VM). Across such a point a handle must be on the Lua stack (arguments
+//! and pushed values are), in a table reachable from the registry, or
+//! pinned ([`State::pin`]).
+
+use crate::error::Error;
+use crate::func::NativeId;
+use crate::gc::GcState;
+use crate::heap::Heap;
+use crate::meta::{TM_N, TM_NAMES};
+use crate::thread::{CoStatus, ExecState, Thread};
+use crate::value::{StrRef, TableRef, ThreadRef, Type, Value};
+use std::collections::BTreeMap;
+use std::io::Write;
+
+/// A native function (see the module docs for the ABI).
+pub type NativeFn = fn(&mut State) -> Result<Action, Error>;
+
+/// A continuation: called when the function a native asked to call returns
+/// (status [`Status::Ok`]), when the native is resumed after a yield
+/// ([`Status::Yield`]), or when a protected call's callee failed
+/// ([`Status::Error`], the error value on top of the stack). The `i64` is the
+/// context the native passed along.
+pub type KFn = fn(&mut State, Status, i64) -> Result<Action, Error>;
+
+/// Why a continuation runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// The requested call returned; its results are on top of the stack.
+    Ok,
+    /// The coroutine was resumed; the resume arguments are on top.
+    Yield,
+    /// The protected call failed; the error value is on top.
+    Error,
+}
+
+/// What a native asks the VM to do when it returns.
+#[derive(Clone, Copy, Debug)]
+pub enum Action {
+    /// Return the last `n` values of the stack.
+    Return(usize),
+    /// Call the function at `stack[len - nargs - 1]` with the `nargs` values
+    /// above it, keeping `nresults` results (`-1`: all). Then run the
+    /// continuation, or, with `None`, return the callee's results as the
+    /// native's own (a tail call).
+    Call {
+        /// Number of arguments pushed after the function.
+        nargs: usize,
+        /// Results wanted (`-1`: all).
+        nresults: i32,
+        /// Continuation and its context.
+        k: Option<(KFn, i64)>,
+    },
+    /// Yield the last `nvalues` values of the stack to the resumer. When
+    /// resumed, run the continuation; without one, the resume arguments
+    /// become the native's results.
+    Yield {
+        /// Number of values yielded.
+        nvalues: usize,
+        /// Continuation and its context.
+        k: Option<(KFn, i64)>,
+    },
+}
+
+/// A registered native.
+#[derive(Clone, Copy)]
+pub struct NativeEntry {
+    /// Stable name.
+    pub name: &'static str,
+    /// The function.
+    pub f: NativeFn,
+}
+
+/// Registry index of the main thread.
+pub const RIDX_MAINTHREAD: i64 = 1;
+/// Registry index of the globals table.
+pub const RIDX_GLOBALS: i64 = 2;
+
+/// Maximum number of stack slots of a thread (`LUAI_MAXSTACK`).
+pub const MAX_STACK: usize = 1_000_000;
+/// Maximum nesting of Rust-level calls (`LUAI_MAXCCALLS`).
+pub const MAX_CCALLS: u32 = 200;
+
+/// A hook called when the instruction budget runs out.
+pub type BudgetHook = fn(&mut State) -> Result<(), Error>;
+
+/// A handle on a value pinned as a GC root (see [`State::pin`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Pin(pub u32);
+
+/// The Lua state.
+pub struct State {
+    /// The heap.
+    pub heap: Heap,
+    /// The running thread's execution state.
+    pub(crate) ex: ExecState,
+    /// The running thread.
+    pub(crate) running: ThreadRef,
+    /// The main thread.
+    pub(crate) main_thread: ThreadRef,
+    /// The registry table.
+    pub(crate) registry: TableRef,
+    /// The globals table.
+    pub(crate) globals: TableRef,
+    /// `registry._LOADED`.
+    pub(crate) loaded: TableRef,
+    /// Metatables of the non-table, non-userdata types, by [`Type`].
+    pub type_meta: [Option<TableRef>; 8],
+    /// Metamethod names, interned (`__index`, ...), indexed by `TM`.
+    pub(crate) tm_names: [StrRef; TM_N],
+    /// Registered natives.
+    pub(crate) natives: Vec<NativeEntry>,
+    /// Name → native id.
+    pub(crate) native_names: BTreeMap<&'static str, NativeId>,
+    /// Collector state.
+    pub(crate) gc: GcState,
+    /// Pinned values (roots held by Rust code).
+    pub(crate) pins: Vec<Value>,
+    /// Free pin slots.
+    pub(crate) free_pins: Vec<u32>,
+    /// Nesting of Rust-level calls (resume, call_value).
+    pub(crate) n_ccalls: u32,
+    /// Instructions left before the budget hook runs (calls and backward
+    /// jumps count).
+    pub budget: i64,
+    /// The budget hook.
+    pub budget_hook: Option<BudgetHook>,
+    /// Where `print` writes.
+    pub(crate) stdout: Box<dyn Write>,
+    /// Where warnings go.
+    pub(crate) stderr: Box<dyn Write>,
+    /// Whether warnings are on (`warn("@on")`).
+    pub(crate) warn_on: bool,
+    /// A warning being assembled from pieces.
+    pub(crate) warn_buf: Vec<u8>,
+    /// The value of the last error returned by the API, kept alive.
+    pub(crate) last_error: Value,
+    /// Scratch buffer for string building.
+    pub(crate) buf: Vec<u8>,
+    /// Whether the state is closing (no more finalizer registration).
+    pub(crate) closing: bool,
+}
+
+impl State {
+    /// A new state with the base and coroutine libraries opened.
+    pub fn new() -> State {
+        let mut st = State::new_bare();
+        crate::baselib::open(&mut st);
+        crate::corolib::open(&mut st);
+        st
+    }
+
+    /// A new state with no library opened (only the registry, `_G` empty).
+    pub fn new_bare() -> State {
+        let mut heap = Heap::default();
+        let registry = heap.new_table(2, 2);
+        let globals = heap.new_table(0, 32);
+        let loaded = heap.new_table(0, 8);
+        let main = Thread {
+            status: CoStatus::Running,
+            started: true,
+            ex: ExecState::default(),
+            is_main: true,
+            error: Value::Nil,
+        };
+        let main_thread = heap.new_thread(main);
+        let tm_names = TM_NAMES.map(|n| heap.intern(n.as_bytes()));
+        let mut st = State {
+            heap,
+            ex: ExecState::default(),
+            running: main_thread,
+            main_thread,
+            registry,
+            globals,
+            loaded,
+            type_meta: [None; 8],
+            tm_names,
+            natives: Vec::new(),
+            native_names: BTreeMap::new(),
+            gc: GcState::new(),
+            pins: Vec::new(),
+            free_pins: Vec::new(),
+            n_ccalls: 0,
+            budget: i64::MAX,
+            budget_hook: None,
+            stdout: Box::new(std::io::BufWriter::new(std::io::stdout())),
+            stderr: Box::new(std::io::stderr()),
+            warn_on: false,
+            warn_buf: Vec::new(),
+            last_error: Value::Nil,
+            buf: Vec::new(),
+            closing: false,
+        };
+        st.raw_set_int(registry, RIDX_MAINTHREAD, Value::Thread(main_thread));
+        st.raw_set_int(registry, RIDX_GLOBALS, Value::Table(globals));
+        let k = st.heap.intern(b"_LOADED");
+        st.raw_set_str(registry, k, Value::Table(loaded));
+        let g = st.heap.intern(b"_G");
+        st.raw_set_str(loaded, g, Value::Table(globals));
+        st.gc.reset_threshold(st.heap.bytes);
+        st
+    }
+
+    // ----- natives -------------------------------------------------------
+
+    /// Registers a native under a stable name and returns a function value
+    /// for it. Registering the same name again replaces the function (the
+    /// id stays the same).
+    pub fn register_native(&mut self, name: &'static str, f: NativeFn) -> Value {
+        let id = self.native_id(name, f);
+        let h = self.heap.new_rust_fn(crate::func::RustClosure { id, upvalues: Vec::new() });
+        Value::RustFn(h)
+    }
+
+    /// Registers a native and returns its id (for closures with upvalues).
+    pub fn native_id(&mut self, name: &'static str, f: NativeFn) -> NativeId {
+        if let Some(&id) = self.native_names.get(name) {
+            self.natives[id.0 as usize].f = f;
+            return id;
+        }
+        let id = NativeId(self.natives.len() as u32);
+        self.natives.push(NativeEntry { name, f });
+        self.native_names.insert(name, id);
+        id
+    }
+
+    /// A Rust closure value: native `id` with upvalues.
+    pub fn new_rust_closure(&mut self, id: NativeId, upvalues: Vec<Value>) -> Value {
+        Value::RustFn(self.heap.new_rust_fn(crate::func::RustClosure { id, upvalues }))
+    }
+
+    /// The registered name of a native.
+    pub fn native_name(&self, id: NativeId) -> &'static str {
+        self.natives[id.0 as usize].name
+    }
+
+    /// Registers a native and stores it in table `t` under `field`.
+    pub fn set_native_field(&mut self, t: TableRef, field: &str, name: &'static str, f: NativeFn) {
+        let v = self.register_native(name, f);
+        let k = self.heap.intern(field.as_bytes());
+        self.raw_set_str(t, k, v);
+    }
+
+    // ----- simple accessors ----------------------------------------------
+
+    /// The globals table.
+    pub fn globals(&self) -> TableRef {
+        self.globals
+    }
+
+    /// The registry table.
+    pub fn registry(&self) -> TableRef {
+        self.registry
+    }
+
+    /// The `_LOADED` table (`package.loaded`).
+    pub fn loaded_table(&self) -> TableRef {
+        self.loaded
+    }
+
+    /// The main thread.
+    pub fn main_thread(&self) -> ThreadRef {
+        self.main_thread
+    }
+
+    /// The running thread.
+    pub fn running_thread(&self) -> ThreadRef {
+        self.running
+    }
+
+    /// The metatable of any value (own metatable for tables and userdata,
+    /// the per-type one otherwise).
+    #[inline]
+    pub fn metatable(&self, v: Value) -> Option<TableRef> {
+        match v {
+            Value::Table(t) => self.heap.tables.get(t).meta,
+            Value::UserData(u) => self.heap.userdata.get(u).meta,
+            _ => self.type_meta[v.type_of() as usize],
+        }
+    }
+
+    /// Sets the metatable of a basic type (e.g. the string metatable).
+    pub fn set_type_metatable(&mut self, ty: Type, mt: Option<TableRef>) {
+        self.type_meta[ty as usize] = mt;
+    }
+
+    /// Replaces the writer `print` uses.
+    pub fn set_stdout(&mut self, w: Box<dyn Write>) {
+        let _ = self.stdout.flush();
+        self.stdout = w;
+    }
+
+    /// Replaces the writer warnings go to.
+    pub fn set_stderr(&mut self, w: Box<dyn Write>) {
+        let _ = self.stderr.flush();
+        self.stderr = w;
+    }
+
+    /// Writes to the state's stdout.
+    pub fn write_stdout(&mut self, bytes: &[u8]) {
+        let _ = self.stdout.write_all(bytes);
+    }
+
+    /// Flushes the state's stdout.
+    pub fn flush_stdout(&mut self) {
+        let _ = self.stdout.flush();
+    }
+
+    /// Turns warnings on or off (as `warn("@on")`).
+    pub fn set_warnings(&mut self, on: bool) {
+        self.warn_on = on;
+    }
+
+    /// Emits a warning (`lua_warning`): pieces accumulate until `tocont`
+    /// is false; control messages (`@on`, `@off`) switch warnings.
+    pub fn warning(&mut self, msg: &[u8], tocont: bool) {
+        if self.warn_buf.is_empty() && !tocont && msg.first() == Some(&b'@') {
+            match msg {
+                b"@on" => self.warn_on = true,
+                b"@off" => self.warn_on = false,
+                _ => {}
+            }
+            return;
+        }
+        self.warn_buf.extend_from_slice(msg);
+        if !tocont {
+            let text = std::mem::take(&mut self.warn_buf);
+            if self.warn_on {
+                let _ = self.stdout.flush();
+                let _ = self.stderr.write_all(b"Lua warning: ");
+                let _ = self.stderr.write_all(&text);
+                let _ = self.stderr.write_all(b"\n");
+                let _ = self.stderr.flush();
+            }
+        }
+    }
+
+    // ----- pins -----------------------------------------------------------
+
+    /// Pins `v`: it stays alive (is a GC root) until [`State::unpin`].
+    pub fn pin(&mut self, v: Value) -> Pin {
+        if let Some(i) = self.free_pins.pop() {
+            self.pins[i as usize] = v;
+            return Pin(i);
+        }
+        self.pins.push(v);
+        Pin(self.pins.len() as u32 - 1)
+    }
+
+    /// The pinned value.
+    pub fn pinned(&self, p: Pin) -> Value {
+        self.pins.get(p.0 as usize).copied().unwrap_or(Value::Nil)
+    }
+
+    /// Releases a pin.
+    pub fn unpin(&mut self, p: Pin) {
+        if let Some(slot) = self.pins.get_mut(p.0 as usize) {
+            *slot = Value::Nil;
+            self.free_pins.push(p.0);
+        }
+    }
+}
+
+impl Drop for State {
+    /// Runs pending finalizers (as `lua_close`) and flushes the output.
+    fn drop(&mut self) {
+        self.close_state();
+        let _ = self.stdout.flush();
+        let _ = self.stderr.flush();
+    }
+}
