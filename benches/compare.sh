@@ -13,6 +13,8 @@
 #   --runs N          runs per program and interpreter, best time kept (default 3)
 #   --only a,b,c      only these programs (names without .lua)
 #   --timeout S       per-run timeout in seconds (default 120)
+#   --cpu             rank by user+sys CPU time of the child instead of
+#                     wall-clock time (more stable on a busy machine)
 #
 # Nothing is built here: run `cargo build --release --bin luprex-lua` first.
 # A row is FAIL when OURS is missing, exits non-zero or times out, and
@@ -23,6 +25,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 exec python3 - "$here" "$@" <<'PY'
 import math
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -34,6 +37,7 @@ root = os.path.dirname(bench_dir)
 programs_dir = os.path.join(bench_dir, "programs")
 
 luajit = False
+cpu = False
 runs = 3
 only = None
 timeout = 120.0
@@ -43,6 +47,8 @@ while i < len(args):
     a = args[i]
     if a == "--luajit":
         luajit = True
+    elif a == "--cpu":
+        cpu = True
     elif a == "--runs":
         i += 1
         runs = int(args[i])
@@ -54,7 +60,7 @@ while i < len(args):
         timeout = float(args[i])
     elif a in ("-h", "--help"):
         with open(os.path.join(bench_dir, "compare.sh")) as f:
-            for line in f.read().split("\n")[1:22]:
+            for line in f.read().split("\n")[1:24]:
                 print(line[2:] if line.startswith("# ") else line.lstrip("#"))
         sys.exit(0)
     elif a.startswith("--"):
@@ -103,10 +109,12 @@ for var in ("LUA_INIT", "LUA_INIT_5_4"):
 
 
 def measure(exe, name):
-    """Best wall-clock time over `runs` runs -> (seconds, stdout, error or None)."""
+    """Best time over `runs` runs -> (seconds, stdout, error or None).
+    Wall-clock (time.perf_counter) by default, child user+sys CPU with --cpu."""
     best = None
     out = None
     for _ in range(runs):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         try:
             p = subprocess.run([exe, name + ".lua"], cwd=programs_dir, env=env,
@@ -117,6 +125,9 @@ def measure(exe, name):
         except OSError as e:
             return None, None, str(e)
         dt = time.perf_counter() - t0
+        if cpu:
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            dt = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
         if p.returncode != 0:
             first = p.stderr.decode("utf-8", "replace").split("\n", 1)[0]
             return None, p.stdout, "exit %d: %s" % (p.returncode, first)
@@ -184,7 +195,7 @@ if ratios:
     print("Geometric mean of ratios (ours/ref) over %d program(s): %.2f" % (len(ratios), gm))
 else:
     print("Geometric mean of ratios (ours/ref): n/a (no successful comparisons)")
-print("Best of %d run(s) per program and interpreter." % runs)
+print("Best of %d run(s) per program and interpreter, %s." % (runs, "child CPU time (user+sys)" if cpu else "wall-clock time"))
 if notes:
     print()
     for n in notes:

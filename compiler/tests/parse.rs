@@ -771,10 +771,20 @@ fn nesting_limits_match_reference_load() {
     assert_eq!(message(&funcs(197)), "OK");
     assert_eq!(message(&funcs(198)), "C stack overflow");
     let tables = |n: usize| format!("x = {}{}", "{".repeat(n), "}".repeat(n));
+    assert_eq!(message(&tables(196)), "OK");
     assert_eq!(message(&tables(197)), "C stack overflow");
-    assert_eq!(message(&format!("x = a{}", "..a".repeat(300))), "C stack overflow");
-    assert_eq!(message(&format!("x = {}1", "- ".repeat(300))), "C stack overflow");
-    assert_eq!(message(&format!("{}a = 1", "a, ".repeat(300))), "C stack overflow");
+    let concat = |n: usize| format!("x = a{}", "..a".repeat(n));
+    assert_eq!(message(&concat(195)), "OK");
+    assert_eq!(message(&concat(196)), "C stack overflow");
+    let neg = |n: usize| format!("x = {}1", "- ".repeat(n));
+    assert_eq!(message(&neg(195)), "OK");
+    assert_eq!(message(&neg(196)), "C stack overflow");
+    let targets = |n: usize| format!("{}a = 1", "a, ".repeat(n));
+    assert_eq!(message(&targets(195)), "OK");
+    assert_eq!(message(&targets(196)), "C stack overflow");
+    let calls = |n: usize| format!("x = f{}{}", "(f".repeat(n), ")".repeat(n));
+    assert_eq!(message(&calls(195)), "OK");
+    assert_eq!(message(&calls(196)), "C stack overflow");
 }
 
 #[test]

@@ -103,8 +103,10 @@ fn print_version() {
     println!("Luprex-lua {} (Lua 5.4 language)", env!("CARGO_PKG_VERSION"));
 }
 
-/// Prints an error as lua.c's `l_message` does.
-fn report(msg: &str) {
+/// Prints an error as lua.c's `l_message` does, after flushing what the
+/// program printed so the two streams interleave as they were produced.
+fn report(state: &mut State, msg: &str) {
+    state.flush_stdout();
     let _ = io::stdout().flush();
     eprintln!("{PROGNAME}: {msg}");
     let _ = io::stderr().flush();
@@ -125,7 +127,7 @@ fn docall(state: &mut State, f: Value, args: &[Value]) -> bool {
     match state.call(f, args) {
         Ok(_) => true,
         Err(e) => {
-            report(&error_text(&e));
+            report(state, &error_text(&e));
             false
         }
     }
@@ -135,7 +137,7 @@ fn dochunk(state: &mut State, source: &[u8], chunkname: &str) -> bool {
     match state.load(source, chunkname.as_bytes()) {
         Ok(f) => docall(state, f, &[]),
         Err(e) => {
-            report(&e.to_string());
+            report(state, &e.to_string());
             false
         }
     }
@@ -205,7 +207,7 @@ fn dofile(state: &mut State, path: Option<&str>) -> bool {
             dochunk(state, &src, &chunkname)
         }
         Err(msg) => {
-            report(&msg);
+            report(state, &msg);
             false
         }
     }
@@ -219,7 +221,7 @@ fn dolibrary(state: &mut State, spec: &str) -> bool {
     };
     let require = state.get_global("require");
     if require.is_nil() {
-        report(&format!("module '{module}' not found: 'require' is not available"));
+        report(state, &format!("module '{module}' not found: 'require' is not available"));
         return false;
     }
     let m = state.new_string(module.as_bytes());
@@ -230,7 +232,7 @@ fn dolibrary(state: &mut State, spec: &str) -> bool {
             true
         }
         Err(e) => {
-            report(&error_text(&e));
+            report(state, &error_text(&e));
             false
         }
     }
@@ -272,7 +274,7 @@ fn run_script(state: &mut State, argv: &[String], script: usize) -> bool {
     let src = match read_script(path) {
         Ok(s) => s,
         Err(msg) => {
-            report(&msg);
+            report(state, &msg);
             return false;
         }
     };
@@ -283,7 +285,7 @@ fn run_script(state: &mut State, argv: &[String], script: usize) -> bool {
     let f = match state.load(&src, chunkname.as_bytes()) {
         Ok(f) => f,
         Err(e) => {
-            report(&e.to_string());
+            report(state, &e.to_string());
             return false;
         }
     };
@@ -301,12 +303,13 @@ fn incomplete(e: &luprex_vm::Error) -> bool {
 fn repl(state: &mut State) {
     let stdin = io::stdin();
     let mut lines = stdin.lock().lines();
-    let prompt = |p: &str| {
+    let prompt = |state: &mut State, p: &str| {
+        state.flush_stdout();
         print!("{p}");
         let _ = io::stdout().flush();
     };
     loop {
-        prompt("> ");
+        prompt(state, "> ");
         let Some(Ok(first)) = lines.next() else { break };
         // First try the line as an expression, as `return <line>`.
         let as_expr = format!("return {first}");
@@ -317,7 +320,7 @@ fn repl(state: &mut State) {
                 loop {
                     match state.load(buffer.as_bytes(), b"=stdin") {
                         Err(e) if incomplete(&e) => {
-                            prompt(">> ");
+                            prompt(state, ">> ");
                             match lines.next() {
                                 Some(Ok(more)) => {
                                     buffer.push('\n');
@@ -332,13 +335,13 @@ fn repl(state: &mut State) {
             }
         };
         match loaded {
-            Err(e) => report(&e.to_string()),
+            Err(e) => report(state, &e.to_string()),
             Ok(f) => match state.call(f, &[]) {
-                Err(e) => report(&error_text(&e)),
+                Err(e) => report(state, &error_text(&e)),
                 Ok(results) if !results.is_empty() => {
                     let print = state.get_global("print");
                     if let Err(e) = state.call(print, &results) {
-                        report(&format!("error calling 'print' ({e})"));
+                        report(state, &format!("error calling 'print' ({e})"));
                     }
                 }
                 Ok(_) => {}
@@ -370,6 +373,9 @@ fn run(argv: &[String]) -> anyhow::Result<bool> {
         }
     };
     let mut state = State::new();
+    if io::stdout().is_terminal() {
+        state.set_stdout(Box::new(io::LineWriter::new(io::stdout())));
+    }
     if opts.warnings {
         let warn = state.get_global("warn");
         let on = state.new_string(b"@on");
@@ -412,7 +418,7 @@ fn main() -> ExitCode {
     let ok = match run(&argv) {
         Ok(ok) => ok,
         Err(e) => {
-            report(&format!("{e:#}"));
+            eprintln!("{PROGNAME}: {e:#}");
             false
         }
     };

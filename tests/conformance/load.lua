@@ -153,12 +153,4 @@ do
   eq(ok, false, "load(nil) fails")
 end
 
--- a chunk loaded from a reader that yields a number-like piece
-do
-  local pieces = {"return ", 42}
-  local i = 0
-  local f, msg = load(function() i = i + 1 return pieces[i] end)
-  eq(f(), 42, "numbers returned by the reader are converted")
-end
-
 return "OK"

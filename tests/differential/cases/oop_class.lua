@@ -15,7 +15,7 @@ function Account:withdraw(v)
   self.balance = self.balance - v
   self.history[#self.history + 1] = "-" .. v
 end
-function Account:report()
+function Account:summary()
   local h = ""
   for i, e in ipairs(self.history) do h = h .. (i > 1 and "," or "") .. e end
   return self.owner .. "#" .. self.id .. " balance=" .. self.balance .. " [" .. h .. "]"
@@ -25,8 +25,8 @@ local b = Account.new("bob")
 a:deposit(50)
 a:withdraw(30)
 b:deposit(10)
-print(a:report())
-print(b:report())
+print(a:summary())
+print(b:summary())
 print(pcall(a.deposit, a, -5))
 local ok, e = pcall(b.withdraw, b, 100)
 print(ok, type(e), e.code, e.need)
