@@ -6,7 +6,7 @@
 //!
 //! 1. [`lexer::tokenize`] reads every token (or up to the first lexical
 //!    error) into a vector, each token with its line.
-//! 2. [`check::check`] walks that vector exactly as `lparser.c` would and
+//! 2. The checker (`parser/check.rs`) walks that vector exactly as `lparser.c` would and
 //!    reports the first error with the reference's wording, line and "near"
 //!    token, or rejects a chunk nested too deeply (see its module doc). It
 //!    builds nothing.
@@ -27,11 +27,19 @@
 //! generator: a statement's first token; a binary or unary operator's own
 //! token; for a call or method call the line where its whole suffixed
 //! expression starts (`suffixedexp`'s `line`, used by `luaK_fixline`); for an
-//! index `a.b`/`a[k]` the line of its last token (`b` or `]`); a function
-//! body's `line` is `linedefined` (the `function` keyword of a `function`
-//! statement, otherwise the `(` of the parameter list); `Chunk::end_line` is
-//! the line of the last token (where `lparser.c` emits the final `RETURN`),
-//! or 1 for an empty chunk.
+//! index `a.b`/`a[k]` the line of its last token (`b` or `]`); other
+//! expressions their first token (the `function` keyword of a function
+//! expression). A function body's `line` is `linedefined` (the `function`
+//! keyword of a `function` statement, otherwise the `(` of the parameter
+//! list) and its `end_line` the line of `end`. `Chunk::end_line` is the
+//! line of the last token (where `lparser.c` emits the final `RETURN`), or
+//! 1 for an empty chunk.
+//!
+//! One quirk of `lparser.c` is not reproduced in the tree: in a table field
+//! that starts with a name, the lookahead for `=` has already moved
+//! `ls->linenumber` to the next token, so a call there (`{f\n(x)}`) gets the
+//! line of the token after the name; the tree gives it the name's line.
+//! (The checker reproduces the quirk where it shows in messages.)
 
 mod check;
 

@@ -1079,3 +1079,52 @@ fn messages_match_lua_on_generated_inputs() {
     let shown: Vec<_> = failures.iter().take(30).cloned().collect();
     assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), shown.join("\n"));
 }
+
+#[test]
+fn local_variable_limit_matches_reference() {
+    let names = |n: usize| (1..=n).map(|i| format!("a{i}")).collect::<Vec<_>>().join(", ");
+    let main = "[string \"local a1, a2, a3, a4, a5, a6, a7, a8, a9, a10...\"]";
+    let limit = "too many local variables (limit is 200) in";
+    let cases = [
+        (format!("local {}", names(200)), "OK".to_string()),
+        (format!("local {}", names(201)), format!("{main}:1: {limit} main function near <eof>")),
+        (
+            format!("local {}\nfor i = 1, 2 do end", names(197)),
+            format!("{main}:2: {limit} main function near '='"),
+        ),
+        (format!("local {}\nfor i = 1, 2 do end", names(196)), "OK".to_string()),
+        (
+            format!("local {}\nfor k, v in x do end", names(195)),
+            format!("{main}:2: {limit} main function near 'in'"),
+        ),
+        (
+            format!("local {}\nfor k, v in x do end", names(196)),
+            format!("{main}:2: {limit} main function near ','"),
+        ),
+        (format!("do local {} end local {}", names(150), names(150)), "OK".to_string()),
+        (format!("local x\nfunction f(\n{})\nend", names(200)), "OK".to_string()),
+        (
+            format!("local x\nfunction t:f(\n{})\nend", names(200)),
+            format!("[string \"local x...\"]:3: {limit} function at line 2 near ')'"),
+        ),
+        (
+            format!(
+                "local function f() local {} local function g() local {} end end",
+                names(120),
+                names(120)
+            ),
+            "OK".to_string(),
+        ),
+        (
+            format!("local {} local function f() end local z", names(199)),
+            format!("{main}:1: {limit} main function near <eof>"),
+        ),
+    ];
+    for (src, want) in cases {
+        let got = match parse(src.as_bytes(), src.as_bytes()) {
+            Ok(_) => "OK".to_string(),
+            Err(e) => e.message,
+        };
+        assert_eq!(got, want, "{}", &src[..40.min(src.len())]);
+    }
+}
