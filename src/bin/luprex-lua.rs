@@ -112,19 +112,43 @@ fn report(state: &mut State, msg: &str) {
     let _ = io::stderr().flush();
 }
 
-/// The message of an uncaught error, with its traceback (lua.c's msghandler).
+/// The message of an uncaught error: its value, which [`msghandler`]
+/// made a string with the traceback.
 fn error_text(e: &luprex_vm::Error) -> String {
-    let tb = e.traceback();
-    if tb.is_empty() {
-        e.to_string()
-    } else {
-        format!("{e}\n{tb}")
-    }
+    e.to_string()
+}
+
+/// lua.c's `msghandler`: the error message (or the `__tostring` of an error
+/// object, or `(error object is a X value)`) with a traceback appended. As
+/// in lua.c, it runs before to-be-closed variables are closed, which
+/// receive this value.
+fn msghandler(state: &mut State, v: Value) -> Value {
+    let msg = match v {
+        Value::Str(_) | Value::Int(_) | Value::Float(_) => state.tostring(v),
+        _ => {
+            if state.get_metafield(v, b"__tostring").is_some() {
+                let s = state.tostring(v);
+                return state.new_string(&s);
+            }
+            format!("(error object is a {} value)", v.type_name()).into_bytes()
+        }
+    };
+    let tb = state.traceback(Some(&String::from_utf8_lossy(&msg)), 0, true);
+    state.new_string(tb.as_bytes())
+}
+
+/// Calls `f(args)` as lua.c's `docall` does: with [`msghandler`].
+fn pcall_main(
+    state: &mut State,
+    f: Value,
+    args: &[Value],
+) -> Result<Vec<Value>, luprex_vm::Error> {
+    state.call_msgh(f, args, Some(msghandler))
 }
 
 /// Runs a loaded chunk with arguments; reports errors. Returns success.
 fn docall(state: &mut State, f: Value, args: &[Value]) -> bool {
-    match state.call(f, args) {
+    match pcall_main(state, f, args) {
         Ok(_) => true,
         Err(e) => {
             report(state, &error_text(&e));
@@ -225,7 +249,7 @@ fn dolibrary(state: &mut State, spec: &str) -> bool {
         return false;
     }
     let m = state.new_string(module.as_bytes());
-    match state.call(require, &[m]) {
+    match pcall_main(state, require, &[m]) {
         Ok(res) => {
             let v = res.first().copied().unwrap_or(Value::Nil);
             state.set_global(&global, v);
@@ -289,8 +313,18 @@ fn run_script(state: &mut State, argv: &[String], script: usize) -> bool {
             return false;
         }
     };
-    let args: Vec<Value> =
-        argv[script + 1..].iter().map(|a| state.new_string(a.as_bytes())).collect();
+    // As lua.c's `pushargs`: the script receives `arg[1..#arg]`, as left by
+    // any `-e` options that ran before it.
+    let arg = state.get_global("arg");
+    if !matches!(arg, Value::Table(_)) {
+        report(state, "'arg' is not a table");
+        return false;
+    }
+    let n = match state.len_value(arg) {
+        Ok(Value::Int(n)) => n,
+        _ => 0,
+    };
+    let args: Vec<Value> = (1..=n).map(|i| state.table_get(arg, Value::Int(i))).collect();
     docall(state, f, &args)
 }
 
@@ -336,7 +370,7 @@ fn repl(state: &mut State) {
         };
         match loaded {
             Err(e) => report(state, &e.to_string()),
-            Ok(f) => match state.call(f, &[]) {
+            Ok(f) => match pcall_main(state, f, &[]) {
                 Err(e) => report(state, &error_text(&e)),
                 Ok(results) if !results.is_empty() => {
                     let print = state.get_global("print");
@@ -373,6 +407,14 @@ fn run(argv: &[String]) -> anyhow::Result<bool> {
         }
     };
     let mut state = State::new();
+    if opts.ignore_env {
+        // lua.c: signal the libraries to ignore environment variables.
+        let registry = Value::Table(state.registry());
+        let key = state.new_string(b"LUA_NOENV");
+        state.table_set(registry, key, Value::Bool(true));
+    }
+    luprex_stdlib::open_full(&mut state)
+        .map_err(|e| anyhow::anyhow!("cannot open the standard library: {e}"))?;
     if io::stdout().is_terminal() {
         state.set_stdout(Box::new(io::LineWriter::new(io::stdout())));
     }

@@ -10,12 +10,29 @@ use crate::error::Error;
 use crate::state::State;
 use crate::value::{StrRef, TableRef, Value};
 
+/// A message handler for [`State::call_msgh`].
+pub type MsgHandler = fn(&mut State, Value) -> Value;
+
 impl State {
     /// Calls `f(args)` in protected mode and returns all its results. On
     /// error the stack is unwound (to-be-closed variables closed) and the
     /// error carries the Lua value, the rendered message and, for errors no
     /// `pcall` caught, a traceback (`stack traceback:\n\t...`).
     pub fn call(&mut self, f: Value, args: &[Value]) -> Result<Vec<Value>, Error> {
+        self.call_msgh(f, args, None)
+    }
+
+    /// [`State::call`] with a message handler (`lua_pcall`'s `msgh`): on an
+    /// error, `msgh` maps the error value to the value the call fails with.
+    /// It runs before the stack is unwound (it can take a traceback with
+    /// [`State::traceback`]), and the to-be-closed variables being closed
+    /// receive its result, as in the reference.
+    pub fn call_msgh(
+        &mut self,
+        f: Value,
+        args: &[Value],
+        msgh: Option<MsgHandler>,
+    ) -> Result<Vec<Value>, Error> {
         let depth = self.ex.frames.len();
         let level = self.ex.stack.len();
         self.last_error = Value::Nil;
@@ -26,8 +43,11 @@ impl State {
                     e.traceback = self.traceback(None, 0, true);
                     e.handled = true;
                 }
+                if let Some(h) = msgh {
+                    e.value = h(self, e.value);
+                }
                 self.ex.frames.truncate(depth);
-                if let Ok(Some(v)) = self.close_level(level, Some(e.value)) {
+                if let Some(v) = self.close_level(level, Some(e.value)) {
                     e.value = v;
                 }
                 self.ex.stack.truncate(level);
@@ -106,6 +126,41 @@ impl State {
     /// Raw `t[s] = v`.
     pub fn raw_set_str(&mut self, t: TableRef, s: StrRef, v: Value) {
         self.heap.tables.get_mut(t).set_str(s, v);
+    }
+
+    /// A new full userdata holding `data`, with metatable `meta`. If the
+    /// metatable has `__gc`, the userdata is flagged for finalization (as
+    /// `lua_setmetatable` does). The payload is dropped when the userdata is
+    /// collected.
+    pub fn new_userdata(&mut self, data: Box<dyn std::any::Any>, meta: Option<TableRef>) -> Value {
+        let u = crate::userdata::UserData { meta, user_values: Vec::new(), data };
+        let v = Value::UserData(self.heap.new_userdata(u));
+        self.check_finalizer(v, meta);
+        v
+    }
+
+    /// The payload of a userdata value if it is a `T` (`luaL_testudata`
+    /// by payload type).
+    pub fn userdata_mut<T: std::any::Any>(&mut self, v: Value) -> Option<&mut T> {
+        match v {
+            Value::UserData(u) => self.heap.userdata.get_mut(u).data.downcast_mut::<T>(),
+            _ => None,
+        }
+    }
+
+    /// Writes to the state's stderr (where warnings go).
+    pub fn write_stderr(&mut self, bytes: &[u8]) {
+        let _ = std::io::Write::write_all(&mut self.stderr, bytes);
+        let _ = std::io::Write::flush(&mut self.stderr);
+    }
+
+    /// `lua_close` without freeing: closes the main thread's pending
+    /// to-be-closed variables and runs every pending finalizer (used by
+    /// `os.exit(code, true)`). Dropping the state afterwards does nothing
+    /// more.
+    pub fn close(&mut self) {
+        self.close_state();
+        self.flush_stdout();
     }
 
     /// The string form of a value, as `tostring` (with `__tostring`; if the

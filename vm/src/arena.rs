@@ -159,6 +159,11 @@ impl<T> Arena<T> {
         self.slots.len()
     }
 
+    /// The free list, bottom to top (the last index is reused first).
+    pub fn free_list(&self) -> &[u32] {
+        &self.free
+    }
+
     /// Iterates over live objects in index order.
     pub fn iter(&self) -> impl Iterator<Item = (Handle<T>, &T)> {
         self.slots

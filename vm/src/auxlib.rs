@@ -58,6 +58,26 @@ impl State {
         self.ex.stack.resize(b + n, Value::Nil);
     }
 
+    /// Replaces argument/slot `i` (1-based) of the running native's stack
+    /// window (`lua_replace`); does nothing if the slot does not exist.
+    #[inline]
+    pub fn set_arg(&mut self, i: usize, v: Value) {
+        let Some(slot) = (self.arg_base() + i).checked_sub(1) else { return };
+        if let Some(x) = self.ex.stack.get_mut(slot) {
+            *x = v;
+        }
+    }
+
+    /// Sets upvalue `i` (0-based) of the running Rust closure (ignored if
+    /// it has no such upvalue).
+    pub fn set_native_upvalue(&mut self, i: usize, v: Value) {
+        if let Some(crate::thread::Callee::Rust(h)) = self.ex.frames.last().map(|c| c.callee) {
+            if let Some(x) = self.heap.rust_fns.get_mut(h).upvalues.get_mut(i) {
+                *x = v;
+            }
+        }
+    }
+
     /// Upvalue `i` (0-based) of the running Rust closure.
     pub fn native_upvalue(&self, i: usize) -> Value {
         match self.ex.frames.last().map(|c| c.callee) {

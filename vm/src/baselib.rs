@@ -234,7 +234,7 @@ fn rawlen(st: &mut State) -> R {
 fn setmetatable(st: &mut State) -> R {
     let t = st.check_table(1)?;
     let mt = match st.arg(2) {
-        Value::Nil => None,
+        Value::Nil if !st.arg_is_none(2) => None,
         Value::Table(m) => Some(m),
         _ => return Err(st.arg_type_error(2, "nil or table")),
     };
@@ -383,6 +383,8 @@ fn read_all(st: &mut State, reader: Value) -> Result<Vec<u8>, Error> {
                 }
                 src.extend_from_slice(b);
             }
+            // Numbers are strings to `lua_isstring`.
+            v @ (Value::Int(_) | Value::Float(_)) => st.tostring_raw(v, &mut src),
             _ => return Err(st.native_error("reader function must return a string")),
         }
     }

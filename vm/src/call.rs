@@ -26,9 +26,12 @@
 use crate::error::Error;
 use crate::func::UpVal;
 use crate::meta::{TM_CALL, TM_CLOSE};
-use crate::state::{Action, State, Status, MAX_CCALLS, MAX_STACK};
-use crate::thread::{cist, u, CallInfo, Callee, MetaRet};
+use crate::state::{Action, State, Status, ERROR_STACK_RESERVE, MAX_CCALLS, MAX_STACK};
+use crate::thread::{cist, set_stack_len, u, CallInfo, Callee, MetaRet};
 use crate::value::{LuaFnRef, RustFnRef, Value};
+
+/// Longest chain of `__call` metamethods resolved for one call.
+const MAX_CALL_CHAIN: usize = 2000;
 
 /// What the dispatch loop does after a call was started.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +68,7 @@ impl State {
         nresults: i32,
         ret: MetaRet,
     ) -> Result<Pre, Error> {
+        let mut chain = 0;
         loop {
             match self.ex.stack[func] {
                 Value::LuaFn(cl) => {
@@ -72,55 +76,101 @@ impl State {
                     return Ok(Pre::Continue);
                 }
                 Value::RustFn(h) => return self.call_native(func, h, nresults, ret),
-                v => {
-                    let tm = self.tm_of(v, TM_CALL);
-                    if tm.is_nil() {
-                        return Err(self.call_error(func));
-                    }
-                    if self.ex.stack.len() >= MAX_STACK {
-                        return Err(self.rt_error("stack overflow"));
-                    }
-                    self.ex.stack.insert(func, tm);
-                }
+                _ => self.insert_call_tm(func, &mut chain)?,
             }
         }
+    }
+
+    /// Inserts the `__call` metamethod of the non-function `stack[func]`
+    /// below it, the value becoming its first argument (`luaD_tryfuncTM`).
+    /// `chain` counts the insertions for one call: past [`MAX_CALL_CHAIN`]
+    /// it is an error (where the reference would shift the stack until it
+    /// overflows, in quadratic time).
+    pub(crate) fn insert_call_tm(&mut self, func: usize, chain: &mut usize) -> Result<(), Error> {
+        let v = self.ex.stack.get(func).copied().unwrap_or(Value::Nil);
+        let tm = self.tm_of(v, TM_CALL);
+        if tm.is_nil() {
+            return Err(self.call_error(func));
+        }
+        *chain += 1;
+        if *chain > MAX_CALL_CHAIN {
+            return Err(self.rt_error("'__call' chain too long; possible loop"));
+        }
+        if self.ex.stack.len() >= MAX_STACK {
+            self.check_stack_reserve(self.ex.stack.len() + 1)?;
+        }
+        self.ex.stack.insert(func, tm);
+        Ok(())
     }
 
     /// `attempt to call a X value (...)` (`luaG_callerror`).
     #[cold]
     fn call_error(&mut self, func: usize) -> Error {
-        let v = self.ex.stack[func];
-        let n = self.ex.frames.len();
-        let named = match self.ex.frames.last() {
-            Some(ci) if matches!(ci.callee, Callee::Lua(_)) => {
-                let p = self.frame_proto(ci).expect("lua frame");
-                let pc = (ci.pc as usize).saturating_sub(1);
-                let i = p.code.get(pc).copied();
-                match i.and_then(|i| i.opcode()) {
-                    Some(luprex_compiler::OpCode::TForCall) => {
-                        Some(("for iterator".to_string(), "for iterator".to_string()))
-                    }
-                    _ => {
-                        let base = u(ci.base);
-                        if func >= base && n > 0 {
-                            crate::debug::getobjname(self, p, pc, (func - base) as u32)
-                                .map(|(k, nm)| (k.to_string(), nm))
-                        } else {
-                            None
-                        }
-                    }
-                }
-            }
-            _ => None,
-        };
+        let v = self.ex.stack.get(func).copied().unwrap_or(Value::Nil);
+        // As `funcnamefromcall`: the calling instruction names the callee
+        // (a register, `for iterator`, or `metamethod 'add'`).
+        let named = self.ex.frames.last().and_then(|ci| {
+            let p = self.frame_proto(ci)?;
+            let pc = (ci.pc as usize).saturating_sub(1);
+            crate::debug::funcnamefromcode(self, p, pc).map(|(k, nm)| (k.to_string(), nm))
+        });
         let t = self.obj_typename(v);
         let extra = named.map(|(k, nm)| format!(" ({k} '{nm}')")).unwrap_or_default();
         self.rt_error(format!("attempt to call a {t} value{extra}"))
     }
 
+    /// The stack would need `needed` slots, more than [`MAX_STACK`]: `stack
+    /// overflow`, unless a message handler is running, which may use
+    /// [`ERROR_STACK_RESERVE`] more slots so that an `xpcall` handler can
+    /// run after a stack overflow (`ERRORSTACKSIZE` in `luaD_growstack`);
+    /// beyond that, `error in error handling`.
+    #[cold]
+    pub(crate) fn check_stack_reserve(&mut self, needed: usize) -> Result<(), Error> {
+        if self.in_msgh == 0 {
+            return Err(self.rt_error("stack overflow"));
+        }
+        if needed <= MAX_STACK + ERROR_STACK_RESERVE {
+            return Ok(());
+        }
+        Err(self.error_string(b"error in error handling"))
+    }
+
     /// Pushes the frame of a Lua function whose arguments are in place.
-    #[inline]
+    /// The fixed-parameter case is inlined into the dispatch loop's CALL;
+    /// vararg functions and stack overflow take the outlined path.
+    #[inline(always)]
     pub(crate) fn push_lua_frame(
+        &mut self,
+        func: usize,
+        cl: LuaFnRef,
+        nresults: i32,
+        ret: MetaRet,
+    ) -> Result<(), Error> {
+        let p = self.heap.protos.get(self.heap.lua_fns.get(cl).proto);
+        let top = func + 1 + p.max_stack as usize;
+        if p.is_vararg || top > MAX_STACK {
+            return self.push_lua_frame_slow(func, cl, nresults, ret);
+        }
+        set_stack_len(&mut self.ex.stack, top);
+        self.ex.frames.push(CallInfo {
+            func: func as u32,
+            base: func as u32 + 1,
+            top: top as u32,
+            pc: 0,
+            nextra: 0,
+            nresults,
+            status: 0,
+            ret,
+            callee: Callee::Lua(cl),
+            k: None,
+            errlevel: 0,
+        });
+        Ok(())
+    }
+
+    /// [`State::push_lua_frame`] for vararg functions and stack overflow.
+    #[inline(never)]
+    fn push_lua_frame_slow(
         &mut self,
         func: usize,
         cl: LuaFnRef,
@@ -136,7 +186,7 @@ impl State {
             let base = func + 1;
             let top = base + maxstack;
             if top > MAX_STACK {
-                return Err(self.rt_error("stack overflow"));
+                self.check_stack_reserve(top)?;
             }
             self.ex.stack.resize(top, Value::Nil);
             self.ex.frames.push(CallInfo {
@@ -159,7 +209,7 @@ impl State {
         let base = func + nadj + 2;
         let top = base + maxstack;
         if top > MAX_STACK {
-            return Err(self.rt_error("stack overflow"));
+            self.check_stack_reserve(top)?;
         }
         // Pad missing fixed parameters, then copy the function and the fixed
         // parameters above the varargs.
@@ -220,7 +270,9 @@ impl State {
             match act {
                 Action::Return(n) => {
                     let len = self.ex.stack.len();
-                    let n = n.min(len - u(self.ex.frames.last().expect("frame").base));
+                    // A native's results are within its own stack window.
+                    let base = u(self.ex.frames.last().map_or(0, |ci| ci.base));
+                    let n = n.min(len.saturating_sub(base));
                     self.poscall(len - n, n)?;
                     return Ok(Pre::Continue);
                 }
@@ -250,6 +302,7 @@ impl State {
                 }
                 Action::Yield { nvalues, k } => {
                     self.check_yield()?;
+                    // Invariant: the native whose action this is is on top.
                     let ci = self.ex.frames.last_mut().expect("frame");
                     ci.k = k;
                     ci.status |= cist::YIELDED;
@@ -277,19 +330,21 @@ impl State {
     /// continuation, the native returns the values above its callee slot
     /// (the resume arguments after a yield).
     pub(crate) fn resume_k(&mut self, status: Status) -> Result<Action, Error> {
+        // Invariant: only called with that native frame on top.
         let ci = self.ex.frames.last_mut().expect("frame");
         ci.status &= !cist::YIELDED;
         match ci.k.take() {
             Some((k, ctx)) => k(self, status, ctx),
             None => {
                 let from = if status == Status::Yield { self.ex.open_top } else { ci.pc };
-                Ok(Action::Return(self.ex.stack.len() - u(from)))
+                Ok(Action::Return(self.ex.stack.len().saturating_sub(u(from))))
             }
         }
     }
 
     /// Pops the top frame; its results are `stack[first..first+n]`.
     pub(crate) fn poscall(&mut self, first: usize, n: usize) -> Result<(), Error> {
+        // Invariant: only called by the returning frame, which is on top.
         let ci = self.ex.frames.pop().expect("frame");
         let func = u(ci.func);
         match ci.ret {
@@ -297,8 +352,14 @@ impl State {
                 self.move_results(func, first, n, ci.nresults, ci.status & cist::FRESH != 0);
                 Ok(())
             }
+            MetaRet::Close => {
+                self.close_returned(func);
+                Ok(())
+            }
             ret => {
                 let v = if n > 0 { self.ex.stack[first] } else { Value::Nil };
+                // Invariant: metamethod frames are pushed by an instruction
+                // of the Lua frame below them (`call_meta`).
                 let caller = *self.ex.frames.last().expect("caller");
                 let (cbase, ctop) = (u(caller.base), u(caller.top));
                 self.ex.stack.truncate(func);
@@ -314,7 +375,7 @@ impl State {
                         self.ex.stack[cbase + a as usize + n as usize - 2] = v;
                         self.concat(a, n as usize - 1)?;
                     }
-                    MetaRet::Discard | MetaRet::Call => {}
+                    MetaRet::Discard | MetaRet::Call | MetaRet::Close => {}
                 }
                 Ok(())
             }
@@ -409,37 +470,88 @@ impl State {
         Ok(())
     }
 
-    /// Closes upvalues and calls `__close` of the to-be-closed variables at
-    /// or above `level`, in reverse order, with `err` (nil for a normal
-    /// exit). Returns the error value, replaced by any error a `__close`
-    /// raises (`luaF_close`). Metamethods run as nested calls.
-    pub(crate) fn close_level(
-        &mut self,
-        level: usize,
-        err: Option<Value>,
-    ) -> Result<Option<Value>, Error> {
+    /// Pops the innermost to-be-closed variable at or above `level`.
+    fn pop_tbc(&mut self, level: usize) -> Option<usize> {
+        let slot = *self.ex.tbc.last()? as usize;
+        if slot < level {
+            return None;
+        }
+        self.ex.tbc.pop();
+        Some(slot)
+    }
+
+    /// Starts the call of the `__close` metamethod of the variable in
+    /// `slot` with error `err` as a frame of the loop (`MetaRet::Close`).
+    fn call_close(&mut self, slot: usize, err: Value) -> Result<Pre, Error> {
+        let v = self.ex.stack.get(slot).copied().unwrap_or(Value::Nil);
+        let tm = self.tm_of(v, TM_CLOSE);
+        let func = self.ex.stack.len();
+        if func + 3 >= MAX_STACK {
+            self.check_stack_reserve(func + 3)?;
+        }
+        self.ex.stack.extend_from_slice(&[tm, v, err]);
+        self.precall(func, 1, MetaRet::Close)
+    }
+
+    /// One step of `CLOSE`, or of `RETURN` in a function with variables to
+    /// close (`luaF_close` with `yy = 1`): closes the upvalues at or above
+    /// `level`, then starts the `__close` of the innermost variable still
+    /// open at or above `level`, if any, with a nil error. When that call
+    /// returns, the instruction runs again (see [`MetaRet::Close`]) and
+    /// closes the next one, so closing happens in the loop and may yield.
+    /// `None`: nothing left to close.
+    pub(crate) fn close_step(&mut self, level: usize) -> Result<Option<Pre>, Error> {
         self.close_upvals(level);
-        let mut err = err;
-        while let Some(&slot) = self.ex.tbc.last() {
-            if (slot as usize) < level {
-                break;
-            }
-            self.ex.tbc.pop();
-            let v = self.ex.stack.get(slot as usize).copied().unwrap_or(Value::Nil);
-            let tm = self.tm_of(v, TM_CLOSE);
-            let e = err.unwrap_or(Value::Nil);
-            let r = if tm.is_nil() {
-                Err(self.rt_error("attempt to call a nil value (metamethod 'close')"))
-            } else {
-                self.call_value(tm, &[v, e]).map(|_| ())
-            };
-            match (r, err.is_some()) {
-                (Ok(()), _) => {}
-                (Err(e2), true) => err = Some(e2.value),
-                (Err(e2), false) => return Err(e2),
+        match self.pop_tbc(level) {
+            Some(slot) => self.call_close(slot, Value::Nil).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The return path of a `__close` frame whose function slot was
+    /// `func`: drops its results and, for a Lua caller, rewinds to the
+    /// instruction that closed (`CLOSE`/`RETURN`, as `luaV_finishOp`).
+    /// `open_top` is set to `func`: a `RETURN` with B = 0 truncated the
+    /// stack to the end of its results before closing, so this restores
+    /// its result count. A native caller is a recovering protected frame;
+    /// the loop continues its recovery.
+    fn close_returned(&mut self, func: usize) {
+        self.ex.stack.truncate(func);
+        self.ex.open_top = func as u32;
+        if let Some(c) = self.ex.frames.last_mut() {
+            if matches!(c.callee, Callee::Lua(_)) {
+                c.pc = c.pc.saturating_sub(1);
+                let top = u(c.top);
+                if self.ex.stack.len() < top {
+                    self.ex.stack.resize(top, Value::Nil);
+                }
             }
         }
-        Ok(err)
+    }
+
+    /// Closes upvalues and calls `__close` of the to-be-closed variables at
+    /// or above `level`, in reverse order, with `err` (nil for a normal
+    /// exit), as nested non-yieldable calls (`luaD_closeprotected`): used
+    /// where the reference closes from C (`lua_pcall`, `lua_closethread`,
+    /// `lua_close`). An error in a `__close` replaces the error and the
+    /// remaining variables (including any the failed call left open) are
+    /// still closed. Returns the final error value.
+    pub(crate) fn close_level(&mut self, level: usize, err: Option<Value>) -> Option<Value> {
+        let mut err = err;
+        loop {
+            self.close_upvals(level);
+            let Some(slot) = self.pop_tbc(level) else { return err };
+            let v = self.ex.stack.get(slot).copied().unwrap_or(Value::Nil);
+            let tm = self.tm_of(v, TM_CLOSE);
+            let depth = self.ex.frames.len();
+            if let Err(e2) = self.call_value(tm, &[v, err.unwrap_or(Value::Nil)]) {
+                // Drop the failed call's frames but keep its stack slots:
+                // its open upvalues and to-be-closed variables are closed
+                // by the next iterations.
+                self.ex.frames.truncate(depth);
+                err = Some(e2.value);
+            }
+        }
     }
 
     // ----- nested calls -------------------------------------------------
@@ -477,7 +589,7 @@ impl State {
         }
         let func = self.ex.stack.len();
         if func + args.len() + 1 >= MAX_STACK {
-            return Err(self.rt_error("stack overflow"));
+            self.check_stack_reserve(func + args.len() + 1)?;
         }
         self.ex.stack.push(f);
         self.ex.stack.extend_from_slice(args);
@@ -510,6 +622,7 @@ impl State {
     /// its results are left on top of the stack.
     fn precall_fresh(&mut self, func: usize, nresults: i32) -> Result<(), Error> {
         let depth = self.ex.frames.len();
+        let mut chain = 0;
         // Resolve __call first so the flag lands on the real frame.
         loop {
             match self.ex.stack[func] {
@@ -544,13 +657,7 @@ impl State {
                         }
                     }
                 }
-                v => {
-                    let tm = self.tm_of(v, TM_CALL);
-                    if tm.is_nil() {
-                        return Err(self.call_error(func));
-                    }
-                    self.ex.stack.insert(func, tm);
-                }
+                _ => self.insert_call_tm(func, &mut chain)?,
             }
         }
     }
@@ -565,7 +672,7 @@ impl State {
             Ok(v) => Ok(v),
             Err(mut e) => {
                 self.ex.frames.truncate(depth);
-                if let Ok(Some(v)) = self.close_level(level, Some(e.value)) {
+                if let Some(v) = self.close_level(level, Some(e.value)) {
                     e.value = v;
                 }
                 self.ex.stack.truncate(level);
@@ -611,11 +718,13 @@ impl State {
                 }
             }
             match prot {
-                Some(i) if i >= stop => {
-                    if self.recover(i, e)? == Pre::Yield {
-                        return Ok(Exit::Yield);
-                    }
-                }
+                // An error while recovering (a failing native `__close`, a
+                // continuation) is handled like any other.
+                Some(i) if i >= stop => match self.recover(i, e) {
+                    Ok(Pre::Continue) => {}
+                    Ok(Pre::Yield) => return Ok(Exit::Yield),
+                    Err(e2) => pending = Some(e2),
+                },
                 _ => return Err(e),
             }
         }
@@ -633,10 +742,13 @@ impl State {
             return Value::Str(s);
         }
         let base = u(self.ex.frames[i].base);
-        let h = self.ex.stack[base];
-        match self.call_nested(h, &[err], 1) {
+        let h = self.ex.stack.get(base).copied().unwrap_or(Value::Nil);
+        self.in_msgh += 1;
+        let r = self.call_nested(h, &[err], 1);
+        self.in_msgh -= 1;
+        match r {
             Ok(func) => {
-                let v = self.ex.stack[func];
+                let v = self.ex.stack.get(func).copied().unwrap_or(Value::Nil);
                 self.ex.stack.truncate(func);
                 v
             }
@@ -644,26 +756,67 @@ impl State {
         }
     }
 
-    /// Unwinds to the protected frame `i` and runs its continuation with
-    /// the error.
+    /// Unwinds to the protected frame `i` after error `e`: drops the frames
+    /// above it, puts the error value on top of the stack and starts
+    /// closing the variables above its error level ([`State::recover_step`]).
+    /// The frame keeps its `PCALL`/`XPCALL` flags while it recovers, so an
+    /// error in a `__close` comes back here (through the message handler of
+    /// an `xpcall`) and replaces the error, as in `finishpcallk`.
     fn recover(&mut self, i: usize, e: Error) -> Result<Pre, Error> {
-        let level = u(self.ex.frames[i].errlevel);
         self.ex.frames.truncate(i + 1);
-        self.ex.frames[i].status &= !(cist::PCALL | cist::XPCALL);
-        let ev = match self.close_level(level, Some(e.value)) {
-            Ok(v) => v.unwrap_or(e.value),
-            Err(e2) => e2.value,
-        };
-        self.ex.stack.truncate(level);
-        self.ex.stack.push(ev);
+        self.ex.frames[i].status |= cist::RECOVER;
+        self.ex.stack.push(e.value);
+        self.recover_step()
+    }
+
+    /// Continues the recovery of the protected native frame on top, whose
+    /// error value is on top of the stack: starts the `__close` of the next
+    /// variable above its error level as a frame of the loop (which comes
+    /// back here when it returns, see [`MetaRet::Close`]; it may yield), or,
+    /// when none is left, leaves the error value at the error level and
+    /// runs the frame's continuation with [`Status::Error`].
+    pub(crate) fn recover_step(&mut self) -> Result<Pre, Error> {
+        let level = u(self.ex.frames.last().map_or(0, |ci| ci.errlevel));
+        let err = self.ex.stack.last().copied().unwrap_or(Value::Nil);
+        self.close_upvals(level);
+        if let Some(slot) = self.pop_tbc(level) {
+            // As `prepcallclosemth`: the error goes just above the variable
+            // (everything above it is dead: upvalues closed, inner variables
+            // already closed).
+            self.ex.stack.truncate(slot + 1);
+            self.ex.stack.push(err);
+            return self.call_close(slot, err);
+        }
+        self.ex.stack.resize(level, Value::Nil);
+        self.ex.stack.push(err);
+        if let Some(ci) = self.ex.frames.last_mut() {
+            ci.status &= !(cist::PCALL | cist::XPCALL | cist::RECOVER);
+        }
         let act = self.resume_k(Status::Error)?;
+        self.native_action(act)
+    }
+
+    /// Continues the native frame on top when the loop reaches it again:
+    /// it yielded (a native metamethod such as `coroutine.yield` was called
+    /// directly by an instruction: the coroutine yields), it is recovering
+    /// from an error, or the function it asked to call returned (its
+    /// continuation runs).
+    pub(crate) fn continue_native(&mut self) -> Result<Pre, Error> {
+        let status = self.ex.frames.last().map_or(0, |ci| ci.status);
+        if status & cist::YIELDED != 0 {
+            return Ok(Pre::Yield);
+        }
+        if status & cist::RECOVER != 0 {
+            return self.recover_step();
+        }
+        let act = self.resume_k(Status::Ok)?;
         self.native_action(act)
     }
 
     /// Prepares the native frame on top as a protected call whose errors
     /// unwind to stack level `level` (for `pcall`-like natives).
     pub fn protect_frame(&mut self, level: usize, with_handler: bool) {
-        let ci = self.ex.frames.last_mut().expect("frame");
+        let Some(ci) = self.ex.frames.last_mut() else { return };
         ci.status |= cist::PCALL;
         if with_handler {
             ci.status |= cist::XPCALL;

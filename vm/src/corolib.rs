@@ -175,11 +175,7 @@ impl State {
         let err0 = (!err0.is_nil()).then_some(err0);
         self.ex.frames.clear();
         self.ex.nny = 1;
-        let r = self.close_level(0, err0);
-        let err = match r {
-            Ok(e) => e,
-            Err(e) => Some(e.value),
-        };
+        let err = self.close_level(0, err0);
         self.ex = Default::default();
         std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(co).ex);
         std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(prev).ex);
@@ -194,7 +190,7 @@ impl State {
 fn check_co(st: &mut State, i: usize) -> Result<ThreadRef, Error> {
     match st.arg(i) {
         Value::Thread(t) => Ok(t),
-        _ => Err(st.arg_type_error(i, "coroutine")),
+        _ => Err(st.arg_type_error(i, "thread")),
     }
 }
 

@@ -179,9 +179,23 @@ pub fn getobjname(
     }
 }
 
+/// The line of a frame whose saved pc (index of the next instruction) is
+/// `pc`; before any instruction saved it, the line where the function was
+/// defined (`currentline` with pc -1).
+fn frame_line(p: &FnProto, pc: u32) -> Option<u32> {
+    match pc.checked_sub(1) {
+        Some(last) => p.line_at(last as usize),
+        None => Some(p.line_defined),
+    }
+}
+
 /// Name of the function called by the instruction at `pc`
 /// (`funcnamefromcode`).
-fn funcnamefromcode(st: &State, p: &FnProto, pc: usize) -> Option<(&'static str, String)> {
+pub(crate) fn funcnamefromcode(
+    st: &State,
+    p: &FnProto,
+    pc: usize,
+) -> Option<(&'static str, String)> {
     let i = *p.code.get(pc)?;
     let tm = match i.opcode()? {
         OpCode::Call | OpCode::TailCall => return getobjname(st, p, pc, i.a()),
@@ -237,7 +251,7 @@ impl State {
     /// Current line of a Lua frame.
     pub fn current_line(&self, ci: &CallInfo) -> Option<u32> {
         let p = self.frame_proto(ci)?;
-        p.line_at((ci.pc as usize).saturating_sub(1))
+        frame_line(p, ci.pc)
     }
 
     /// `chunkid:line: ` of the frame at `level`, or `""` for a Rust frame
@@ -245,7 +259,7 @@ impl State {
     pub fn where_(&self, level: usize) -> String {
         let Some(ci) = self.frame_at(level) else { return String::new() };
         let Some(p) = self.frame_proto(ci) else { return String::new() };
-        match p.line_at((ci.pc as usize).saturating_sub(1)) {
+        match frame_line(p, ci.pc) {
             Some(line) => {
                 format!("{}:{}: ", luprex_compiler::chunkid(self.heap.str(p.source)), line)
             }
@@ -376,7 +390,7 @@ impl State {
                 Some(p) => {
                     line.push_str(&luprex_compiler::chunkid(self.heap.str(p.source)));
                     line.push(':');
-                    if let Some(l) = p.line_at((ci.pc as usize).saturating_sub(1)) {
+                    if let Some(l) = frame_line(p, ci.pc) {
                         line.push_str(&format!("{l}:"));
                     }
                 }

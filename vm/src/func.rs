@@ -27,6 +27,7 @@
 use crate::value::{StrRef, ThreadRef, Value};
 use crate::Handle;
 use luprex_compiler::{Instruction, LocVar, UpvalDesc};
+use std::rc::Rc;
 
 /// Handle to a function prototype.
 pub type ProtoRef = Handle<FnProto>;
@@ -36,10 +37,13 @@ pub type UpvalRef = Handle<UpVal>;
 /// A function prototype in heap form.
 #[derive(Clone, Debug)]
 pub struct FnProto {
-    /// The bytecode.
-    pub code: Box<[Instruction]>,
-    /// Constants, with strings interned.
-    pub k: Box<[Value]>,
+    /// The bytecode. Shared (`Rc`) so that the dispatch loop can hold the
+    /// running function's code in a local for the whole activation instead
+    /// of going through the arena at every instruction; it is immutable, so
+    /// sharing is unobservable (a cloned heap shares it too).
+    pub code: Rc<[Instruction]>,
+    /// Constants, with strings interned (shared like `code`).
+    pub k: Rc<[Value]>,
     /// Nested prototypes (for `CLOSURE`).
     pub protos: Box<[ProtoRef]>,
     /// Upvalue descriptors.

@@ -8,7 +8,9 @@
 //! `meta` (metamethods and operator slow paths), `debug` (variable naming,
 //! tracebacks), `error`, `gc` (the collector), `thread` and `corolib`
 //! (coroutines), `baselib` (the base library), `auxlib` (helpers for
-//! natives) and `api` (the embedding API).
+//! natives), `api` (the embedding API), `hash` (128-bit state and heap
+//! hashes) and `traverse` (table-graph numbering and pairing for
+//! difference transmission).
 
 pub mod api;
 pub mod arena;
@@ -22,6 +24,7 @@ pub mod execute;
 pub mod format;
 pub mod func;
 pub mod gc;
+pub mod hash;
 pub mod heap;
 pub mod load;
 pub mod meta;
@@ -30,13 +33,16 @@ pub mod state;
 pub mod string;
 pub mod table;
 pub mod thread;
+pub mod traverse;
 pub mod userdata;
 pub mod value;
 
 pub use arena::{Arena, Handle};
 pub use error::Error;
 pub use func::NativeId;
+pub use hash::{HashMode, PayloadHook, StateHasher};
 pub use meta::ArithOp;
 pub use state::{Action, KFn, NativeFn, Pin, State, Status};
 pub use thread::CoStatus;
+pub use traverse::{pair_tables, IsSpecial, Numbering, Pairing, SpecialSet, TablePair};
 pub use value::{Type, Value};

@@ -35,8 +35,8 @@ impl State {
             .collect();
         let protos: Vec<ProtoRef> = p.protos.iter().map(|c| self.load_proto(c)).collect();
         self.heap.new_proto(FnProto {
-            code: p.code.clone().into_boxed_slice(),
-            k: k.into_boxed_slice(),
+            code: p.code.as_slice().into(),
+            k: k.into(),
             protos: protos.into_boxed_slice(),
             upvals: p.upvalues.clone().into_boxed_slice(),
             num_params: p.num_params,

@@ -115,6 +115,9 @@ pub const RIDX_GLOBALS: i64 = 2;
 pub const MAX_STACK: usize = 1_000_000;
 /// Maximum nesting of Rust-level calls (`LUAI_MAXCCALLS`).
 pub const MAX_CCALLS: u32 = 200;
+/// Stack slots beyond [`MAX_STACK`] that a message handler may use
+/// (`ERRORSTACKSIZE - LUAI_MAXSTACK`).
+pub const ERROR_STACK_RESERVE: usize = 200;
 
 /// A hook called when the instruction budget runs out.
 pub type BudgetHook = fn(&mut State) -> Result<(), Error>;
@@ -155,6 +158,8 @@ pub struct State {
     pub(crate) free_pins: Vec<u32>,
     /// Nesting of Rust-level calls (resume, call_value).
     pub(crate) n_ccalls: u32,
+    /// Message handlers running (they may use the error stack reserve).
+    pub(crate) in_msgh: u32,
     /// Instructions left before the budget hook runs (calls and backward
     /// jumps count).
     pub budget: i64,
@@ -216,6 +221,7 @@ impl State {
             pins: Vec::new(),
             free_pins: Vec::new(),
             n_ccalls: 0,
+            in_msgh: 0,
             budget: i64::MAX,
             budget_hook: None,
             stdout: Box::new(std::io::BufWriter::new(std::io::stdout())),

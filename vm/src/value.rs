@@ -33,7 +33,13 @@ pub type ThreadRef = Handle<Thread>;
 pub type UserDataRef = Handle<UserData>;
 
 /// A Lua value.
+///
+/// `repr(C, u64)`: the tag is a whole 64-bit word and the payload the next
+/// word, so a value is two machine words that are written and read whole
+/// (a one-byte tag would make stores partial and defeat store-to-load
+/// forwarding when the value is later copied as 16 bytes).
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C, u64)]
 pub enum Value {
     /// `nil`.
     #[default]

@@ -1,0 +1,980 @@
+//! The `string` library, the glue of Lua 5.4.4's `lstrlib.c` over the
+//! byte-level cores: [`crate::pattern`] (find, match, gmatch, gsub),
+//! [`crate::pack`] (pack, unpack, packsize) and `luprex_vm::format`
+//! (`string.format`'s numeric conversions, byte-identical to glibc).
+//!
+//! # Design
+//!
+//! Every native reproduces its C counterpart's argument handling in the
+//! same order, because the order decides which error a bad call reports
+//! (`string.format("%d", "x")` checks the number before the conversion
+//! specification; `%c` checks the specification first). Strings are byte
+//! strings: nothing here assumes UTF-8, `lower`/`upper` use the C locale.
+//!
+//! **Calling Lua without nesting.** `gsub` with a function replacement
+//! calls the function through the native ABI ([`Action::Call`] with a
+//! continuation), so a coroutine can yield inside the replacement function
+//! (an extension: C Lua raises `attempt to yield across a C-call
+//! boundary`). The state of the substitution — the [`pattern::Gsub`]
+//! driver, the output built so far and the current match — lives in a
+//! private userdata in slot 5 of the native's stack window (the subject,
+//! pattern and function stay in slots 1-3, rooted), created only when a
+//! function replacement is first called. Its payload is host data, so a
+//! heap snapshot taken while a coroutine is suspended *inside* a
+//! replacement function would not capture it (unlike `table.sort`, whose
+//! machine is plain Lua values). String and table replacements run inline
+//! (a table's `__index` is a nested call, as `lua_gettable` is in C).
+//!
+//! **gmatch** keeps its whole state in the iterator's upvalues: the
+//! subject, the pattern, the next start offset and the end of the last
+//! match (`-1` for none), all plain Lua values, so an iterator survives a
+//! heap snapshot.
+//!
+//! **The string metatable** (the per-type metatable of strings) has
+//! `__index` = the `string` table, so `("x"):rep(3)` works, and the
+//! arithmetic metamethods of `lstrlib.c` (`__add` ... `__unm`): they
+//! convert numeric strings and fall back to the other operand's
+//! metamethod, with the same results and messages as C (`attempt to add
+//! a 'string' with a 'table'`; `attempt to divide by zero` without a
+//! position, since it is raised inside a C function).
+//!
+//! # Invariants
+//!
+//! * No input panics: positions are clamped as `posrelatI`/`getendpos`
+//!   do before any slicing; sizes that C limits to `INT_MAX` are checked
+//!   before allocating, and large results are reserved with `try_reserve`.
+//! * Error messages are built from bytes (`error_bytes`) where they may
+//!   contain non-UTF-8 bytes (`invalid conversion '%\xff' to 'format'`).
+
+use crate::pack::{self, PackArgs, PackError, PackValue};
+use crate::pattern::{self, Capture, Gsub, Matcher, PatternError};
+use luprex_vm::format::{format_char, format_float, format_int, Spec};
+use luprex_vm::number;
+use luprex_vm::userdata::UserData;
+use luprex_vm::value::{StrRef, TableRef};
+use luprex_vm::{Action, ArithOp, Error, NativeFn, State, Status, Type, Value};
+use std::borrow::Cow;
+
+type R = Result<Action, Error>;
+
+/// Largest string size C's `lstrlib.c` produces (`MAXSIZE` = `INT_MAX`).
+const MAX_SIZE: usize = i32::MAX as usize;
+
+/// Opens the library: the `string` global, `package.loaded.string` and
+/// the string metatable.
+pub fn open(st: &mut State) -> Result<(), Error> {
+    let t = st.heap.new_table(0, 24);
+    let fns: &[(&str, &'static str, NativeFn)] = &[
+        ("byte", "string.byte", byte),
+        ("char", "string.char", char_),
+        ("dump", "string.dump", dump),
+        ("find", "string.find", find),
+        ("format", "string.format", format),
+        ("gmatch", "string.gmatch", gmatch),
+        ("gsub", "string.gsub", gsub),
+        ("len", "string.len", len),
+        ("lower", "string.lower", lower),
+        ("match", "string.match", match_),
+        ("rep", "string.rep", rep),
+        ("reverse", "string.reverse", reverse),
+        ("sub", "string.sub", sub),
+        ("upper", "string.upper", upper),
+        ("pack", "string.pack", pack),
+        ("packsize", "string.packsize", packsize),
+        ("unpack", "string.unpack", unpack),
+    ];
+    for &(field, name, f) in fns {
+        st.set_native_field(t, field, name, f);
+    }
+    st.native_id("string.gmatch_iterator", gmatch_aux);
+    open_metatable(st, t);
+    st.set_global("string", Value::Table(t));
+    let loaded = st.loaded_table();
+    let k = st.heap.intern(b"string");
+    st.raw_set_str(loaded, k, Value::Table(t));
+    Ok(())
+}
+
+/// Creates the string metatable (`createmetatable` in C).
+fn open_metatable(st: &mut State, lib: TableRef) {
+    let mt = st.heap.new_table(0, 10);
+    let fns: &[(&str, &'static str, NativeFn)] = &[
+        ("__add", "string.meta.__add", arith_add),
+        ("__sub", "string.meta.__sub", arith_sub),
+        ("__mul", "string.meta.__mul", arith_mul),
+        ("__mod", "string.meta.__mod", arith_mod),
+        ("__pow", "string.meta.__pow", arith_pow),
+        ("__div", "string.meta.__div", arith_div),
+        ("__idiv", "string.meta.__idiv", arith_idiv),
+        ("__unm", "string.meta.__unm", arith_unm),
+    ];
+    for &(field, name, f) in fns {
+        st.set_native_field(mt, field, name, f);
+    }
+    let k = st.heap.intern(b"__index");
+    st.raw_set_str(mt, k, Value::Table(lib));
+    st.set_type_metatable(Type::String, Some(mt));
+}
+
+// ----- helpers -----------------------------------------------------------
+
+fn ret1(st: &mut State, v: Value) -> R {
+    st.push(v);
+    Ok(Action::Return(1))
+}
+
+/// Pushes a new string and returns it as the single result.
+fn ret_bytes(st: &mut State, b: &[u8]) -> R {
+    let v = st.new_string(b);
+    ret1(st, v)
+}
+
+/// A `luaL_error` whose message is given as bytes.
+fn error_bytes(st: &mut State, msg: &[u8]) -> Error {
+    let mut text = st.where_(1).into_bytes();
+    text.extend_from_slice(msg);
+    st.error_string(&text)
+}
+
+/// A pattern error, raised as `luaL_error`.
+fn pattern_error(st: &mut State, e: PatternError) -> Error {
+    st.native_error(e.to_string())
+}
+
+/// The memory error (`not enough memory`, no position).
+fn memory_error(st: &mut State) -> Error {
+    st.error_string(b"not enough memory")
+}
+
+/// `luaL_checknumber`: the argument as a float.
+fn check_float(st: &mut State, i: usize) -> Result<f64, Error> {
+    Ok(match st.check_number(i)? {
+        Value::Int(n) => n as f64,
+        Value::Float(f) => f,
+        _ => 0.0,
+    })
+}
+
+/// `posrelatI`: a start position, 1-based, clipped below to 1.
+fn posrelat_start(pos: i64, len: usize) -> usize {
+    if pos > 0 {
+        usize::try_from(pos).unwrap_or(usize::MAX)
+    } else if pos == 0 || pos.unsigned_abs() > len as u64 {
+        1
+    } else {
+        len - pos.unsigned_abs() as usize + 1
+    }
+}
+
+/// `getendpos`: an end position clipped to `[0, len]`.
+fn end_pos(pos: i64, len: usize) -> usize {
+    if pos > len as i64 {
+        len
+    } else if pos >= 0 {
+        pos as usize
+    } else if pos.unsigned_abs() > len as u64 {
+        0
+    } else {
+        len - pos.unsigned_abs() as usize + 1
+    }
+}
+
+/// Converts a capture to its Lua value (`push_onecapture`).
+fn capture_value(st: &mut State, s: StrRef, c: Capture) -> Value {
+    match c {
+        Capture::Range(a, b) => {
+            let bytes = st.heap.str(s).get(a..b).unwrap_or(&[]).to_vec();
+            st.new_string(&bytes)
+        }
+        Capture::Position(p) => Value::Int(p as i64 + 1),
+    }
+}
+
+/// Pushes captures and returns their count.
+fn push_captures(st: &mut State, s: StrRef, caps: &[Capture]) -> Result<usize, Error> {
+    st.check_stack(caps.len(), "too many captures")?;
+    for &c in caps {
+        let v = capture_value(st, s, c);
+        st.push(v);
+    }
+    Ok(caps.len())
+}
+
+// ----- simple functions ----------------------------------------------------
+
+fn len(st: &mut State) -> R {
+    let s = st.check_str(1)?;
+    let n = st.heap.str(s).len() as i64;
+    ret1(st, Value::Int(n))
+}
+
+fn sub(st: &mut State) -> R {
+    let s = st.check_str(1)?;
+    let l = st.heap.str(s).len();
+    let start = posrelat_start(st.check_int(2)?, l);
+    let end = end_pos(st.opt_int(3, -1)?, l);
+    if start > end {
+        return ret_bytes(st, b"");
+    }
+    let bytes = st.heap.str(s)[start - 1..end].to_vec();
+    ret_bytes(st, &bytes)
+}
+
+fn reverse(st: &mut State) -> R {
+    let s = st.check_str(1)?;
+    let mut b = st.heap.str(s).to_vec();
+    b.reverse();
+    ret_bytes(st, &b)
+}
+
+fn lower(st: &mut State) -> R {
+    let s = st.check_str(1)?;
+    let b = st.heap.str(s).to_ascii_lowercase();
+    ret_bytes(st, &b)
+}
+
+fn upper(st: &mut State) -> R {
+    let s = st.check_str(1)?;
+    let b = st.heap.str(s).to_ascii_uppercase();
+    ret_bytes(st, &b)
+}
+
+fn rep(st: &mut State) -> R {
+    let s = st.check_str(1)?;
+    let n = st.check_int(2)?;
+    let sep = st.opt_str(3)?;
+    if n <= 0 {
+        return ret_bytes(st, b"");
+    }
+    let l = st.heap.str(s).len();
+    let lsep = sep.map_or(0, |x| st.heap.str(x).len());
+    let unit = l + lsep;
+    if unit == 0 {
+        return ret_bytes(st, b"");
+    }
+    let limit = usize::try_from(n).map_or(0, |n| MAX_SIZE / n);
+    if unit > limit {
+        return Err(st.native_error("resulting string too large"));
+    }
+    let n = n as usize;
+    let total = n * l + (n - 1) * lsep;
+    let mut out = Vec::new();
+    if out.try_reserve_exact(total).is_err() {
+        return Err(memory_error(st));
+    }
+    let sb = st.heap.str(s);
+    if lsep == 0 {
+        // Doubling: O(log n) copies.
+        out.extend_from_slice(sb);
+        while out.len() < total {
+            let k = out.len().min(total - out.len());
+            out.extend_from_within(..k);
+        }
+    } else {
+        let sepb: &[u8] = sep.map_or(&[], |x| st.heap.str(x));
+        for i in 0..n {
+            if i > 0 {
+                out.extend_from_slice(sepb);
+            }
+            out.extend_from_slice(sb);
+        }
+    }
+    ret_bytes(st, &out)
+}
+
+fn byte(st: &mut State) -> R {
+    let s = st.check_str(1)?;
+    let l = st.heap.str(s).len();
+    let pi = st.opt_int(2, 1)?;
+    let posi = posrelat_start(pi, l);
+    let pose = end_pos(st.opt_int(3, pi)?, l);
+    if posi > pose {
+        return Ok(Action::Return(0));
+    }
+    if pose - posi >= i32::MAX as usize {
+        return Err(st.native_error("string slice too long"));
+    }
+    let n = pose - posi + 1;
+    st.check_stack(n, "string slice too long")?;
+    for i in 0..n {
+        let b = st.heap.str(s)[posi - 1 + i];
+        st.push(Value::Int(i64::from(b)));
+    }
+    Ok(Action::Return(n))
+}
+
+fn char_(st: &mut State) -> R {
+    let n = st.nargs();
+    let mut out = Vec::with_capacity(n);
+    for i in 1..=n {
+        let c = st.check_int(i)? as u64;
+        if c > 255 {
+            return Err(st.arg_error(i, "value out of range"));
+        }
+        out.push(c as u8);
+    }
+    ret_bytes(st, &out)
+}
+
+fn dump(st: &mut State) -> R {
+    if !st.arg(1).is_function() {
+        return Err(st.arg_type_error(1, "function"));
+    }
+    Err(st.native_error("unable to dump given function"))
+}
+
+// ----- find, match, gmatch ------------------------------------------------
+
+/// `str_find_aux`: `string.find` (`find = true`) and `string.match`.
+fn find_aux(st: &mut State, find: bool) -> R {
+    let s = st.check_str(1)?;
+    let p = st.check_str(2)?;
+    let init = st.opt_int(3, 1)?;
+    let Some(init) = pattern::start_offset(init, st.heap.str(s).len()) else {
+        return ret1(st, Value::Nil);
+    };
+    if find {
+        let plain = st.arg(4).truthy();
+        let r = pattern::find(st.heap.str(s), st.heap.str(p), init, plain);
+        match r {
+            Err(e) => Err(pattern_error(st, e)),
+            Ok(None) => ret1(st, Value::Nil),
+            Ok(Some(f)) => {
+                st.push(Value::Int(f.start as i64 + 1));
+                st.push(Value::Int(f.end as i64));
+                let n = push_captures(st, s, &f.captures)?;
+                Ok(Action::Return(n + 2))
+            }
+        }
+    } else {
+        let r = pattern::match_pattern(st.heap.str(s), st.heap.str(p), init);
+        match r {
+            Err(e) => Err(pattern_error(st, e)),
+            Ok(None) => ret1(st, Value::Nil),
+            Ok(Some(caps)) => {
+                let n = push_captures(st, s, &caps)?;
+                Ok(Action::Return(n))
+            }
+        }
+    }
+}
+
+fn find(st: &mut State) -> R {
+    find_aux(st, true)
+}
+
+fn match_(st: &mut State) -> R {
+    find_aux(st, false)
+}
+
+fn gmatch(st: &mut State) -> R {
+    let s = st.check_str(1)?;
+    let p = st.check_str(2)?;
+    let init = st.opt_int(3, 1)?;
+    let len = st.heap.str(s).len();
+    let src = pattern::start_offset(init, len).unwrap_or(len + 1);
+    let id = st.native_id("string.gmatch_iterator", gmatch_aux);
+    let ups = vec![Value::Str(s), Value::Str(p), Value::Int(src as i64), Value::Int(-1)];
+    let f = st.new_rust_closure(id, ups);
+    ret1(st, f)
+}
+
+/// One step of a gmatch iteration (`gmatch_aux`): the upvalues are the
+/// subject, the pattern, the start offset and the last match end (-1).
+fn gmatch_aux(st: &mut State) -> R {
+    let (Value::Str(s), Value::Str(p)) = (st.native_upvalue(0), st.native_upvalue(1)) else {
+        return Ok(Action::Return(0));
+    };
+    let int_up = |st: &State, i| match st.native_upvalue(i) {
+        Value::Int(n) => n,
+        _ => -1,
+    };
+    let start = usize::try_from(int_up(st, 2)).unwrap_or(usize::MAX);
+    let last = usize::try_from(int_up(st, 3)).ok();
+    let found = gmatch_search(st.heap.str(s), st.heap.str(p), start, last);
+    match found {
+        Err(e) => Err(pattern_error(st, e)),
+        Ok(None) => Ok(Action::Return(0)),
+        Ok(Some((end, caps))) => {
+            st.set_native_upvalue(2, Value::Int(end as i64));
+            st.set_native_upvalue(3, Value::Int(end as i64));
+            let n = push_captures(st, s, &caps)?;
+            Ok(Action::Return(n))
+        }
+    }
+}
+
+/// Searches from `start` for a match not ending at `last` (the 5.4
+/// `lastmatch` rule); returns its end and captures.
+fn gmatch_search(
+    subject: &[u8],
+    pat: &[u8],
+    start: usize,
+    last: Option<usize>,
+) -> Result<Option<(usize, Vec<Capture>)>, PatternError> {
+    let matcher = Matcher::new(subject, pat);
+    let mut src = start;
+    while src <= subject.len() {
+        if let Some(m) = matcher.match_at(src)? {
+            if Some(m.end()) != last {
+                return Ok(Some((m.end(), m.captures()?)));
+            }
+        }
+        src += 1;
+    }
+    Ok(None)
+}
+
+// ----- gsub ------------------------------------------------------------------
+
+/// The state of a substitution in progress (kept in a userdata while a
+/// replacement function runs).
+struct GsubState {
+    g: Gsub,
+    out: Vec<u8>,
+    changed: bool,
+    /// The current match, `(start, end)`.
+    cur: (usize, usize),
+}
+
+/// Stack slot of the gsub state userdata.
+const GSUB_SLOT: usize = 5;
+
+fn gsub(st: &mut State) -> R {
+    let s = st.check_str(1)?;
+    let p = st.check_str(2)?;
+    let srcl = st.heap.str(s).len();
+    let max = st.opt_int(4, srcl as i64 + 1)?;
+    match st.arg(3) {
+        Value::Int(_) | Value::Float(_) => {
+            st.check_str(3)?;
+        }
+        Value::Str(_) | Value::Table(_) | Value::LuaFn(_) | Value::RustFn(_) => {}
+        _ => return Err(st.arg_type_error(3, "string/function/table")),
+    }
+    st.set_top(GSUB_SLOT);
+    let g = Gsub::new(srcl, st.heap.str(p), Some(max));
+    gsub_run(st, GsubState { g, out: Vec::new(), changed: false, cur: (0, 0) })
+}
+
+/// Runs the substitution until it needs to call the replacement function
+/// or is done.
+fn gsub_run(st: &mut State, mut gs: GsubState) -> R {
+    let (Value::Str(s), Value::Str(p)) = (st.arg(1), st.arg(2)) else {
+        return Err(st.native_error("invalid gsub state"));
+    };
+    let repl = st.arg(3);
+    loop {
+        let r = gs.g.next(st.heap.str(s), st.heap.str(p), &mut gs.out);
+        let m = match r {
+            Err(e) => return Err(pattern_error(st, e)),
+            Ok(None) => return gsub_finish(st, s, gs),
+            Ok(Some(m)) => m,
+        };
+        gs.cur = (m.start(), m.end());
+        let v = match repl {
+            Value::Str(r) => {
+                let (subj, rb) = (st.heap.str(s), st.heap.str(r));
+                if let Err(e) = m.expand_replacement(subj, rb, &mut gs.out) {
+                    return Err(pattern_error(st, e));
+                }
+                gs.changed = true;
+                continue;
+            }
+            Value::Table(_) => {
+                let c = m.capture(0).map_err(|e| pattern_error(st, e))?;
+                let key = capture_value(st, s, c);
+                st.index_value(repl, key)?
+            }
+            _ => {
+                let caps = m.captures().map_err(|e| pattern_error(st, e))?;
+                st.push(repl);
+                let n = push_captures(st, s, &caps)?;
+                put_gsub_state(st, gs);
+                return Ok(Action::Call { nargs: n, nresults: 1, k: Some((gsub_k, 0)) });
+            }
+        };
+        add_value(st, &mut gs, s, v)?;
+    }
+}
+
+/// Continuation after a replacement function returned.
+fn gsub_k(st: &mut State, _status: Status, _ctx: i64) -> R {
+    let v = st.arg(st.nargs());
+    st.set_top(GSUB_SLOT);
+    let Some(mut gs) = take_gsub_state(st) else {
+        return Err(st.native_error("invalid gsub state"));
+    };
+    let Value::Str(s) = st.arg(1) else { return Err(st.native_error("invalid gsub state")) };
+    add_value(st, &mut gs, s, v)?;
+    gsub_run(st, gs)
+}
+
+/// Stores the state in the userdata of slot 5 (created on first use;
+/// `gsub` reserved the slot).
+fn put_gsub_state(st: &mut State, gs: GsubState) {
+    if let Value::UserData(u) = st.arg(GSUB_SLOT) {
+        if let Some(slot) = st.heap.userdata.get_mut(u).data.downcast_mut::<Option<GsubState>>() {
+            *slot = Some(gs);
+            return;
+        }
+    }
+    let ud = UserData { meta: None, user_values: Vec::new(), data: Box::new(Some(gs)) };
+    let u = st.heap.new_userdata(ud);
+    st.set_arg(GSUB_SLOT, Value::UserData(u));
+}
+
+fn take_gsub_state(st: &mut State) -> Option<GsubState> {
+    let Value::UserData(u) = st.arg(GSUB_SLOT) else { return None };
+    st.heap.userdata.get_mut(u).data.downcast_mut::<Option<GsubState>>()?.take()
+}
+
+/// `add_value` for table and function replacements: `nil`/`false` keeps
+/// the original text; strings and numbers are appended.
+fn add_value(st: &mut State, gs: &mut GsubState, s: StrRef, v: Value) -> Result<(), Error> {
+    match v {
+        Value::Nil | Value::Bool(false) => {
+            let (a, b) = gs.cur;
+            gs.out.extend_from_slice(st.heap.str(s).get(a..b).unwrap_or(&[]));
+        }
+        Value::Str(r) => {
+            gs.out.extend_from_slice(st.heap.str(r));
+            gs.changed = true;
+        }
+        Value::Int(_) | Value::Float(_) => {
+            number::fmt_number(v, &mut gs.out);
+            gs.changed = true;
+        }
+        _ => {
+            let msg = format!("invalid replacement value (a {})", v.type_name());
+            return Err(st.native_error(msg));
+        }
+    }
+    Ok(())
+}
+
+fn gsub_finish(st: &mut State, s: StrRef, mut gs: GsubState) -> R {
+    let count = gs.g.count();
+    let result = if gs.changed {
+        gs.g.finish(st.heap.str(s), &mut gs.out);
+        st.new_string(&gs.out)
+    } else {
+        Value::Str(s)
+    };
+    st.push(result);
+    st.push(Value::Int(count));
+    Ok(Action::Return(2))
+}
+
+// ----- format ----------------------------------------------------------------
+
+/// Flags accepted by each kind of conversion (`L_FMTFLAGS*`).
+const FLAGS_F: &[u8] = b"-+#0 ";
+const FLAGS_X: &[u8] = b"-#0";
+const FLAGS_I: &[u8] = b"-+0 ";
+const FLAGS_U: &[u8] = b"-0";
+const FLAGS_C: &[u8] = b"-";
+
+/// Longest conversion specification (`MAX_FORMAT - 10`).
+const MAX_SPEC: usize = 22;
+
+/// `checkformat`: whether `form` (`%` ... conversion) has only the given
+/// flags, a width of at most two digits not starting with `0`, and (if
+/// allowed) a precision of at most two digits.
+fn check_format(form: &[u8], flags: &[u8], precision: bool) -> bool {
+    let at = |j: usize| form.get(j).copied().unwrap_or(0);
+    let skip2 = |mut j: usize| {
+        for _ in 0..2 {
+            if at(j).is_ascii_digit() {
+                j += 1;
+            }
+        }
+        j
+    };
+    let mut j = 1;
+    while j < form.len() && flags.contains(&form[j]) {
+        j += 1;
+    }
+    if at(j) != b'0' {
+        j = skip2(j);
+        if at(j) == b'.' && precision {
+            j = skip2(j + 1);
+        }
+    }
+    at(j).is_ascii_alphabetic()
+}
+
+fn format(st: &mut State) -> R {
+    let top = st.nargs();
+    let fs = st.check_str(1)?;
+    let fmt = st.heap.str(fs).to_vec();
+    let mut out = Vec::with_capacity(fmt.len() + 16);
+    let mut arg = 1;
+    let mut i = 0;
+    while i < fmt.len() {
+        let c = fmt[i];
+        i += 1;
+        if c != b'%' {
+            out.push(c);
+            continue;
+        }
+        if fmt.get(i) == Some(&b'%') {
+            out.push(b'%');
+            i += 1;
+            continue;
+        }
+        arg += 1;
+        if arg > top {
+            return Err(st.arg_error(arg, "no value"));
+        }
+        let rest = &fmt[i..];
+        let span = rest.iter().take_while(|c| b"-+#0 123456789.".contains(c)).count();
+        if span + 1 >= MAX_SPEC {
+            return Err(st.native_error("invalid format (too long)"));
+        }
+        let conv = rest.get(span).copied().unwrap_or(0);
+        let mut form = vec![b'%'];
+        form.extend_from_slice(&rest[..span]);
+        form.push(conv);
+        i += span + 1;
+        format_item(st, &mut out, &form, arg)?;
+    }
+    ret_bytes(st, &out)
+}
+
+/// Formats one conversion of `string.format` for argument `arg`.
+fn format_item(st: &mut State, out: &mut Vec<u8>, form: &[u8], arg: usize) -> Result<(), Error> {
+    let conv = form[form.len() - 1];
+    match conv {
+        b'c' => {
+            check_spec(st, form, FLAGS_C, false)?;
+            let n = st.check_int(arg)?;
+            format_char(out, &spec_of(form), n as u8);
+        }
+        b'd' | b'i' | b'u' | b'o' | b'x' | b'X' => {
+            let flags = match conv {
+                b'd' | b'i' => FLAGS_I,
+                b'u' => FLAGS_U,
+                _ => FLAGS_X,
+            };
+            let n = st.check_int(arg)?;
+            check_spec(st, form, flags, true)?;
+            format_int(out, &spec_of(form), n);
+        }
+        b'a' | b'A' => {
+            check_spec(st, form, FLAGS_F, true)?;
+            let f = check_float(st, arg)?;
+            format_float(out, &spec_of(form), f);
+        }
+        b'f' | b'e' | b'E' | b'g' | b'G' => {
+            let f = check_float(st, arg)?;
+            check_spec(st, form, FLAGS_F, true)?;
+            format_float(out, &spec_of(form), f);
+        }
+        b'p' => {
+            check_spec(st, form, FLAGS_C, false)?;
+            let v = st.arg(arg);
+            let id = luprex_vm::heap::Heap::object_id(v);
+            let text = if id == 0 { "(null)".to_string() } else { format!("0x{id:012x}") };
+            pad_str(out, &spec_of(form), text.as_bytes());
+        }
+        b'q' => {
+            if form.len() > 2 {
+                return Err(st.native_error("specifier '%q' cannot have modifiers"));
+            }
+            add_literal(st, out, arg)?;
+        }
+        b's' => format_s(st, out, form, arg)?,
+        _ => {
+            let shown = form.split(|&b| b == 0).next().unwrap_or(&[]);
+            let mut msg = b"invalid conversion '".to_vec();
+            msg.extend_from_slice(shown);
+            msg.extend_from_slice(b"' to 'format'");
+            return Err(error_bytes(st, &msg));
+        }
+    }
+    Ok(())
+}
+
+/// `checkformat`, raising `invalid conversion specification: '%...'`.
+fn check_spec(st: &mut State, form: &[u8], flags: &[u8], precision: bool) -> Result<(), Error> {
+    if check_format(form, flags, precision) {
+        return Ok(());
+    }
+    let mut msg = b"invalid conversion specification: '".to_vec();
+    msg.extend_from_slice(form);
+    msg.push(b'\'');
+    Err(error_bytes(st, &msg))
+}
+
+/// The parsed spec of a validated form.
+fn spec_of(form: &[u8]) -> Spec {
+    Spec::parse(&form[1..], 2).map_or_else(|| Spec::new(form[form.len() - 1]), |(s, _)| s)
+}
+
+/// `%s`-style output: the first `precision` bytes, padded to the width.
+fn pad_str(out: &mut Vec<u8>, spec: &Spec, s: &[u8]) {
+    let s = &s[..spec.precision.map_or(s.len(), |p| p.min(s.len()))];
+    let pad = spec.width.unwrap_or(0).saturating_sub(s.len());
+    if !spec.minus {
+        out.resize(out.len() + pad, b' ');
+    }
+    out.extend_from_slice(s);
+    if spec.minus {
+        out.resize(out.len() + pad, b' ');
+    }
+}
+
+fn format_s(st: &mut State, out: &mut Vec<u8>, form: &[u8], arg: usize) -> Result<(), Error> {
+    let v = st.arg(arg);
+    let s = st.tostring_bytes(v)?;
+    if form.len() == 2 {
+        out.extend_from_slice(&s);
+        return Ok(());
+    }
+    if s.contains(&0) {
+        return Err(st.arg_error(arg, "string contains zeros"));
+    }
+    check_spec(st, form, FLAGS_C, true)?;
+    if !form.contains(&b'.') && s.len() >= 100 {
+        out.extend_from_slice(&s);
+    } else {
+        pad_str(out, &spec_of(form), &s);
+    }
+    Ok(())
+}
+
+/// `addliteral`: `%q`.
+fn add_literal(st: &mut State, out: &mut Vec<u8>, arg: usize) -> Result<(), Error> {
+    match st.arg(arg) {
+        Value::Str(s) => add_quoted(out, st.heap.str(s)),
+        Value::Int(n) if n == i64::MIN => out.extend_from_slice(b"0x8000000000000000"),
+        Value::Int(n) => number::fmt_int(n, out),
+        Value::Float(f) => quote_float(out, f),
+        v @ (Value::Nil | Value::Bool(_)) => {
+            let s = st.tostring_bytes(v)?;
+            out.extend_from_slice(&s);
+        }
+        _ => return Err(st.arg_error(arg, "value has no literal form")),
+    }
+    Ok(())
+}
+
+/// `addquoted`: a string as a Lua literal that reads back the same bytes.
+fn add_quoted(out: &mut Vec<u8>, s: &[u8]) {
+    out.push(b'"');
+    for (i, &c) in s.iter().enumerate() {
+        match c {
+            b'"' | b'\\' | b'\n' => {
+                out.push(b'\\');
+                out.push(c);
+            }
+            0..=31 | 127 => {
+                let next_digit = s.get(i + 1).is_some_and(u8::is_ascii_digit);
+                let text = if next_digit { format!("\\{c:03}") } else { format!("\\{c}") };
+                out.extend_from_slice(text.as_bytes());
+            }
+            _ => out.push(c),
+        }
+    }
+    out.push(b'"');
+}
+
+/// `quotefloat`: a float as a literal (`%a`, `1e9999`, `(0/0)`).
+fn quote_float(out: &mut Vec<u8>, f: f64) {
+    if f == f64::INFINITY {
+        out.extend_from_slice(b"1e9999");
+    } else if f == f64::NEG_INFINITY {
+        out.extend_from_slice(b"-1e9999");
+    } else if f.is_nan() {
+        out.extend_from_slice(b"(0/0)");
+    } else {
+        format_float(out, &Spec::new(b'a'), f);
+    }
+}
+
+// ----- pack ------------------------------------------------------------------
+
+/// Why `pack_with` stopped: a Lua error from an argument conversion, or a
+/// pack error to be raised with the state.
+enum PackFail {
+    Lua(Error),
+    Pack(PackError),
+}
+
+impl From<PackError> for PackFail {
+    fn from(e: PackError) -> Self {
+        PackFail::Pack(e)
+    }
+}
+
+/// The arguments of `string.pack`, converted as `luaL_check*` does.
+struct StateArgs<'a> {
+    st: &'a mut State,
+}
+
+impl PackArgs for StateArgs<'_> {
+    type Error = PackFail;
+
+    fn integer(&mut self, arg: usize) -> Result<i64, PackFail> {
+        self.st.check_int(arg).map_err(PackFail::Lua)
+    }
+
+    fn number(&mut self, arg: usize) -> Result<f64, PackFail> {
+        check_float(self.st, arg).map_err(PackFail::Lua)
+    }
+
+    fn string(&mut self, arg: usize) -> Result<Cow<'_, [u8]>, PackFail> {
+        let s = self.st.check_str(arg).map_err(PackFail::Lua)?;
+        Ok(Cow::Borrowed(self.st.heap.str(s)))
+    }
+}
+
+/// Raises a pack error (`luaL_argerror` or `luaL_error`).
+fn pack_error(st: &mut State, e: PackError) -> Error {
+    match e {
+        PackError::Arg(n, msg) => st.arg_error(n, &msg),
+        PackError::Msg(msg) => error_bytes(st, &msg),
+        PackError::Memory => memory_error(st),
+    }
+}
+
+fn pack(st: &mut State) -> R {
+    let f = st.check_str(1)?;
+    let fmt = st.heap.str(f).to_vec();
+    // C pushes a nil mark after the arguments: a missing value is "nil".
+    st.push(Value::Nil);
+    match pack::pack_with(&fmt, &mut StateArgs { st }) {
+        Ok(bytes) => ret_bytes(st, &bytes),
+        Err(PackFail::Lua(e)) => Err(e),
+        Err(PackFail::Pack(e)) => Err(pack_error(st, e)),
+    }
+}
+
+fn packsize(st: &mut State) -> R {
+    let f = st.check_str(1)?;
+    match pack::packsize(st.heap.str(f)) {
+        Ok(n) => ret1(st, Value::Int(n)),
+        Err(e) => Err(pack_error(st, e)),
+    }
+}
+
+fn unpack(st: &mut State) -> R {
+    let f = st.check_str(1)?;
+    let d = st.check_str(2)?;
+    let init = st.opt_int(3, 1)?;
+    let r = pack::unpack(st.heap.str(f), st.heap.str(d), init);
+    let u = r.map_err(|e| pack_error(st, e))?;
+    st.check_stack(u.values.len() + 1, "too many results")?;
+    let n = u.values.len() + 1;
+    for v in u.values {
+        let v = match v {
+            PackValue::Int(i) => Value::Int(i),
+            PackValue::Float(x) => Value::Float(x),
+            PackValue::Str(b) => st.new_string(&b),
+        };
+        st.push(v);
+    }
+    st.push(Value::Int(u.next));
+    Ok(Action::Return(n))
+}
+
+// ----- metamethods -------------------------------------------------------------
+
+/// `tonum`: a number, or a string that is a whole numeral.
+fn tonum(st: &State, v: Value) -> Option<Value> {
+    match v {
+        Value::Int(_) | Value::Float(_) => Some(v),
+        Value::Str(s) => number::str_to_number(st.heap.str(s)).map(Value::from),
+        _ => None,
+    }
+}
+
+/// `arith` of `lstrlib.c`: coerce both operands or try the second
+/// operand's metamethod (`trymt`).
+fn arith(st: &mut State, op: ArithOp, event: &str) -> R {
+    let (a, b) = (st.arg(1), st.arg(2));
+    if let (Some(x), Some(y)) = (tonum(st, a), tonum(st, b)) {
+        let v = st.arith_value(op, x, y)?;
+        return ret1(st, v);
+    }
+    let mm = match b {
+        Value::Str(_) => None,
+        _ => st.get_metafield(b, event.as_bytes()),
+    };
+    let Some(mm) = mm else {
+        let msg =
+            format!("attempt to {} a '{}' with a '{}'", &event[2..], a.type_name(), b.type_name());
+        return Err(st.native_error(msg));
+    };
+    st.set_top(2);
+    st.push(mm);
+    st.push(a);
+    st.push(b);
+    Ok(Action::Call { nargs: 2, nresults: 1, k: None })
+}
+
+fn arith_add(st: &mut State) -> R {
+    arith(st, ArithOp::Add, "__add")
+}
+
+fn arith_sub(st: &mut State) -> R {
+    arith(st, ArithOp::Sub, "__sub")
+}
+
+fn arith_mul(st: &mut State) -> R {
+    arith(st, ArithOp::Mul, "__mul")
+}
+
+fn arith_mod(st: &mut State) -> R {
+    arith(st, ArithOp::Mod, "__mod")
+}
+
+fn arith_pow(st: &mut State) -> R {
+    arith(st, ArithOp::Pow, "__pow")
+}
+
+fn arith_div(st: &mut State) -> R {
+    arith(st, ArithOp::Div, "__div")
+}
+
+fn arith_idiv(st: &mut State) -> R {
+    arith(st, ArithOp::IDiv, "__idiv")
+}
+
+fn arith_unm(st: &mut State) -> R {
+    arith(st, ArithOp::Unm, "__unm")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions() {
+        assert_eq!(posrelat_start(-100, 5), 1);
+        assert_eq!(posrelat_start(-2, 5), 4);
+        assert_eq!(posrelat_start(0, 5), 1);
+        assert_eq!(end_pos(100, 5), 5);
+        assert_eq!(end_pos(-1, 5), 5);
+        assert_eq!(end_pos(-6, 5), 0);
+        assert_eq!(end_pos(i64::MIN, 5), 0);
+    }
+
+    #[test]
+    fn checkformat_rules() {
+        assert!(check_format(b"%-5d", FLAGS_I, true));
+        assert!(!check_format(b"%05c", FLAGS_C, false));
+        assert!(!check_format(b"%1.2.3d", FLAGS_I, true));
+        assert!(!check_format(b"%#d", FLAGS_I, true));
+        assert!(!check_format(b"%.3c", FLAGS_C, false));
+        assert!(check_format(b"%.3s", FLAGS_C, true));
+    }
+
+    #[test]
+    fn quoting() {
+        let mut out = Vec::new();
+        add_quoted(&mut out, b"a\0b\x001\r\n\"\\\x7fx");
+        assert_eq!(out, b"\"a\\0b\\0001\\13\\\n\\\"\\\\\\127x\"");
+    }
+}
