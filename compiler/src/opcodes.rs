@@ -164,6 +164,9 @@ opcodes! {
 /// Number of opcodes.
 pub const NUM_OPCODES: usize = ALL_OPCODES.len();
 
+// Every opcode must fit the 7-bit opcode field.
+const _: () = assert!(NUM_OPCODES < 128);
+
 /// Largest value of the A, B and C fields.
 pub const MAX_ARG_A: u32 = 0xFF;
 /// Largest value of the B field.
@@ -373,7 +376,6 @@ mod tests {
             assert_eq!(*op as usize, n);
             assert_eq!(OpCode::from_u8(n as u8), Some(*op));
         }
-        assert!(NUM_OPCODES < 128);
         assert_eq!(OpCode::from_u8(NUM_OPCODES as u8), None);
     }
 

@@ -138,11 +138,7 @@ fn msghandler(state: &mut State, v: Value) -> Value {
 }
 
 /// Calls `f(args)` as lua.c's `docall` does: with [`msghandler`].
-fn pcall_main(
-    state: &mut State,
-    f: Value,
-    args: &[Value],
-) -> Result<Vec<Value>, luprex_vm::Error> {
+fn pcall_main(state: &mut State, f: Value, args: &[Value]) -> Result<Vec<Value>, luprex_vm::Error> {
     state.call_msgh(f, args, Some(msghandler))
 }
 
