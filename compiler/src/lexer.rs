@@ -259,7 +259,7 @@ pub enum Tok {
     /// Any other single byte (`$`, `!`, a control character, a non-ASCII
     /// byte...): always a syntax error, but a token all the same, as in
     /// `llex.c`.
-    #[regex(r"[\x00-\xFF]", |lex| lex.slice().first().copied().unwrap_or(0), priority = 0)]
+    #[regex(r"(?-u:[\x00-\xFF])", |lex| lex.slice().first().copied().unwrap_or(0), priority = 0)]
     Other(u8),
     /// A name (identifier).
     #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| lex.slice().to_vec())]

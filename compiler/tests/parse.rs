@@ -1128,3 +1128,20 @@ fn local_variable_limit_matches_reference() {
         assert_eq!(got, want, "{}", &src[..40.min(src.len())]);
     }
 }
+
+/// A byte outside ASCII, outside strings and comments, is a token of its
+/// own, named `<\N>` (the lexer works on bytes, not UTF-8 text).
+#[test]
+fn non_ascii_bytes_are_tokens() {
+    let cases: [(&[u8], &str); 4] = [
+        (b"\xffa = 1", ":1: unexpected symbol near '<\\255>'"),
+        (b"x = 1 \x80", ":1: unexpected symbol near '<\\128>'"),
+        (b"\n\xc8", ":2: unexpected symbol near '<\\200>'"),
+        (b"a\x01a = 1", ":1: syntax error near '<\\1>'"),
+    ];
+    for (src, want) in cases {
+        let err = parse(src, b"=s").expect_err("must fail");
+        assert_eq!(err.message, format!("s{want}"), "{src:?}");
+    }
+    assert!(tokenize(b"\xfe").tokens.iter().any(|t| t.tok == Tok::Other(0xfe)));
+}

@@ -1,5 +1,6 @@
 //! Benchmark of the table-graph traversals used by difference transmission:
-//! `cargo run --release -p luprex-vm --example traverse_bench [tables]`.
+//! `cargo run --release -p luprex-vm --example traverse_bench [tables [filter]]`
+//! (with a filter, only the benchmarks whose name contains it run).
 //!
 //! Two States run the same Lua program, which builds a binary tree of
 //! 1,000,000 tables (by default) with five fields each: `id`, `name`, and
@@ -11,10 +12,14 @@
 //! * pairing the two models (`pair_tables`, every table pairs);
 //! * numbering the remaining master tables (`Pairing::number_remaining`,
 //!   none remain: a pure traversal);
-//! * for reference, `State::state_hash` of one model.
+//! * for reference, `State::state_hash` of one model, and a *memory floor*:
+//!   one pass over every table's slot and entries in index (allocation)
+//!   order, with no bookkeeping at all. The traversals read the same memory
+//!   (pairing reads it for both models), so on a machine whose memory is
+//!   slow or shared they cannot beat this figure (respectively twice it).
 //!
-//! and prints nanoseconds per table. The goal is under 100 ns per table for
-//! numbering and for pairing.
+//! and prints nanoseconds per table, wall-clock and CPU time (Linux: from
+//! `/proc/thread-self/schedstat`). The goal is under 100 ns per table.
 
 use luprex_vm::{pair_tables, SpecialSet, State, Value};
 use std::time::Instant;
@@ -57,6 +62,10 @@ fn cpu_ns() -> Option<u64> {
 /// Runs `f` `REPS` times; prints the best wall-clock and CPU nanoseconds
 /// per table.
 fn bench<R>(name: &str, tables: usize, mut f: impl FnMut() -> R) {
+    let filter = std::env::args().nth(2).unwrap_or_default();
+    if !name.contains(&filter) {
+        return;
+    }
     let (mut wall, mut cpu) = (f64::INFINITY, f64::INFINITY);
     for _ in 0..REPS {
         let (t0, c0) = (Instant::now(), cpu_ns());
@@ -68,6 +77,19 @@ fn bench<R>(name: &str, tables: usize, mut f: impl FnMut() -> R) {
         }
     }
     println!("{name:<40} {wall:>8.1} ns/table wall {cpu:>8.1} ns/table cpu");
+}
+
+/// Reads every live table's slot and entries in index order.
+fn scan_all(st: &State) -> u64 {
+    let mut acc = 0u64;
+    for (_, t) in st.heap.tables.iter() {
+        for (_, v) in t.iter() {
+            if let Value::Table(c) = v {
+                acc = acc.wrapping_add(u64::from(c.index()));
+            }
+        }
+    }
+    acc
 }
 
 fn main() {
@@ -96,6 +118,7 @@ fn main() {
         pair_tables(&master, &mroots, &msp, &client, &croots, &csp, &num).len()
     });
     bench("state_hash (whole VM, for reference)", tables, || master.state_hash());
+    bench("memory floor (scan all tables)", tables, || scan_all(&master));
     assert_eq!(master.state_hash(), client.state_hash());
     assert_eq!(master.heap_hash(), client.heap_hash());
 }

@@ -89,8 +89,14 @@ impl State {
     }
 
     /// Ensures room for `n` more values (`luaL_checkstack`).
+    /// A message handler may use the error reserve (see
+    /// `State::check_stack_reserve`).
     pub fn check_stack(&mut self, n: usize, msg: &str) -> Result<(), Error> {
-        if self.ex.stack.len() + n >= crate::state::MAX_STACK {
+        let mut limit = crate::state::MAX_STACK;
+        if self.in_msgh > 0 {
+            limit += crate::state::ERROR_STACK_RESERVE;
+        }
+        if self.ex.stack.len() + n >= limit {
             return Err(self.native_error(format!("stack overflow ({msg})")));
         }
         Ok(())

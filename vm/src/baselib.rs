@@ -411,7 +411,28 @@ fn collectgarbage(st: &mut State) -> R {
     if !GC_OPTS.contains(&opt.as_str()) {
         return Err(st.arg_error(1, &format!("invalid option '{opt}'")));
     }
-    let v = match opt.as_str() {
+    let nint = match opt.as_str() {
+        "step" | "setpause" | "setstepmul" => 1,
+        "generational" => 2,
+        "incremental" => 3,
+        _ => 0,
+    };
+    let mut args = [0i64; 3];
+    for (i, a) in args.iter_mut().enumerate().take(nint) {
+        *a = st.opt_int(i + 2, 0)?;
+    }
+    if st.gc.in_fin {
+        // As `lua_gc` while the collector runs finalizers: every option
+        // is invalid and `collectgarbage` returns fail.
+        return ret1(st, Value::Nil);
+    }
+    let v = gc_option(st, &opt, args[0]);
+    ret1(st, v)
+}
+
+/// Carries out a `collectgarbage` option (`n`: its integer argument).
+fn gc_option(st: &mut State, opt: &str, n: i64) -> Value {
+    match opt {
         "stop" => {
             st.gc.running = false;
             Value::Int(0)
@@ -426,8 +447,14 @@ fn collectgarbage(st: &mut State) -> R {
             Value::Int(0)
         }
         "count" => Value::Float(st.heap.bytes as f64 / 1024.0),
+        // Generational mode: a step is a minor collection, which collects
+        // all young garbage; the full collection collects at least that
+        // (and, as a minor collection, never reports the end of a cycle).
+        "step" if st.gc.mode == "generational" => {
+            st.collect_garbage();
+            Value::Bool(false)
+        }
         "step" => {
-            let n = st.opt_int(2, 0)?;
             let gap = st.gc.threshold.saturating_sub(st.gc.estimate) / 4 + 1;
             let debt = if n > 0 { (n as usize).saturating_mul(1024) } else { gap };
             st.heap.bytes = st.heap.bytes.saturating_add(debt);
@@ -439,15 +466,13 @@ fn collectgarbage(st: &mut State) -> R {
             }
         }
         "setpause" => {
-            let p = st.opt_int(2, 0)?;
             let old = st.gc.pause;
-            st.gc.pause = p.clamp(0, u32::MAX as i64) as u32;
+            st.gc.pause = n.clamp(0, u32::MAX as i64) as u32;
             Value::Int(old as i64)
         }
         "setstepmul" => {
-            let p = st.opt_int(2, 0)?;
             let old = st.gc.stepmul;
-            st.gc.stepmul = p.clamp(0, u32::MAX as i64) as u32;
+            st.gc.stepmul = n.clamp(0, u32::MAX as i64) as u32;
             Value::Int(old as i64)
         }
         "isrunning" => Value::Bool(st.gc.running),
@@ -456,8 +481,7 @@ fn collectgarbage(st: &mut State) -> R {
             st.gc.mode = if mode == "generational" { "generational" } else { "incremental" };
             st.new_string(old.as_bytes())
         }
-    };
-    ret1(st, v)
+    }
 }
 
 fn warn(st: &mut State) -> R {

@@ -14,9 +14,17 @@
 //!   implements protected calls: an `Err` coming out of the loop is caught
 //!   here, the innermost `pcall`/`xpcall` frame of the running thread is
 //!   found, its message handler runs (with the stack intact, so tracebacks
-//!   see the failing frames), then the stack is unwound to it —
-//!   upvalues closed, to-be-closed variables closed with the error — and
-//!   execution continues in the protected frame's continuation.
+//!   see the failing frames), then the frames above it are dropped, the
+//!   upvalues closed, and it *recovers*: the `__close` metamethods of the
+//!   to-be-closed variables above it run one by one as frames of the loop
+//!   (so they may yield; an error in one replaces the error), and then
+//!   its continuation runs with the error ([`State::recover_step`]).
+//! * To-be-closed variables: `CLOSE` and `RETURN` close one variable per
+//!   execution ([`State::close_step`]): the `__close` runs as a frame whose
+//!   return ([`MetaRet::Close`]) makes the instruction run again, until
+//!   none is left — the reference's `luaV_finishOp` redoing the
+//!   instruction. Closing from Rust (`coroutine.close`, `State::call`) uses
+//!   nested calls ([`State::close_level`]).
 //! * [`State::call_value`] is the nested, non-yieldable call for natives
 //!   that must call Lua from Rust (the `LUAI_MAXCCALLS` limit applies).
 //!
@@ -152,19 +160,7 @@ impl State {
             return self.push_lua_frame_slow(func, cl, nresults, ret);
         }
         set_stack_len(&mut self.ex.stack, top);
-        self.ex.frames.push(CallInfo {
-            func: func as u32,
-            base: func as u32 + 1,
-            top: top as u32,
-            pc: 0,
-            nextra: 0,
-            nresults,
-            status: 0,
-            ret,
-            callee: Callee::Lua(cl),
-            k: None,
-            errlevel: 0,
-        });
+        self.ex.frames.push(CallInfo::lua(func, func + 1, top, 0, nresults, ret, cl));
         Ok(())
     }
 

@@ -165,13 +165,22 @@ impl State {
 
     /// Closes a suspended or dead coroutine: runs its pending `__close`
     /// metamethods and marks it dead. Returns the error (the coroutine's own
-    /// or one raised by a `__close`), if any.
+    /// or one raised by a `__close`), if any. While the metamethods run
+    /// (in the coroutine, not yieldable), it is the running coroutine and
+    /// its closer is `normal`, as in `lua_closethread`: resuming or closing
+    /// either again fails.
     pub fn close_thread(&mut self, co: ThreadRef) -> Option<Value> {
         let prev = self.running;
+        if co == prev {
+            return Some(self.new_string(b"cannot close a running coroutine"));
+        }
         std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(prev).ex);
         std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(co).ex);
         self.running = co;
-        let err0 = self.heap.threads.get(co).error;
+        self.heap.threads.get_mut(prev).status = CoStatus::Normal;
+        let th = self.heap.threads.get_mut(co);
+        let err0 = std::mem::replace(&mut th.error, Value::Nil);
+        th.status = CoStatus::Running;
         let err0 = (!err0.is_nil()).then_some(err0);
         self.ex.frames.clear();
         self.ex.nny = 1;
@@ -180,6 +189,7 @@ impl State {
         std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(co).ex);
         std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(prev).ex);
         self.running = prev;
+        self.heap.threads.get_mut(prev).status = CoStatus::Running;
         let th = self.heap.threads.get_mut(co);
         th.status = CoStatus::Dead;
         th.error = Value::Nil;

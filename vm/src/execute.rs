@@ -37,11 +37,13 @@ use crate::call::{Exit, Pre};
 use crate::debug::Operand;
 use crate::error::Error;
 use crate::func::{UpVal, UpvalRef};
-use crate::meta::{ArithOp, TM_LE, TM_LT};
+use crate::heap::Heap;
+use crate::meta::{index_via_meta, ArithOp, TM_INDEX, TM_LE, TM_LT};
 use crate::number::{self, F2I};
-use crate::state::State;
-use crate::thread::{cist, set_stack_len, u, Callee, MetaRet};
-use crate::value::Value;
+use crate::state::{State, MAX_STACK};
+use crate::table::Table;
+use crate::thread::{cist, set_stack_len, u, CallInfo, Callee, MetaRet};
+use crate::value::{ThreadRef, Value};
 use luprex_compiler::OpCode;
 use std::mem::MaybeUninit;
 
@@ -118,22 +120,38 @@ fn load(v: &Value) -> Value {
     }
 }
 
-impl State {
-    /// Reads an upvalue.
-    #[inline(always)]
-    pub(crate) fn upval_get(&self, uv: UpvalRef) -> Value {
-        match *self.heap.upvals.get(uv) {
-            UpVal::Closed(v) => v,
-            UpVal::Open { thread, slot } => {
-                if thread == self.running {
-                    load(&self.ex.stack[slot as usize])
-                } else {
-                    self.heap.threads.get(thread).ex.stack[slot as usize]
-                }
-            }
-        }
+/// Writes a `Value` as two 8-byte words: the counterpart of [`load`] for
+/// values that are not built in place. Without it, LLVM copies such a value
+/// (often just spilled to the Rust stack as two words) with a 16-byte load,
+/// which stalls as described at [`load`].
+#[inline(always)]
+fn store(dst: &mut Value, v: Value) {
+    // SAFETY: `dst` is a reference to a valid, 8-aligned `Value`, 16 bytes
+    // (checked at `load`). Its two words are overwritten with the two words
+    // of `v`, every byte copied (padding as `MaybeUninit`), so `dst` then
+    // holds exactly the valid value `v`. Volatile only keeps the two stores
+    // apart.
+    unsafe {
+        let w = std::mem::transmute::<Value, [MaybeUninit<u64>; 2]>(v);
+        let p = (dst as *mut Value).cast::<MaybeUninit<u64>>();
+        p.write_volatile(w[0]);
+        p.add(1).write_volatile(w[1]);
     }
+}
 
+/// Reads upvalue `uv`; `running` is the running thread, `stack` its stack
+/// (the parts of the state it needs, so the dispatch loop can call it while
+/// it holds the stack borrowed).
+#[inline(always)]
+fn upval_read(heap: &Heap, running: ThreadRef, stack: &[Value], uv: UpvalRef) -> Value {
+    match *heap.upvals.get(uv) {
+        UpVal::Closed(v) => v,
+        UpVal::Open { thread, slot } if thread == running => load(&stack[slot as usize]),
+        UpVal::Open { thread, slot } => heap.threads.get(thread).ex.stack[slot as usize],
+    }
+}
+
+impl State {
     /// Writes an upvalue.
     #[inline(always)]
     pub(crate) fn upval_set(&mut self, uv: UpvalRef, v: Value) {
@@ -141,9 +159,9 @@ impl State {
             UpVal::Closed(_) => *self.heap.upvals.get_mut(uv) = UpVal::Closed(v),
             UpVal::Open { thread, slot } => {
                 if thread == self.running {
-                    self.ex.stack[slot as usize] = v;
+                    store(&mut self.ex.stack[slot as usize], v);
                 } else {
-                    self.heap.threads.get_mut(thread).ex.stack[slot as usize] = v;
+                    store(&mut self.heap.threads.get_mut(thread).ex.stack[slot as usize], v);
                 }
             }
         }
@@ -257,7 +275,8 @@ impl State {
         let ncopy = n.min(count);
         let st = &mut self.ex.stack;
         for j in 0..ncopy {
-            st[func + j] = load(&st[first + j]);
+            let v = load(&st[first + j]);
+            store(&mut st[func + j], v);
         }
         st.truncate(func + ncopy);
         set_stack_len(st, ctop);
@@ -274,40 +293,83 @@ impl State {
             if self.ex.frames.len() <= stop {
                 return Ok(Exit::Return);
             }
-            let ci_idx = self.ex.frames.len() - 1;
-            let ci = self.ex.frames[ci_idx];
-            let cl = match ci.callee {
+            // The running frame's state, in locals. A Lua-to-Lua CALL sets
+            // them for the callee in place; everything else reloads them
+            // here from the top frame.
+            let mut ci_idx = self.ex.frames.len() - 1;
+            let ci = &self.ex.frames[ci_idx];
+            let mut base = u(ci.base);
+            let mut pc = u(ci.pc);
+            let mut cl = match ci.callee {
                 Callee::Lua(cl) => cl,
                 Callee::Rust(_) => match self.continue_native()? {
                     Pre::Continue => continue 'newframe,
                     Pre::Yield => return Ok(Exit::Yield),
                 },
             };
-            let proto = self.heap.lua_fns.get(cl).proto;
+            let mut proto = self.heap.lua_fns.get(cl).proto;
             // The running function's code and constants, held for the whole
             // activation (shared, immutable): no arena lookup per fetch.
-            let (code, kst) = {
+            let (mut code, mut kst) = {
                 let p = self.heap.protos.get(proto);
                 (p.code.clone(), p.k.clone())
             };
-            let base = u(ci.base);
-            let mut pc = u(ci.pc);
+
+            let mut stk: &mut [Value];
 
             macro_rules! savepc {
                 () => {
                     self.ex.frames[ci_idx].pc = pc as u32
                 };
             }
+            // Registers. Each instruction starts by borrowing the stack as
+            // `stk`, a local slice: its pointer and length stay in machine
+            // registers instead of being reloaded through `self` after every
+            // store. The borrow is of the field `self.ex.stack` only, so fast
+            // paths may still use the heap, the frames or the budget; a call
+            // of a `State` method ends it (the borrow checker sees to that),
+            // after which registers are reached through `self` (`rs!`).
             macro_rules! r {
+                ($x:expr) => {
+                    stk[base + $x as usize]
+                };
+            }
+            // Reads of registers go through `load` and writes of values not
+            // built in place through `store` (word by word, see `load`);
+            // `r!` is the register itself, for writes of new values.
+            macro_rules! rv {
+                ($x:expr) => {
+                    load(&stk[base + $x as usize])
+                };
+            }
+            macro_rules! w {
+                ($x:expr, $v:expr) => {{
+                    let v = $v;
+                    store(&mut stk[base + $x as usize], v)
+                }};
+            }
+            // A register after a call (through `self`).
+            macro_rules! rs {
                 ($x:expr) => {
                     self.ex.stack[base + $x as usize]
                 };
             }
-            // Reads of registers go through `load` (word by word, see the
-            // module docs); `r!` is for writes.
-            macro_rules! rv {
-                ($x:expr) => {
-                    load(&self.ex.stack[base + $x as usize])
+            // A raw table read `v` from a table with metatable `meta`,
+            // completed through `__index` tables (`None`: slow path).
+            macro_rules! index_fast {
+                ($v:expr, $meta:expr, $get:expr) => {
+                    match $meta {
+                        Some(mt) if $v.is_nil() => {
+                            index_via_meta(&mut self.heap, self.tm_names[TM_INDEX], mt, $get)
+                        }
+                        _ => Some($v),
+                    }
+                };
+            }
+            // An upvalue's value (the stack may be borrowed).
+            macro_rules! upval {
+                ($uv:expr) => {
+                    upval_read(&self.heap, self.running, stk, $uv)
                 };
             }
             macro_rules! kst {
@@ -361,7 +423,7 @@ impl State {
                 ($op:expr, $a:expr, $b:expr, $oa:expr, $ob:expr, $dest:expr) => {{
                     savepc!();
                     match self.arith_slow($op, $a, $b, $oa, $ob, $dest as u8)? {
-                        Some(v) => r!($dest) = v,
+                        Some(v) => rs!($dest) = v,
                         None => continue 'newframe,
                     }
                 }};
@@ -375,12 +437,16 @@ impl State {
             macro_rules! arith_rr {
                 ($i:expr, $op:expr, $iop:expr, $fop:expr) => {{
                     let ra = base + $i.a() as usize;
-                    let st = &mut self.ex.stack;
+                    let st = &mut *stk;
                     match (&st[base + $i.b() as usize], &st[base + $i.c() as usize]) {
                         (&Value::Int(x), &Value::Int(y)) => st[ra] = Value::Int($iop(x, y)),
                         (&Value::Float(x), &Value::Float(y)) => st[ra] = Value::Float($fop(x, y)),
-                        (&Value::Int(x), &Value::Float(y)) => st[ra] = Value::Float($fop(x as f64, y)),
-                        (&Value::Float(x), &Value::Int(y)) => st[ra] = Value::Float($fop(x, y as f64)),
+                        (&Value::Int(x), &Value::Float(y)) => {
+                            st[ra] = Value::Float($fop(x as f64, y))
+                        }
+                        (&Value::Float(x), &Value::Int(y)) => {
+                            st[ra] = Value::Float($fop(x, y as f64))
+                        }
                         _ => {
                             let (a, b) = (rv!($i.b()), rv!($i.c()));
                             arith_slow!(
@@ -398,12 +464,16 @@ impl State {
             macro_rules! arith_rk {
                 ($i:expr, $op:expr, $iop:expr, $fop:expr) => {{
                     let ra = base + $i.a() as usize;
-                    let st = &mut self.ex.stack;
+                    let st = &mut *stk;
                     match (&st[base + $i.b() as usize], &kst[$i.c() as usize]) {
                         (&Value::Int(x), &Value::Int(y)) => st[ra] = Value::Int($iop(x, y)),
                         (&Value::Float(x), &Value::Float(y)) => st[ra] = Value::Float($fop(x, y)),
-                        (&Value::Int(x), &Value::Float(y)) => st[ra] = Value::Float($fop(x as f64, y)),
-                        (&Value::Float(x), &Value::Int(y)) => st[ra] = Value::Float($fop(x, y as f64)),
+                        (&Value::Int(x), &Value::Float(y)) => {
+                            st[ra] = Value::Float($fop(x as f64, y))
+                        }
+                        (&Value::Float(x), &Value::Int(y)) => {
+                            st[ra] = Value::Float($fop(x, y as f64))
+                        }
                         _ => {
                             let (a, b) = (rv!($i.b()), kst!($i.c()));
                             if $i.k() {
@@ -422,7 +492,7 @@ impl State {
                 ($i:expr, $op:expr, $a:expr, $b:expr, $oa:expr, $ob:expr) => {{
                     let (a, b) = ($a, $b);
                     match crate::meta::arith_num($op, a, b) {
-                        crate::meta::NumRes::Val(v) => r!($i.a()) = v,
+                        crate::meta::NumRes::Val(v) => w!($i.a(), v),
                         // Integer `//`/`%` by zero: raised without saving
                         // pc, so at the last saved line, as Lua 5.4.4.
                         crate::meta::NumRes::Err(m) => return Err(self.rt_error(m)),
@@ -499,8 +569,9 @@ impl State {
             loop {
                 let i = code[pc];
                 pc += 1;
+                stk = &mut self.ex.stack;
                 match i.op_raw() {
-                    MOVE => r!(i.a()) = rv!(i.b()),
+                    MOVE => w!(i.a(), rv!(i.b())),
                     LOADI => r!(i.a()) = Value::Int(i.sbx() as i64),
                     LOADF => r!(i.a()) = Value::Float(i.sbx() as f64),
                     LOADK => r!(i.a()) = kst!(i.bx()),
@@ -523,7 +594,7 @@ impl State {
                     }
                     GETUPVAL => {
                         let uv = self.heap.lua_fns.get(cl).upvals[i.b() as usize];
-                        r!(i.a()) = self.upval_get(uv);
+                        w!(i.a(), upval!(uv));
                     }
                     SETUPVAL => {
                         let uv = self.heap.lua_fns.get(cl).upvals[i.b() as usize];
@@ -532,13 +603,13 @@ impl State {
                     }
                     GETTABUP => {
                         let uv = self.heap.lua_fns.get(cl).upvals[i.b() as usize];
-                        let t = self.upval_get(uv);
+                        let t = upval!(uv);
                         let key = kst!(i.c());
                         if let (Value::Table(h), Value::Str(ks)) = (t, key) {
                             let tab = self.heap.tables.get(h);
-                            let v = tab.get_str(ks);
-                            if !v.is_nil() || tab.meta.is_none() {
-                                r!(i.a()) = v;
+                            let (v, meta) = (tab.get_str(ks), tab.meta);
+                            if let Some(v) = index_fast!(v, meta, |t: &Table| t.get_str(ks)) {
+                                w!(i.a(), v);
                                 continue;
                             }
                         }
@@ -549,7 +620,7 @@ impl State {
                             Operand::Upval(i.b()),
                             MetaRet::Reg(i.a() as u8),
                         )? {
-                            Some(v) => r!(i.a()) = v,
+                            Some(v) => rs!(i.a()) = v,
                             None => continue 'newframe,
                         }
                     }
@@ -561,8 +632,9 @@ impl State {
                                 Value::Int(n) => tab.get_int(n),
                                 _ => tab.get(key),
                             };
-                            if !v.is_nil() || tab.meta.is_none() {
-                                r!(i.a()) = v;
+                            let meta = tab.meta;
+                            if let Some(v) = index_fast!(v, meta, |t: &Table| t.get(key)) {
+                                w!(i.a(), v);
                                 continue;
                             }
                         }
@@ -573,7 +645,7 @@ impl State {
                             Operand::Reg(i.b()),
                             MetaRet::Reg(i.a() as u8),
                         )? {
-                            Some(v) => r!(i.a()) = v,
+                            Some(v) => rs!(i.a()) = v,
                             None => continue 'newframe,
                         }
                     }
@@ -581,9 +653,10 @@ impl State {
                         let t = rv!(i.b());
                         if let Value::Table(h) = t {
                             let tab = self.heap.tables.get(h);
-                            let v = tab.get_int(i.c() as i64);
-                            if !v.is_nil() || tab.meta.is_none() {
-                                r!(i.a()) = v;
+                            let (v, meta) = (tab.get_int(i.c() as i64), tab.meta);
+                            let n = i.c() as i64;
+                            if let Some(v) = index_fast!(v, meta, |t: &Table| t.get_int(n)) {
+                                w!(i.a(), v);
                                 continue;
                             }
                         }
@@ -595,7 +668,7 @@ impl State {
                             Operand::Reg(i.b()),
                             MetaRet::Reg(i.a() as u8),
                         )? {
-                            Some(v) => r!(i.a()) = v,
+                            Some(v) => rs!(i.a()) = v,
                             None => continue 'newframe,
                         }
                     }
@@ -604,9 +677,9 @@ impl State {
                         let key = kst!(i.c());
                         if let (Value::Table(h), Value::Str(ks)) = (t, key) {
                             let tab = self.heap.tables.get(h);
-                            let v = tab.get_str(ks);
-                            if !v.is_nil() || tab.meta.is_none() {
-                                r!(i.a()) = v;
+                            let (v, meta) = (tab.get_str(ks), tab.meta);
+                            if let Some(v) = index_fast!(v, meta, |t: &Table| t.get_str(ks)) {
+                                w!(i.a(), v);
                                 continue;
                             }
                         }
@@ -617,13 +690,13 @@ impl State {
                             Operand::Reg(i.b()),
                             MetaRet::Reg(i.a() as u8),
                         )? {
-                            Some(v) => r!(i.a()) = v,
+                            Some(v) => rs!(i.a()) = v,
                             None => continue 'newframe,
                         }
                     }
                     SETTABUP => {
                         let uv = self.heap.lua_fns.get(cl).upvals[i.a() as usize];
-                        let t = self.upval_get(uv);
+                        let t = upval!(uv);
                         let key = kst!(i.b());
                         let v = rk!(i);
                         if let (Value::Table(h), Value::Str(ks)) = (t, key) {
@@ -633,6 +706,10 @@ impl State {
                                 tab.set_str(ks, v);
                                 let after = tab.estimated_bytes();
                                 self.heap.bytes = (self.heap.bytes + after).saturating_sub(before);
+                                continue;
+                            }
+                            // With a metatable: an existing key is updated raw.
+                            if tab.set_str_existing(ks, v) {
                                 continue;
                             }
                         }
@@ -659,6 +736,10 @@ impl State {
                                 }
                                 continue;
                             }
+                            // With a metatable: an existing key is updated raw.
+                            if tab.set_str_existing(ks, v) {
+                                continue;
+                            }
                         }
                         savepc!();
                         let depth = self.ex.frames.len();
@@ -682,7 +763,10 @@ impl State {
                                 if idx < tab.array_len_raw() as u64
                                     && (tab.meta.is_none() || !tab.array()[idx as usize].is_nil())
                                 {
-                                    tab.array_mut()[idx as usize] = v;
+                                    store(&mut tab.array_mut()[idx as usize], v);
+                                    continue;
+                                }
+                                if tab.meta.is_none() && tab.try_append(n, v) {
                                     continue;
                                 }
                             }
@@ -714,12 +798,12 @@ impl State {
                     SELF => {
                         let t = rv!(i.b());
                         let key = rk!(i);
-                        r!(i.a() + 1) = t;
+                        w!(i.a() + 1, t);
                         if let (Value::Table(h), Value::Str(ks)) = (t, key) {
                             let tab = self.heap.tables.get(h);
-                            let v = tab.get_str(ks);
-                            if !v.is_nil() || tab.meta.is_none() {
-                                r!(i.a()) = v;
+                            let (v, meta) = (tab.get_str(ks), tab.meta);
+                            if let Some(v) = index_fast!(v, meta, |t: &Table| t.get_str(ks)) {
+                                w!(i.a(), v);
                                 continue;
                             }
                         }
@@ -730,7 +814,7 @@ impl State {
                             Operand::Reg(i.b()),
                             MetaRet::Reg(i.a() as u8),
                         )? {
-                            Some(v) => r!(i.a()) = v,
+                            Some(v) => rs!(i.a()) = v,
                             None => continue 'newframe,
                         }
                     }
@@ -923,7 +1007,7 @@ impl State {
                             _ => {
                                 savepc!();
                                 match self.len_op(v, Operand::Reg(i.b()), i.a() as u8)? {
-                                    Some(x) => r!(i.a()) = x,
+                                    Some(x) => rs!(i.a()) = x,
                                     None => continue 'newframe,
                                 }
                             }
@@ -999,7 +1083,7 @@ impl State {
                         if v.truthy() != i.k() {
                             pc += 1;
                         } else {
-                            r!(i.a()) = v;
+                            w!(i.a(), v);
                             let ni = code[pc];
                             let off = ni.sj_field();
                             pc = (pc as i64 + 1 + off as i64) as usize;
@@ -1013,8 +1097,22 @@ impl State {
                         savepc!();
                         budget!();
                         if let Value::LuaFn(f) = load(&self.ex.stack[func]) {
-                            self.push_lua_frame(func, f, i.c() as i32 - 1, MetaRet::Call)?;
-                            continue 'newframe;
+                            let fp = self.heap.lua_fns.get(f).proto;
+                            let p = self.heap.protos.get(fp);
+                            let top = func + 1 + p.max_stack as usize;
+                            if p.is_vararg || top > MAX_STACK {
+                                self.push_lua_frame(func, f, i.c() as i32 - 1, MetaRet::Call)?;
+                                continue 'newframe;
+                            }
+                            // Fixed parameters: enter the callee here, its
+                            // state straight into the loop's locals.
+                            (code, kst) = (p.code.clone(), p.k.clone());
+                            set_stack_len(&mut self.ex.stack, top);
+                            let nres = i.c() as i32 - 1;
+                            let nci = CallInfo::lua(func, func + 1, top, 0, nres, MetaRet::Call, f);
+                            self.ex.frames.push(nci);
+                            (ci_idx, cl, proto, base, pc) = (ci_idx + 1, f, fp, func + 1, 0);
+                            continue;
                         }
                         match self.precall(func, i.c() as i32 - 1, MetaRet::Call)? {
                             Pre::Continue => {
@@ -1116,9 +1214,11 @@ impl State {
                                 pc -= i.bx() as usize;
                                 budget!();
                             }
-                        } else if let (Value::Float(step), Value::Float(limit), Value::Float(idx)) =
-                            (load(&self.ex.stack[ra + 2]), load(&self.ex.stack[ra + 1]), load(&self.ex.stack[ra]))
-                        {
+                        } else if let (Value::Float(step), Value::Float(limit), Value::Float(idx)) = (
+                            load(&self.ex.stack[ra + 2]),
+                            load(&self.ex.stack[ra + 1]),
+                            load(&self.ex.stack[ra]),
+                        ) {
                             let idx = idx + step;
                             if if 0.0 < step { idx <= limit } else { limit <= idx } {
                                 self.ex.stack[ra] = Value::Float(idx);
@@ -1157,7 +1257,7 @@ impl State {
                         let ra = base + i.a() as usize;
                         let v = load(&self.ex.stack[ra + 4]);
                         if !v.is_nil() {
-                            self.ex.stack[ra + 2] = v;
+                            store(&mut self.ex.stack[ra + 2], v);
                             pc -= i.bx() as usize;
                             budget!();
                         }
@@ -1204,7 +1304,7 @@ impl State {
                             ups.push(uv);
                         }
                         let f = self.heap.new_lua_fn(child, ups.into_boxed_slice());
-                        r!(i.a()) = Value::LuaFn(f);
+                        rs!(i.a()) = Value::LuaFn(f);
                         gc_check!();
                     }
                     VARARG => {

@@ -13,8 +13,9 @@
 //!    normally. Weak-value tables mark only their keys; weak-key tables are
 //!    ephemerons: a value is marked only once its key is, iterating to a
 //!    fixpoint (`convergeephemerons`); all-weak tables mark nothing. Strings
-//!    are values, not objects, for weakness: they are always marked and
-//!    never removed from weak tables.
+//!    are values, not objects, for weakness: never removed from weak
+//!    tables, and kept alive by a weak table only through an entry that
+//!    stays (marked by the clearing passes, as `iscleared` in lgc.c).
 //! 3. **Finalizers**: objects whose metatable had `__gc` when
 //!    `setmetatable` was called were recorded (in order). Unreachable ones
 //!    are moved to the pending list — most recently flagged first, which is
@@ -29,7 +30,11 @@
 //!    finalizers (nested, protected calls; errors become warnings).
 //!
 //! The collector is not incremental: `collectgarbage("incremental")` and
-//! `"generational"` are accepted and only change the reported mode.
+//! `"generational"` are accepted and only change the reported mode and
+//! `collectgarbage("step")`: in generational mode each step is a full
+//! collection (standing for a minor one, which collects all young
+//! garbage). While finalizers run, every `collectgarbage` option returns
+//! fail, as in 5.4.4.
 //!
 //! # Safe points
 //!
@@ -225,14 +230,9 @@ impl Marker<'_> {
                 self.ephemeron_pass(&sc);
                 self.ephemerons.push(h);
             }
-            (true, true) => {
-                for &v in &sc {
-                    if let Value::Str(s) = v {
-                        self.mark_str(s);
-                    }
-                }
-                self.all_weak.push(h);
-            }
+            // Nothing marked now: the clearing passes mark the strings of
+            // the entries that survive.
+            (true, true) => self.all_weak.push(h),
         }
         self.scratch = sc;
     }
@@ -245,7 +245,10 @@ impl Marker<'_> {
             if let Value::Str(s) = k {
                 self.mark_str(s);
             }
-            if self.is_alive(k) && !self.is_alive(v) {
+            if !self.is_alive(k) {
+                continue;
+            }
+            if !self.is_alive(v) {
                 self.mark(v);
                 changed = true;
             } else if let Value::Str(s) = v {
@@ -334,38 +337,41 @@ impl Marker<'_> {
         }
     }
 
+    /// Removes the entries whose value is dead (`clearbyvalues`).
     fn clear_values(&mut self, list: &[TableRef]) {
         for &h in list {
-            let heap = &mut *self.heap;
-            let dead: Vec<Value> = heap
-                .tables
-                .get(h)
-                .iter()
-                .filter(|&(_, v)| !is_alive_in(heap, v))
-                .map(|(k, _)| k)
-                .collect();
-            if !dead.is_empty() {
-                let t = heap.tables.get_mut(h);
-                t.retain(|k, _| !dead.iter().any(|d| d.raw_eq(k)));
-            }
+            self.clear_entries(h, |_, v| v);
         }
     }
 
+    /// Removes the entries whose key is dead (`clearbykeys`).
     fn clear_keys(&mut self, list: &[TableRef]) {
         for &h in list {
-            let heap = &mut *self.heap;
-            let dead: Vec<Value> = heap
-                .tables
-                .get(h)
-                .iter()
-                .filter(|&(k, _)| !is_alive_in(heap, k))
-                .map(|(k, _)| k)
-                .collect();
-            if !dead.is_empty() {
-                let t = heap.tables.get_mut(h);
-                t.retain(|k, _| !dead.iter().any(|d| d.raw_eq(k)));
+            self.clear_entries(h, |k, _| k);
+        }
+    }
+
+    /// Removes the entries of `h` whose part chosen by `part` is dead; the
+    /// strings of that part in the surviving entries are marked (strings
+    /// are values for weakness, alive only while an entry holds them, as
+    /// `iscleared` in lgc.c).
+    fn clear_entries(&mut self, h: TableRef, part: fn(Value, Value) -> Value) {
+        let mut keep = Vec::new();
+        let mut strs = Vec::new();
+        for (k, v) in self.heap.tables.get(h).iter() {
+            let x = part(k, v);
+            keep.push(is_alive_in(self.heap, x));
+            if let Value::Str(s) = x {
+                strs.push(s);
             }
         }
+        strs.into_iter().for_each(|s| self.mark_str(s));
+        if keep.iter().all(|&b| b) {
+            return;
+        }
+        // `retain` visits the entries in the order of `iter`.
+        let mut it = keep.into_iter();
+        self.heap.tables.get_mut(h).retain(|_, _| it.next().unwrap_or(true));
     }
 }
 
@@ -444,12 +450,17 @@ impl State {
             m.mark(o);
         }
         m.converge_ephemerons();
+        // Keys of every weak-key table, including those first reached by
+        // resurrection; values of the weak-value tables so reached (as
+        // `clearbyvalues(g, g->weak, origweak)` in `atomic`).
         let eph = m.ephemerons.clone();
+        let aw_all = m.all_weak.clone();
         m.clear_keys(&eph);
-        m.clear_keys(&aw);
-        let nwv = m.weak_values.len();
-        let wv2: Vec<TableRef> = m.weak_values[wv.len().min(nwv)..].to_vec();
+        m.clear_keys(&aw_all);
+        let wv2: Vec<TableRef> = m.weak_values.get(wv.len()..).unwrap_or_default().to_vec();
+        let aw2: Vec<TableRef> = aw_all.get(aw.len()..).unwrap_or_default().to_vec();
         m.clear_values(&wv2);
+        m.clear_values(&aw2);
         let live = m.live;
         self.ex = ex;
         self.gc.tobefnz.extend(newly);

@@ -818,10 +818,6 @@ mod tests {
         // Changing the key or the rounds changes every stored hash.
         let mut h = StateHasher::new();
         h.write(b"luprex");
-        let x = h.finish128();
-        let mut h2 = StateHasher::new();
-        h2.write(b"luprex");
-        assert_eq!(x, h2.finish128());
-        assert_ne!(x, StateHasher::new().finish128());
+        assert_eq!(format!("{:032x}", h.finish128()), "cbc59bb460e8f4c4a03201f0fddbf98d");
     }
 }

@@ -25,10 +25,12 @@
 
 use crate::debug::Operand;
 use crate::error::Error;
+use crate::heap::Heap;
 use crate::number::{self, F2I};
 use crate::state::State;
+use crate::table::Table;
 use crate::thread::MetaRet;
-use crate::value::{TableRef, Value};
+use crate::value::{StrRef, TableRef, Value};
 
 /// Number of interned metamethod names.
 pub const TM_N: usize = 29;
@@ -249,6 +251,49 @@ pub(crate) enum Idx {
     /// Call metamethod `tm` with `(t, key)`.
     Call(Value, Value),
 }
+
+/// The fast half of `index_chain` for the dispatch loop: the lookup found
+/// nil in a table whose metatable is `mt`; follow `__index` while it is a
+/// table (`get` reads a table raw), using the absence cache. `None` when a
+/// metamethod must be called or the chain is long: the caller takes the
+/// slow path, which starts over (the walk has no side effect but the
+/// cache). Takes the heap alone so the loop can call it with the stack
+/// borrowed.
+#[inline]
+pub(crate) fn index_via_meta(
+    heap: &mut Heap,
+    tm_index: StrRef,
+    mut mt: TableRef,
+    get: impl Fn(&Table) -> Value,
+) -> Option<Value> {
+    for _ in 0..FAST_CHAIN {
+        let m = heap.tables.get(mt);
+        if m.flags & (1 << TM_INDEX) != 0 {
+            return Some(Value::Nil);
+        }
+        let h = match m.get_str(tm_index) {
+            Value::Table(h) => h,
+            Value::Nil => {
+                heap.tables.get_mut(mt).flags |= 1 << TM_INDEX;
+                return Some(Value::Nil);
+            }
+            _ => return None,
+        };
+        let tab = heap.tables.get(h);
+        let v = get(tab);
+        if !v.is_nil() {
+            return Some(v);
+        }
+        match tab.meta {
+            Some(next) => mt = next,
+            None => return Some(Value::Nil),
+        }
+    }
+    None
+}
+
+/// Levels of `__index` tables [`index_via_meta`] follows.
+const FAST_CHAIN: usize = 8;
 
 impl State {
     /// The metamethod `tm` of metatable `mt`, using the absence cache for

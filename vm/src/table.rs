@@ -439,6 +439,49 @@ impl Table {
         }
     }
 
+    /// Raw `t[s] = v` only if `s` is present with a non-nil value (an
+    /// update, which never inserts, so a `__newindex` need not be looked
+    /// for). True if done. Resets `flags`, as every string-key assignment.
+    #[inline]
+    pub fn set_str_existing(&mut self, s: StrRef, v: Value) -> bool {
+        self.flags = 0;
+        if self.index.is_empty() {
+            return false;
+        }
+        let mask = self.index.len() - 1;
+        let mut pos = (str_hash(s) >> self.shift) as usize & mask;
+        loop {
+            let e = self.index[pos];
+            if e == 0 {
+                return false;
+            }
+            let ent = &mut self.entries[(e - 1) as usize];
+            if matches!(ent.key, Value::Str(k) if k == s) {
+                if ent.val.is_nil() {
+                    return false;
+                }
+                ent.val = v;
+                return true;
+            }
+            pos = (pos + 1) & mask;
+        }
+    }
+
+    /// Raw `t[i] = v` if it is an append to the array part within its
+    /// capacity (`i` is `array.len() + 1`, `v` is not nil, the hash part is
+    /// empty so it cannot hold key `i`): exactly what [`Table::set_int`]
+    /// would do, without the hash probe. True if done.
+    #[inline(always)]
+    pub fn try_append(&mut self, i: i64, v: Value) -> bool {
+        let n = self.array.len();
+        if i as u64 == n as u64 + 1 && n < self.array_cap && self.entries.is_empty() && !v.is_nil()
+        {
+            self.array.push(v);
+            return true;
+        }
+        false
+    }
+
     #[inline(never)]
     fn set_int_slow(&mut self, i: i64, v: Value) {
         let key = Value::Int(i);

@@ -119,6 +119,34 @@ pub struct CallInfo {
     pub errlevel: u32,
 }
 
+impl CallInfo {
+    /// The frame of a Lua function `cl` called at stack slot `func`.
+    #[inline(always)]
+    pub fn lua(
+        func: usize,
+        base: usize,
+        top: usize,
+        nextra: usize,
+        nresults: i32,
+        ret: MetaRet,
+        cl: LuaFnRef,
+    ) -> CallInfo {
+        CallInfo {
+            func: func as u32,
+            base: base as u32,
+            top: top as u32,
+            pc: 0,
+            nextra: nextra as u32,
+            nresults,
+            status: 0,
+            ret,
+            callee: Callee::Lua(cl),
+            k: None,
+            errlevel: 0,
+        }
+    }
+}
+
 /// The execution state of a thread (see the module docs).
 #[derive(Clone, Debug, Default)]
 pub struct ExecState {
@@ -209,7 +237,10 @@ pub(crate) fn set_stack_len(stack: &mut Vec<Value>, n: usize) {
     if n <= len {
         stack.truncate(n);
     } else {
-        stack.extend(std::iter::repeat_n(Value::Nil, n - len));
+        stack.reserve(n - len);
+        for _ in len..n {
+            stack.push(Value::Nil);
+        }
     }
 }
 

@@ -26,7 +26,10 @@
 //! insertion order), which is a function of the operations applied to them,
 //! so every traversal here is a function of the graph and its history, never
 //! of handle indices: two models that hold the same graph built the same way
-//! number it the same way.
+//! number it the same way. Only table-to-table edges are followed: a table
+//! reachable only through a function's upvalues, a coroutine's stack or a
+//! userdata is not reached (those values cannot be transmitted anyway).
+//! Weak tables are traversed like the others.
 //!
 //! # Roots
 //!
@@ -92,6 +95,16 @@
 //! gives the master's unpaired reachable tables the numbers `N + 1`,
 //! `N + 2`, ... in breadth-first order.
 //!
+//! # Cost
+//!
+//! Each pass reads every reached table's slot and entries once (pairing:
+//! in both models) and keeps its bookkeeping in flat vectors indexed by
+//! handle index or number, so it is bound by memory traffic (see
+//! `examples/traverse_bench.rs`). Pairing reads the client table's hash part
+//! with a cursor that advances in step with the master's while both have
+//! the same keys in the same order, which is the normal case for models
+//! built by the same code, and falls back to a hash lookup otherwise.
+//!
 //! **Invariants:** numbers are dense from 1 in a [`Numbering`]; a
 //! [`Pairing`]'s master numbering is injective (one number per table, one
 //! table per number); nothing here recurses on the Rust stack (explicit
@@ -121,7 +134,9 @@ impl<F: Fn(TableRef) -> bool + ?Sized> IsSpecial for F {
 }
 
 /// A set of special tables: a bitset over table handle indices that the
-/// embedder fills with [`SpecialSet::mark`].
+/// embedder fills with [`SpecialSet::mark`]. Handles are per State, so a
+/// set belongs to one model, and must be kept up to date as special tables
+/// are created (or freed and their slots reused).
 #[derive(Clone, Debug, Default)]
 pub struct SpecialSet {
     bits: Vec<u64>,
@@ -213,89 +228,46 @@ fn for_each_child(t: &Table, with_meta: bool, mut f: impl FnMut(TableRef)) {
     }
 }
 
-/// How far ahead of the queue head the traversals touch tables (see
-/// [`touch`]).
-const LOOKAHEAD: usize = 8;
-
-/// Reads the first words of `t`'s array part and one entry per cache line
-/// of the first lines of its hash part, and discards them.
-///
-/// The traversals are bound by memory latency: every table's entries are a
-/// separate allocation, cache misses when scanned. Touching the table
-/// `LOOKAHEAD` places ahead in the queue starts those misses early; the
-/// processor overlaps them with the work on the current table, since
-/// nothing depends on the values read (no `unsafe` prefetch intrinsic
-/// needed).
-#[inline(always)]
-fn touch(t: &Table) {
-    let a = t.array();
-    std::hint::black_box(a.first().copied());
-    // Hash entries are 32 bytes: two per 64-byte line.
-    let mut pos = a.len();
-    for _ in 0..TOUCH_LINES {
-        match t.next_at(pos) {
-            Some((next, _, v)) => {
-                std::hint::black_box(v);
-                pos = next + 1;
-            }
-            None => break,
-        }
-    }
+/// The visited marks of a breadth-first search. Marking is where the
+/// numbering passes assign numbers.
+trait Marks {
+    /// Whether `t` was visited.
+    fn is_marked(&self, t: TableRef) -> bool;
+    /// Records the first visit of `t` (an ordinary table).
+    fn mark(&mut self, t: TableRef);
 }
 
-/// Cache lines of a table's hash part that [`touch`] reads.
-const TOUCH_LINES: usize = 4;
-
-/// A bitset over table handle indices (visited marks).
-struct Bits(Vec<u64>);
-
-impl Bits {
-    fn new(n: usize) -> Self {
-        Bits(vec![0; n.div_ceil(64)])
-    }
-
-    /// Sets bit `i`; returns true if it was clear.
-    #[inline]
-    fn insert(&mut self, i: u32) -> bool {
-        let (w, b) = (i as usize / 64, i % 64);
-        let was = self.0[w] & (1 << b) != 0;
-        self.0[w] |= 1 << b;
-        !was
-    }
-}
-
-/// The breadth-first search shared by the numbering passes: calls
-/// `discover` on every reachable ordinary table, in discovery order.
-fn bfs<S: IsSpecial + ?Sized>(
+/// The breadth-first search shared by the numbering passes: marks every
+/// reachable ordinary table once, in discovery order, using `queue`
+/// (emptied first) as the FIFO; on return `queue` holds the tables in
+/// discovery order.
+fn bfs<S: IsSpecial + ?Sized, M: Marks>(
     st: &State,
     roots: &[Value],
     special: &S,
-    mut discover: impl FnMut(TableRef),
+    marks: &mut M,
+    queue: &mut Vec<TableRef>,
 ) {
     let tables = &st.heap.tables;
-    let mut seen = Bits::new(tables.capacity_slots());
-    let mut queue: Vec<TableRef> = Vec::new();
+    queue.clear();
     let mut visit = |c: TableRef, queue: &mut Vec<TableRef>| {
-        if seen.insert(c.index()) && !special.is_special(c) {
+        if !marks.is_marked(c) && !special.is_special(c) {
+            marks.mark(c);
             queue.push(c);
-            discover(c);
         }
     };
     for &r in roots {
         let Value::Table(t) = r else { continue };
         if special.is_special(t) {
-            for_each_child(tables.get(t), false, |c| visit(c, &mut queue));
+            for_each_child(tables.get(t), false, |c| visit(c, queue));
         } else {
-            visit(t, &mut queue);
+            visit(t, queue);
         }
     }
     let mut head = 0;
     while let Some(&t) = queue.get(head) {
-        if let Some(&ahead) = queue.get(head + LOOKAHEAD) {
-            touch(tables.get(ahead));
-        }
         head += 1;
-        for_each_child(tables.get(t), true, |c| visit(c, &mut queue));
+        for_each_child(tables.get(t), true, |c| visit(c, queue));
     }
 }
 
@@ -346,13 +318,29 @@ impl State {
     /// docs for roots, followed entries and the breadth-first order):
     /// "Number the Tables in the Client Model".
     pub fn number_tables<S: IsSpecial + ?Sized>(&self, roots: &[Value], special: &S) -> Numbering {
-        let mut to_num = vec![0u32; self.heap.tables.capacity_slots()];
+        let mut marks = NumberMarks { to_num: vec![0; self.heap.tables.capacity_slots()], n: 0 };
         let mut tables = Vec::new();
-        bfs(self, roots, special, |t| {
-            tables.push(t);
-            to_num[t.index() as usize] = tables.len() as u32;
-        });
-        Numbering { to_num, tables }
+        bfs(self, roots, special, &mut marks, &mut tables);
+        Numbering { to_num: marks.to_num, tables }
+    }
+}
+
+/// Numbering marks: the number itself (the queue is the number order).
+struct NumberMarks {
+    to_num: Vec<u32>,
+    n: u32,
+}
+
+impl Marks for NumberMarks {
+    #[inline]
+    fn is_marked(&self, t: TableRef) -> bool {
+        self.to_num[t.index() as usize] != 0
+    }
+
+    #[inline]
+    fn mark(&mut self, t: TableRef) {
+        self.n += 1;
+        self.to_num[t.index() as usize] = self.n;
     }
 }
 
@@ -440,15 +428,39 @@ impl Pairing {
         if self.to_num.len() < cap {
             self.to_num.resize(cap, 0);
         }
-        let (to_num, tables) = (&mut self.to_num, &mut self.tables);
-        bfs(master, roots, special, |t| {
-            let slot = &mut to_num[t.index() as usize];
-            if *slot == 0 {
-                tables.push(Some(t));
-                *slot = tables.len() as u32;
-            }
-        });
+        let mut marks = RemainingMarks {
+            seen: vec![0; cap.div_ceil(64)],
+            to_num: &mut self.to_num,
+            tables: &mut self.tables,
+        };
+        bfs(master, roots, special, &mut marks, &mut Vec::new());
         first..self.tables.len() as u32 + 1
+    }
+}
+
+/// Marks of [`Pairing::number_remaining`]: a visited bitset (paired tables
+/// are traversed too); the first visit of an unnumbered table numbers it.
+struct RemainingMarks<'a> {
+    seen: Vec<u64>,
+    to_num: &'a mut Vec<u32>,
+    tables: &'a mut Vec<Option<TableRef>>,
+}
+
+impl Marks for RemainingMarks<'_> {
+    #[inline]
+    fn is_marked(&self, t: TableRef) -> bool {
+        let i = t.index() as usize;
+        self.seen[i / 64] & (1 << (i % 64)) != 0
+    }
+
+    #[inline]
+    fn mark(&mut self, t: TableRef) {
+        let i = t.index() as usize;
+        self.seen[i / 64] |= 1 << (i % 64);
+        if self.to_num[i] == 0 {
+            self.tables.push(Some(t));
+            self.to_num[i] = self.tables.len() as u32;
+        }
     }
 }
 
@@ -498,21 +510,27 @@ impl KeyMap<'_> {
         }
     }
 
+    #[inline]
     fn string(&mut self, s: StrRef) -> Option<StrRef> {
+        match self.cache.get(s.index() as usize) {
+            Some(1) => None,
+            Some(&n) if n > 1 => Some(StrRef::from_index(n - 2)),
+            _ => self.string_slow(s),
+        }
+    }
+
+    /// [`KeyMap::string`] on a cache miss: looks the content up in the
+    /// client's interner.
+    #[cold]
+    fn string_slow(&mut self, s: StrRef) -> Option<StrRef> {
         let i = s.index() as usize;
         if i >= self.cache.len() {
             self.cache.resize(i + 1, 0);
         }
-        match self.cache[i] {
-            0 => {
-                let bytes = self.master.heap.str(s);
-                let c = self.client.heap.interner.find(&self.client.heap.strings, bytes);
-                self.cache[i] = c.map_or(1, |c| c.index() + 2);
-                c
-            }
-            1 => None,
-            n => Some(StrRef::from_index(n - 2)),
-        }
+        let bytes = self.master.heap.str(s);
+        let c = self.client.heap.interner.find(&self.client.heap.strings, bytes);
+        self.cache[i] = c.map_or(1, |c| c.index() + 2);
+        c
     }
 }
 
@@ -530,42 +548,40 @@ struct Pairer<'a, SM: IsSpecial + ?Sized, SC: IsSpecial + ?Sized> {
     numbers: &'a Numbering,
     keys: KeyMap<'a>,
     out: Pairing,
-    queue: Vec<(TableRef, TableRef)>,
+    /// Candidates, FIFO, with the client table's number.
+    queue: Vec<TablePair>,
 }
 
 impl<SM: IsSpecial + ?Sized, SC: IsSpecial + ?Sized> Pairer<'_, SM, SC> {
-    /// Whether `(tm, tc)` passes the four rules (module docs) right now;
-    /// returns the client number if so.
+    /// Whether master table `tm` and client number `n` are both still
+    /// unpaired (rules 2 and 4 of the module docs, which can change while
+    /// a candidate waits in the queue).
     #[inline]
-    fn check(&self, tm: TableRef, tc: TableRef) -> Option<u32> {
-        if self.out.to_num[tm.index() as usize] != 0 {
-            return None;
-        }
-        let n = self.numbers.number_of(tc)?;
-        if self.out.tables[n as usize - 1].is_some() {
-            return None;
-        }
-        if self.master.special.is_special(tm) || self.client.special.is_special(tc) {
-            return None;
-        }
-        Some(n)
+    fn both_unpaired(&self, tm: TableRef, n: u32) -> bool {
+        self.out.to_num[tm.index() as usize] == 0 && self.out.tables[n as usize - 1].is_none()
     }
 
-    /// Queues a candidate, unless it already fails a rule (which it would
-    /// still fail when popped: the rules only ever become harder to pass).
-    #[inline]
+    /// Queues a candidate if it passes the four rules now. Rules 1 and 3
+    /// never change; rules 2 and 4 only become harder to pass, so they are
+    /// checked again when the candidate is popped.
+    #[inline(always)]
     fn push(&mut self, tm: TableRef, tc: TableRef) {
-        if self.check(tm, tc).is_some() {
-            self.queue.push((tm, tc));
+        let Some(n) = self.numbers.number_of(tc) else { return };
+        if self.both_unpaired(tm, n)
+            && !self.master.special.is_special(tm)
+            && !self.client.special.is_special(tc)
+        {
+            self.queue.push(TablePair { number: n, master: tm, client: tc });
         }
     }
 
     /// Queues the candidates under the common keys of `tm` and `tc`: the
     /// metatables (if `with_meta`), the array parts, then the master's hash
     /// part in order. The client's hash part is read with a cursor that
-    /// advances in step while both tables have the same keys in the same
-    /// order (the common case: models built by the same code), which saves
-    /// a hash probe per key; any mismatch falls back to a lookup.
+    /// advances one live entry per master entry: when the client entry at
+    /// the cursor has the master entry's key (the common case: models built
+    /// by the same code hold the same keys in the same order), its value is
+    /// used without a hash probe; otherwise the key is looked up.
     fn expand(&mut self, tm: TableRef, tc: TableRef, with_meta: bool) {
         let (master, client) = (self.master.state, self.client.state);
         let mtab = master.heap.tables.get(tm);
@@ -583,20 +599,17 @@ impl<SM: IsSpecial + ?Sized, SC: IsSpecial + ?Sized> Pairer<'_, SM, SC> {
         let (mut mpos, mut cpos) = (mtab.array().len(), ctab.array().len());
         while let Some((mnext, k, v)) = mtab.next_at(mpos) {
             mpos = mnext;
-            let in_step = match ctab.next_at(cpos) {
-                Some((cnext, ck, cv)) if self.keys.same(k, ck) => {
-                    cpos = cnext;
-                    Some(cv)
-                }
-                _ => None,
-            };
+            let at_cursor = ctab.next_at(cpos);
+            if let Some((cnext, _, _)) = at_cursor {
+                cpos = cnext;
+            }
             let Value::Table(cm) = v else { continue };
             if !is_sortable(k) {
                 continue;
             }
-            let cv = match in_step {
-                Some(cv) => cv,
-                None => self.keys.lookup(ctab, k),
+            let cv = match at_cursor {
+                Some((_, ck, cv)) if self.keys.same(k, ck) => cv,
+                _ => self.keys.lookup(ctab, k),
             };
             if let Value::Table(cc) = cv {
                 self.push(cm, cc);
@@ -620,16 +633,15 @@ impl<SM: IsSpecial + ?Sized, SC: IsSpecial + ?Sized> Pairer<'_, SM, SC> {
 
     fn run(&mut self) {
         let mut head = 0;
-        while let Some(&(tm, tc)) = self.queue.get(head) {
-            if let Some(&(am, ac)) = self.queue.get(head + LOOKAHEAD) {
-                touch(self.master.state.heap.tables.get(am));
-                touch(self.client.state.heap.tables.get(ac));
-            }
+        while let Some(&pair) = self.queue.get(head) {
             head += 1;
-            let Some(n) = self.check(tm, tc) else { continue };
+            let TablePair { number: n, master: tm, client: tc } = pair;
+            if !self.both_unpaired(tm, n) {
+                continue;
+            }
             self.out.to_num[tm.index() as usize] = n;
             self.out.tables[n as usize - 1] = Some(tm);
-            self.out.pairs.push(TablePair { number: n, master: tm, client: tc });
+            self.out.pairs.push(pair);
             self.expand(tm, tc, true);
         }
     }

@@ -358,6 +358,15 @@ const SNIPPETS: &[(&str, &str)] = &[
         drive(function() return xpcall(error, coroutine.yield, 1) end)
         drive(function() for k, v in coroutine.yield do end end)
         drive(function() return select(2, coroutine.yield()) end)
+        local cw
+        cw = coroutine.wrap(function()
+          local x <close> = setmetatable({}, {__close = function()
+            print(pcall(cw)); print(coroutine.status(coroutine.running()))
+          end})
+          error(111)
+        end)
+        print(pcall(cw))
+        print(pcall(cw))
         "##,
     ),
     (

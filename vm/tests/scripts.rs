@@ -84,3 +84,8 @@ fn errors() {
 fn gc() {
     run_script("gc");
 }
+
+#[test]
+fn close_yield() {
+    run_script("close_yield");
+}

@@ -251,8 +251,7 @@ fn metatable_is_a_key_visited_first() {
     let cr = t(&mut c, "R");
     let cnum = c.number_tables(&[Value::Table(cr)], &SpecialSet::new());
     let none = SpecialSet::new();
-    let p =
-        pair_tables(&st, &[Value::Table(r)], &none, &c, &[Value::Table(cr)], &none, &cnum);
+    let p = pair_tables(&st, &[Value::Table(r)], &none, &c, &[Value::Table(cr)], &none, &cnum);
     assert_eq!(p.len(), 4, "R, M, M.__index, R.x");
     let cm = t(&mut c, "M");
     assert_eq!(p.number_of(m), cnum.number_of(cm));
@@ -408,4 +407,21 @@ fn closure_predicate_works_as_special() {
     assert_eq!(num.len(), 1);
     let dyn_pred: &dyn Fn(TableRef) -> bool = &pred;
     assert_eq!(st.number_tables(&[Value::Table(a)], dyn_pred).len(), 1);
+}
+
+#[test]
+fn pairing_does_not_depend_on_client_key_order() {
+    // Same keys, other insertion order and an extra leading key in the
+    // client: the in-step cursor misses, the lookups find them.
+    let mut m = state("R = {} R.x = {1} R.y = {2} R.z = {3}");
+    let mut c = state("R = {} R.w = {0} R.z = {3} R.y = {2} R.x = {1}");
+    let (mr, cr) = (g(&mut m, "R"), g(&mut c, "R"));
+    let none = SpecialSet::new();
+    let cnum = c.number_tables(&[cr], &none);
+    let p = pair_tables(&m, &[mr], &none, &c, &[cr], &none, &cnum);
+    assert_eq!(p.len(), 4);
+    for k in ["x", "y", "z"] {
+        let (mt, ct) = (path(&mut m, &format!("R.{k}")), path(&mut c, &format!("R.{k}")));
+        assert_eq!(p.number_of(mt), cnum.number_of(ct), "{k}");
+    }
 }
