@@ -2,9 +2,12 @@
 //! the collector.
 //!
 //! Objects refer to each other only by [`Handle`](crate::Handle)s; nothing
-//! in the heap is a pointer, an `Rc` or a `RefCell`, so the whole heap is
-//! plain data (the basis of snapshot, rollback and hashing). All mutation
-//! goes through `Arena::get_mut`.
+//! in the heap is a pointer or a `RefCell`, so the whole heap is plain data
+//! (the basis of snapshot, rollback and hashing). The one `Rc` is inside a
+//! prototype: its bytecode and constants, immutable, are shared with the
+//! dispatch loop (which holds them while the function runs); sharing
+//! immutable data is unobservable, and a cloned heap shares them too. All
+//! mutation goes through `Arena::get_mut`.
 //!
 //! # Accounting
 //!

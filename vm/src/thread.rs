@@ -244,6 +244,21 @@ pub(crate) fn set_stack_len(stack: &mut Vec<Value>, n: usize) {
     }
 }
 
+/// Sets the length of `stack` to `n` with the slots from `from` up nil:
+/// `stack.truncate(from); set_stack_len(stack, n)`, but slots that already
+/// exist are overwritten in place (no length update per slot), which is the
+/// common case of a call or a return (the new extent overlaps the old).
+#[inline(always)]
+pub(crate) fn set_stack_len_nil_from(stack: &mut Vec<Value>, from: usize, n: usize) {
+    let end = n.min(stack.len());
+    if from < end {
+        for slot in &mut stack[from..end] {
+            *slot = Value::Nil;
+        }
+    }
+    set_stack_len(stack, n);
+}
+
 /// The frame's stack level as `usize`.
 #[inline(always)]
 pub(crate) fn u(x: u32) -> usize {
