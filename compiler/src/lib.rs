@@ -18,6 +18,7 @@ pub mod lexer;
 pub mod opcodes;
 pub mod parser;
 pub mod proto;
+pub mod verify;
 
 use std::fmt;
 

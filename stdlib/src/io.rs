@@ -165,7 +165,7 @@ pub fn new_file(st: &mut State, h: Handle) -> Value {
         Value::Table(t) => Some(t),
         _ => None,
     };
-    st.new_userdata(Box::new(LStream { handle: Some(h) }), mt)
+    st.new_userdata_opaque(LStream { handle: Some(h) }, mt)
 }
 
 /// A file name as C sees it: the bytes up to the first NUL.

@@ -50,7 +50,7 @@ use crate::pack::{self, PackArgs, PackError, PackValue};
 use crate::pattern::{self, Capture, Gsub, Matcher, PatternError};
 use luprex_vm::format::{format_char, format_float, format_int, Spec};
 use luprex_vm::number;
-use luprex_vm::userdata::UserData;
+use luprex_vm::userdata::{Cloneable, UserData};
 use luprex_vm::value::{StrRef, TableRef};
 use luprex_vm::{Action, ArithOp, Error, NativeFn, State, Status, Type, Value};
 use std::borrow::Cow;
@@ -429,6 +429,7 @@ fn gmatch_search(
 
 /// The state of a substitution in progress (kept in a userdata while a
 /// replacement function runs).
+#[derive(Clone)]
 struct GsubState {
     g: Gsub,
     out: Vec<u8>,
@@ -519,7 +520,7 @@ fn put_gsub_state(st: &mut State, gs: GsubState) {
             return;
         }
     }
-    let ud = UserData { meta: None, user_values: Vec::new(), data: Box::new(Some(gs)) };
+    let ud = UserData { meta: None, user_values: Vec::new(), data: Cloneable::boxed(Some(gs)) };
     let u = st.heap.new_userdata(ud);
     st.set_arg(GSUB_SLOT, Value::UserData(u));
 }

@@ -132,11 +132,21 @@ impl State {
     /// metatable has `__gc`, the userdata is flagged for finalization (as
     /// `lua_setmetatable` does). The payload is dropped when the userdata is
     /// collected.
-    pub fn new_userdata(&mut self, data: Box<dyn std::any::Any>, meta: Option<TableRef>) -> Value {
+    pub fn new_userdata(
+        &mut self,
+        data: Box<dyn crate::userdata::Payload>,
+        meta: Option<TableRef>,
+    ) -> Value {
         let u = crate::userdata::UserData { meta, user_values: Vec::new(), data };
         let v = Value::UserData(self.heap.new_userdata(u));
         self.check_finalizer(v, meta);
         v
+    }
+
+    /// A new full userdata holding `v` as an [`Opaque`](crate::userdata::Opaque)
+    /// payload (see [`State::new_userdata`]).
+    pub fn new_userdata_opaque<T: std::any::Any>(&mut self, v: T, meta: Option<TableRef>) -> Value {
+        self.new_userdata(Box::new(crate::userdata::Opaque(v)), meta)
     }
 
     /// The payload of a userdata value if it is a `T` (`luaL_testudata`

@@ -164,6 +164,34 @@ impl<T> Arena<T> {
         &self.free
     }
 
+    /// Every slot, in index order (`None` for a free one): the arena's
+    /// layout, for writing a snapshot to bytes.
+    pub fn raw_slots(&self) -> &[Option<T>] {
+        &self.slots
+    }
+
+    /// Rebuilds an arena from its layout ([`Arena::raw_slots`] and
+    /// [`Arena::free_list`]). Fails unless every free slot is on the free
+    /// list exactly once and nothing else is.
+    pub fn from_raw_parts(slots: Vec<Option<T>>, free: Vec<u32>) -> Result<Self, String> {
+        let mut seen = vec![false; slots.len()];
+        for &i in &free {
+            match slots.get(i as usize) {
+                Some(None) if !seen[i as usize] => seen[i as usize] = true,
+                Some(None) => return Err(format!("slot {i} twice on the free list")),
+                Some(Some(_)) => return Err(format!("occupied slot {i} on the free list")),
+                None => return Err(format!("free-list index {i} out of range")),
+            }
+        }
+        let empty = slots.iter().filter(|s| s.is_none()).count();
+        if empty != free.len() {
+            return Err("a free slot is missing from the free list".into());
+        }
+        let live = slots.len() - empty;
+        let marks = vec![0; slots.len().div_ceil(64)];
+        Ok(Arena { slots, free, marks, live })
+    }
+
     /// Iterates over live objects in index order.
     pub fn iter(&self) -> impl Iterator<Item = (Handle<T>, &T)> {
         self.slots

@@ -21,6 +21,48 @@
 
 use crate::state::State;
 use crate::value::Value;
+use std::sync::Arc;
+
+/// What kind of failure an [`Error`] reports. Every kind also carries a Lua
+/// error value (what a `pcall` in Lua would see) and a rendered message.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A Lua runtime error (`error(...)`, an arithmetic on nil, ...).
+    #[default]
+    Runtime,
+    /// A syntax error while compiling a chunk. `incomplete_input` is true
+    /// when the chunk merely ended too early (the message ends in
+    /// `<eof>`), so a REPL should read another line.
+    Syntax {
+        /// The input ended before the chunk was complete.
+        incomplete_input: bool,
+    },
+    /// The memory limit was exceeded (`not enough memory`).
+    Memory,
+    /// The instruction budget ran out.
+    InstructionLimit,
+    /// The interrupt flag was raised from another thread.
+    Interrupted,
+    /// A bad argument passed to a function (`bad argument #n to 'f' (...)`).
+    BadArgument {
+        /// 1-based argument position.
+        pos: usize,
+        /// Function name, if known.
+        func: Option<String>,
+    },
+    /// A value could not be converted between Lua and Rust.
+    Conversion {
+        /// Source type name.
+        from: String,
+        /// Target type name.
+        to: String,
+    },
+    /// A Rust callback failed; [`Error::cause`] holds its error.
+    Callback,
+    /// A snapshot could not be taken, restored, written or loaded.
+    Snapshot,
+}
 
 /// A Lua error.
 #[derive(Clone, Debug, thiserror::Error)]
@@ -31,12 +73,45 @@ pub struct Error {
     pub(crate) traceback: String,
     /// The message handler (or the traceback capture) already ran.
     pub(crate) handled: bool,
+    pub(crate) kind: ErrorKind,
+    #[source]
+    pub(crate) cause: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
 
 impl Error {
     /// An error carrying `value` (message to be rendered later).
     pub fn from_value(value: Value) -> Error {
-        Error { value, message: String::new(), traceback: String::new(), handled: false }
+        Error {
+            value,
+            message: String::new(),
+            traceback: String::new(),
+            handled: false,
+            kind: ErrorKind::Runtime,
+            cause: None,
+        }
+    }
+
+    /// The kind of failure.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+
+    /// The same error with kind `kind`.
+    pub fn with_kind(mut self, kind: ErrorKind) -> Error {
+        self.kind = kind;
+        self
+    }
+
+    /// The same error with the Rust error that caused it (kept as
+    /// [`std::error::Error::source`]).
+    pub fn with_cause(mut self, cause: Arc<dyn std::error::Error + Send + Sync>) -> Error {
+        self.cause = Some(cause);
+        self
+    }
+
+    /// The Rust error that caused this one (a callback's error), if any.
+    pub fn cause(&self) -> Option<&Arc<dyn std::error::Error + Send + Sync>> {
+        self.cause.as_ref()
     }
 
     /// The Lua error value.

@@ -651,7 +651,7 @@ impl<'a> Walker<'a> {
         let u = self.st.heap.userdata.get(h);
         self.opt_table(u.meta);
         self.values(u.user_values.iter().copied());
-        self.payload(&*u.data);
+        self.payload(u.data.as_any());
     }
 
     fn payload(&mut self, data: &dyn Any) {

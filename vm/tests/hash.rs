@@ -5,6 +5,7 @@
 //! (this test binary re-executed with `LUPREX_HASH_CHILD` set), and all
 //! three must print the same hashes.
 
+use luprex_vm::userdata::{Cloneable, Opaque};
 use luprex_vm::{HashMode, State, StateHasher};
 use std::any::Any;
 use std::process::Command;
@@ -383,21 +384,27 @@ struct Custom(u32);
 
 #[test]
 fn userdata_payloads() {
-    let with = |payload: Box<dyn Any>| {
+    let with = |payload: Box<dyn luprex_vm::userdata::Payload>| {
         let mut st = State::new();
         let u = st.new_userdata(payload, None);
         st.set_global("U", u);
         st
     };
     // std payloads are hashed by content
-    assert_ne!(with(Box::new(1i64)).state_hash(), with(Box::new(2i64)).state_hash());
-    assert_eq!(with(Box::new(1i64)).state_hash(), with(Box::new(1i64)).state_hash());
     assert_ne!(
-        with(Box::new(b"ab".to_vec())).state_hash(),
-        with(Box::new(b"ac".to_vec())).state_hash()
+        with(Cloneable::boxed(1i64)).state_hash(),
+        with(Cloneable::boxed(2i64)).state_hash()
+    );
+    assert_eq!(
+        with(Cloneable::boxed(1i64)).state_hash(),
+        with(Cloneable::boxed(1i64)).state_hash()
+    );
+    assert_ne!(
+        with(Cloneable::boxed(b"ab".to_vec())).state_hash(),
+        with(Cloneable::boxed(b"ac".to_vec())).state_hash()
     );
     // other payloads are opaque ...
-    let (a, b) = (with(Box::new(Custom(1))), with(Box::new(Custom(2))));
+    let (a, b) = (with(Box::new(Opaque(Custom(1)))), with(Box::new(Opaque(Custom(2)))));
     assert_eq!(a.state_hash(), b.state_hash());
     // ... unless a hook hashes them
     let hook = |d: &dyn Any, h: &mut StateHasher| match d.downcast_ref::<Custom>() {
