@@ -65,17 +65,22 @@ pub enum ErrorKind {
 }
 
 /// A Lua error.
-#[derive(Clone, Debug, thiserror::Error)]
-#[error("{message}")]
+#[derive(Clone, Debug)]
 pub struct Error {
     pub(crate) value: Value,
     pub(crate) message: String,
     pub(crate) traceback: String,
     /// The message handler (or the traceback capture) already ran.
     pub(crate) handled: bool,
-    pub(crate) kind: ErrorKind,
-    #[source]
-    pub(crate) cause: Option<Arc<dyn std::error::Error + Send + Sync>>,
+    /// Kind and cause, boxed to keep `Result<_, Error>` small (absent:
+    /// a runtime error without a Rust cause).
+    pub(crate) detail: Option<Box<Detail>>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Detail {
+    kind: ErrorKind,
+    cause: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
 
 impl Error {
@@ -86,32 +91,32 @@ impl Error {
             message: String::new(),
             traceback: String::new(),
             handled: false,
-            kind: ErrorKind::Runtime,
-            cause: None,
+            detail: None,
         }
     }
 
     /// The kind of failure.
     pub fn kind(&self) -> &ErrorKind {
-        &self.kind
+        const RUNTIME: ErrorKind = ErrorKind::Runtime;
+        self.detail.as_ref().map_or(&RUNTIME, |d| &d.kind)
     }
 
     /// The same error with kind `kind`.
     pub fn with_kind(mut self, kind: ErrorKind) -> Error {
-        self.kind = kind;
+        self.detail.get_or_insert_with(Default::default).kind = kind;
         self
     }
 
     /// The same error with the Rust error that caused it (kept as
     /// [`std::error::Error::source`]).
     pub fn with_cause(mut self, cause: Arc<dyn std::error::Error + Send + Sync>) -> Error {
-        self.cause = Some(cause);
+        self.detail.get_or_insert_with(Default::default).cause = Some(cause);
         self
     }
 
     /// The Rust error that caused this one (a callback's error), if any.
     pub fn cause(&self) -> Option<&Arc<dyn std::error::Error + Send + Sync>> {
-        self.cause.as_ref()
+        self.detail.as_ref().and_then(|d| d.cause.as_ref())
     }
 
     /// The Lua error value.
@@ -129,6 +134,19 @@ impl Error {
     /// traceback:\n\t...`), empty if none was captured.
     pub fn traceback(&self) -> &str {
         &self.traceback
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        let c = self.detail.as_ref()?.cause.as_ref()?;
+        Some(&**c as &(dyn std::error::Error + 'static))
     }
 }
 
