@@ -432,3 +432,7 @@ impl State {
         u(self.ex.frames.last().map_or(0, |c| c.base)) + r as usize
     }
 }
+
+/// Debug hooks (`debug.sethook`) configured on a state (being written).
+#[derive(Default)]
+pub(crate) struct Hooks {}

@@ -179,6 +179,20 @@ pub struct State {
     pub(crate) buf: Vec<u8>,
     /// Whether the state is closing (no more finalizer registration).
     pub(crate) closing: bool,
+    /// The snapshot journal (`snapshot.rs`).
+    pub(crate) journal: crate::snapshot::Journal,
+    /// Continuations and payload loaders registered for persistence
+    /// (`persist.rs`).
+    pub(crate) persist: crate::persist::Registry,
+    /// Debug hooks (`debug.rs`).
+    pub(crate) hooks: crate::debug::Hooks,
+    /// Memory and instruction limits, interrupt flag (`limits.rs`).
+    pub(crate) limits: crate::limits::Limits,
+    /// The embedding API's per-state data (`lua/`), if a `Lua` owns this
+    /// state.
+    pub(crate) host: Option<std::rc::Weak<dyn std::any::Any>>,
+    /// Whether `load` accepts binary chunks (the sandbox set refuses them).
+    pub(crate) allow_binary_chunks: bool,
 }
 
 impl State {
@@ -231,6 +245,12 @@ impl State {
             last_error: Value::Nil,
             buf: Vec::new(),
             closing: false,
+            journal: Default::default(),
+            persist: Default::default(),
+            hooks: Default::default(),
+            limits: Default::default(),
+            host: None,
+            allow_binary_chunks: true,
         };
         st.raw_set_int(registry, RIDX_MAINTHREAD, Value::Thread(main_thread));
         st.raw_set_int(registry, RIDX_GLOBALS, Value::Table(globals));

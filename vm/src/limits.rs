@@ -1,0 +1,6 @@
+//! Limits for untrusted scripts (being written): memory, instructions,
+//! interruption.
+
+/// The limits configured on a state.
+#[derive(Default)]
+pub(crate) struct Limits {}
