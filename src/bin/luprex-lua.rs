@@ -8,8 +8,14 @@
 //! terminal, and the same reporting: an uncaught error prints
 //! `luprex-lua: message` plus a stack traceback to stderr and exits with 1.
 //!
-//! One extension: `luprex-lua --list file.lua` prints the bytecode listing
-//! of the file instead of running it.
+//! Two extensions: `luprex-lua --list file.lua` prints the bytecode listing
+//! of the file instead of running it, and `--state-hash` (before the other
+//! options) prints the VM's 128-bit state hash (`State::state_hash`) as 32
+//! hex digits on a line of its own after the script ends successfully. With
+//! `--state-hash`, `math.random` is seeded with 0 before anything runs, so
+//! the same script with the same arguments and input prints the same hash in
+//! any process on any machine (unless it reads the clock or the
+//! environment).
 
 use std::ffi::OsString;
 use std::io::{self, BufRead, IsTerminal, Write};
@@ -28,6 +34,8 @@ struct Options {
     ignore_env: bool,
     warnings: bool,
     has_exec: bool,
+    /// `--state-hash`: print the state hash at the end.
+    state_hash: bool,
     /// Index in argv of the script (`-` for stdin), if any.
     script: Option<usize>,
 }
@@ -49,6 +57,7 @@ fn usage(badoption: &str) {
          -E        ignore environment variables\n  \
          -W        turn warnings on\n  \
          --list f  print the bytecode listing of file 'f'\n  \
+         --state-hash  print the VM state hash after the script (seeds math.random with 0)\n  \
          --        stop handling options\n  \
          -         stop handling options and execute stdin"
     );
@@ -74,6 +83,7 @@ fn collect_args(argv: &[String]) -> Result<Options, String> {
                 }
                 return Ok(o);
             }
+            "--state-hash" => o.state_hash = true,
             "-E" => o.ignore_env = true,
             "-W" => o.warnings = true,
             "-i" => {
@@ -411,6 +421,11 @@ fn run(argv: &[String]) -> anyhow::Result<bool> {
     }
     luprex_stdlib::open_full(&mut state)
         .map_err(|e| anyhow::anyhow!("cannot open the standard library: {e}"))?;
+    if opts.state_hash {
+        state
+            .exec(b"math.randomseed(0)", b"=(state-hash)")
+            .map_err(|e| anyhow::anyhow!("cannot seed math.random: {e}"))?;
+    }
     if io::stdout().is_terminal() {
         state.set_stdout(Box::new(io::LineWriter::new(io::stdout())));
     }
@@ -446,6 +461,11 @@ fn run(argv: &[String]) -> anyhow::Result<bool> {
         } else if !dofile(&mut state, None) {
             return Ok(false);
         }
+    }
+    if opts.state_hash {
+        let h = state.state_hash();
+        state.write_stdout(format!("{h:032x}\n").as_bytes());
+        state.flush_stdout();
     }
     Ok(true)
 }
