@@ -5,20 +5,20 @@
 //! parser. The aim is *the same code*: for any program, the instructions,
 //! constants, upvalues and debug information match what `luac -l -l` shows,
 //! except that Luprex has no `MMBIN*` instructions (arithmetic instructions
-//! handle their metamethods themselves, see [`ops`]). Mirroring the
+//! handle their metamethods themselves, see `ops`). Mirroring the
 //! reference keeps the VM honest (its tests can be compared instruction by
 //! instruction) and inherits two decades of tuning.
 //!
 //! # Structure
 //!
-//! * [`state`]: the compiler state (function stack, active locals, labels,
+//! * `state`: the compiler state (function stack, active locals, labels,
 //!   constant cache), instruction emission, registers, constants, jump
 //!   lists, the final peephole pass;
-//! * [`exp`]: expression descriptors and how they are discharged into
+//! * `exp`: expression descriptors and how they are discharged into
 //!   registers, constants or jumps;
-//! * [`ops`]: unary and binary operators, with constant folding ([`fold`]);
-//! * [`scope`]: locals, upvalues, blocks, labels and gotos;
-//! * [`expr`] and [`stat`]: the walk over expressions and statements.
+//! * `ops`: unary and binary operators, with constant folding (`fold`);
+//! * `scope`: locals, upvalues, blocks, labels and gotos;
+//! * `expr` and `stat`: the walk over expressions and statements.
 //!
 //! # Invariants
 //!
@@ -47,7 +47,7 @@
 //!   instruction of every vararg function.
 //! * `NEWTABLE` is always followed by `EXTRAARG` (array size high bits).
 //! * The k bit of `ADDI`, `SHRI` and the `*K` arithmetic instructions
-//!   records the source operator and operand order (see [`ops`]).
+//!   records the source operator and operand order (see `ops`).
 
 mod exp;
 mod expr;

@@ -15,7 +15,7 @@
 //! for it, so a lexical error is reported only if the parser gets that far
 //! without a syntax error. [`tokenize`] therefore never fails: it returns the
 //! tokens read before the first lexical error, and then the error itself as
-//! the [`End`] of the stream; the parser reports the error when it reaches
+//! the `End` of the stream; the parser reports the error when it reaches
 //! that position.
 //!
 //! # Invariants

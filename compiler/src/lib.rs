@@ -14,6 +14,7 @@
 pub mod ast;
 pub mod codegen;
 pub mod disasm;
+pub mod dump;
 pub mod lexer;
 pub mod opcodes;
 pub mod parser;

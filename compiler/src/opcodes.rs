@@ -19,7 +19,7 @@
 //! constant x of the current prototype, `RK(C)` is `K[C]` when the k bit is
 //! set and `R[C]` otherwise, `UpValue[x]` is upvalue x of the running closure.
 //!
-//! The [`opcodes!`] table below is the **only** place an opcode is declared.
+//! The `opcodes!` table below is the **only** place an opcode is declared.
 //! It generates the [`OpCode`] enum, its layout, its name for the
 //! disassembler, its semantics string, and the decode table; the encoder and
 //! field accessors on [`Instruction`] are layout driven. Adding an opcode means
@@ -55,7 +55,7 @@ macro_rules! opcodes {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[repr(u8)]
         pub enum OpCode {
-            $( #[doc = $doc] $name, )*
+            $( #[doc = concat!("`", $doc, "`")] $name, )*
         }
 
         /// Every opcode, in encoding order.

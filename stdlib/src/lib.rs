@@ -23,16 +23,20 @@ pub mod random;
 pub mod strftime;
 pub mod utf8_core;
 
+pub mod debug;
 pub mod io;
+pub mod lua_ext;
 pub mod math;
 pub mod os;
 pub mod package;
 pub mod string;
 pub mod table;
 pub mod utf8;
+pub use lua_ext::{LuaStdExt, StdLib};
 
 /// Opens the sandboxed set (for game worlds) on top of the base library.
 pub fn open_sandbox(st: &mut State) -> Result<(), Error> {
+    st.set_allow_binary_chunks(false);
     string::open(st)?;
     table::open(st)?;
     math::open(st, math::Seeding::Deterministic)?;
@@ -49,5 +53,6 @@ pub fn open_full(st: &mut State) -> Result<(), Error> {
     io::open(st)?;
     os::open(st)?;
     package::open(st)?;
+    debug::open(st)?;
     Ok(())
 }

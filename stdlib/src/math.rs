@@ -8,7 +8,7 @@
 //! string is not one), so `math.floor("3")` goes through the float path
 //! (and still returns the integer 3, as `pushnumint` does), while
 //! `math.abs("-3")` returns the float `3.0`. `luaL_checknumber` converts
-//! integers and numeric strings to a float ([`num`]).
+//! integers and numeric strings to a float (`num`).
 //!
 //! Transcendental functions use Rust's `f64` methods, which call the
 //! platform's libm (glibc on Linux), so results match lua5.4 bit for bit.

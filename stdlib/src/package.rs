@@ -75,6 +75,7 @@ pub fn open(st: &mut State) -> Result<(), Error> {
     let preload = sub_table(st, reg, "_PRELOAD");
     set_field(st, pkg, "preload", Value::Table(preload));
     let id = st.native_id("require", ll_require);
+    st.register_continuation("require_k", require_k);
     let require = st.new_rust_closure(id, vec![Value::Table(pkg)]);
     st.set_global("require", require);
     set_field(st, loaded, "package", Value::Table(pkg));

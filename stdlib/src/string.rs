@@ -87,6 +87,7 @@ pub fn open(st: &mut State) -> Result<(), Error> {
         st.set_native_field(t, field, name, f);
     }
     st.native_id("string.gmatch_iterator", gmatch_aux);
+    st.register_continuation("string.gsub_k", gsub_k);
     open_metatable(st, t);
     st.set_global("string", Value::Table(t));
     let loaded = st.loaded_table();
@@ -143,7 +144,7 @@ fn pattern_error(st: &mut State, e: PatternError) -> Error {
 
 /// The memory error (`not enough memory`, no position).
 fn memory_error(st: &mut State) -> Error {
-    st.error_string(b"not enough memory")
+    st.error_string(b"not enough memory").with_kind(luprex_vm::error::ErrorKind::Memory)
 }
 
 /// `luaL_checknumber`: the argument as a float.
@@ -258,6 +259,8 @@ fn rep(st: &mut State) -> R {
     }
     let n = n as usize;
     let total = n * l + (n - 1) * lsep;
+    // Past the state's memory limit: fail before allocating.
+    st.check_alloc(total)?;
     let mut out = Vec::new();
     if out.try_reserve_exact(total).is_err() {
         return Err(memory_error(st));
@@ -316,11 +319,21 @@ fn char_(st: &mut State) -> R {
     ret_bytes(st, &out)
 }
 
+/// `string.dump(f [, strip])`: the binary chunk of Lua function `f`
+/// (`str_dump`); Rust functions cannot be dumped.
 fn dump(st: &mut State) -> R {
-    if !st.arg(1).is_function() {
+    let strip = st.arg(2).truthy();
+    let f = st.arg(1);
+    if !f.is_function() {
         return Err(st.arg_type_error(1, "function"));
     }
-    Err(st.native_error("unable to dump given function"))
+    match st.dump_function(f, strip) {
+        Ok(bytes) => {
+            let v = st.new_string(&bytes);
+            ret1(st, v)
+        }
+        Err(_) => Err(st.native_error("unable to dump given function")),
+    }
 }
 
 // ----- find, match, gmatch ------------------------------------------------

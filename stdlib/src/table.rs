@@ -3,12 +3,12 @@
 //!
 //! # Design
 //!
-//! Element access goes through [`geti`] / [`seti`], the equivalents of
+//! Element access goes through `geti` / `seti`, the equivalents of
 //! `lua_geti` / `lua_seti`: a raw access when the table has no metatable,
 //! otherwise the full `__index` / `__newindex` protocol (a nested call for
-//! function metamethods, as in C). Lengths use [`len_of`] (`luaL_len`:
+//! function metamethods, as in C). Lengths use `len_of` (`luaL_len`:
 //! `__len`, whose result must be an integer). The first argument may also
-//! be a non-table whose metatable has the needed metamethods ([`check_tab`],
+//! be a non-table whose metatable has the needed metamethods (`check_tab`,
 //! C's `checktab`).
 //!
 //! # Sorting
@@ -24,7 +24,7 @@
 //! Results are therefore identical to lua5.4 whenever lua5.4 itself does
 //! not randomize, and always reproducible.
 //!
-//! The algorithm is written as a state machine ([`Sorter`]) that stops at
+//! The algorithm is written as a state machine (`Sorter`) that stops at
 //! every comparison and asks for its result. Without a comparator the
 //! driver answers at once with `lua_compare(a, b, LT)` (`__lt` metamethods
 //! run as nested calls). With a comparator function the driver returns
@@ -80,6 +80,7 @@ pub fn open(st: &mut State) -> Result<(), Error> {
     for &(field, name, f) in fns {
         st.set_native_field(t, field, name, f);
     }
+    st.register_continuation("table.sort_k", sort_k);
     st.set_global("table", Value::Table(t));
     let loaded = st.loaded_table();
     let k = st.heap.intern(b"table");

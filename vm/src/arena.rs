@@ -12,12 +12,45 @@
 //! and frees, which the collector makes deterministic by sweeping in index
 //! order.
 //!
+//! # The undo journal
+//!
+//! Snapshot and rollback (`snapshot.rs`) do not copy the heap: each arena
+//! keeps an undo journal organised in *levels*, one per open snapshot
+//! (nested snapshots are savepoints). A level records, at the snapshot, the
+//! number of slots (slots at or above it are new: a rollback truncates
+//! them), the live count, and the free list's length. From then on:
+//!
+//! * the first [`Arena::get_mut`] of an old slot since the innermost
+//!   snapshot saves a copy of the object ([`SnapClone`]) in the journal;
+//!   a dirty bitmap (one bit per old slot) makes later accesses free;
+//! * [`Arena::free`] and [`Arena::sweep`] *move* the object into the journal
+//!   (no copy) if the slot was not saved yet;
+//! * an allocation into a reused old slot saves "was free";
+//! * the free list is a LIFO stack, so it only ever loses entries from the
+//!   top: the level keeps the lowest length reached (its low-water mark) and
+//!   the entries popped below it, which is enough to rebuild it exactly.
+//!
+//! A rollback of the innermost level puts every saved slot back, truncates
+//! the new slots and the free list, re-pushes the popped entries and resets
+//! the live count: its cost is proportional to what changed. Committing a
+//! level folds its entries into the enclosing level, keeping the older
+//! saved content of a slot saved by both, or drops them at the outermost
+//! level. An object that cannot be copied is recorded as *poisoned*; the
+//! caller refuses to roll back over it ([`Arena::journal_poison`]).
+//!
+//! With no snapshot open the journal costs one predictable branch per
+//! `get_mut`, `alloc` and `free`. The mark bitmap is transient (it is clear
+//! outside a collection) and is not journaled.
+//!
 //! **Invariants:**
 //! * a live handle always names an occupied slot (the collector frees only
 //!   unreachable objects, and nothing outside the heap holds a handle that is
 //!   not rooted);
 //! * mutation goes through [`Arena::get_mut`] (the hook for snapshot dirty
-//!   tracking); there is no interior mutability.
+//!   tracking); there is no interior mutability;
+//! * while journaling, a slot below the innermost level's slot count has its
+//!   dirty bit set exactly when the innermost level holds an entry for it,
+//!   and each level holds at most one entry per slot.
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -77,18 +110,173 @@ impl<T> fmt::Debug for Handle<T> {
     }
 }
 
-/// A vector of slots with a free list and a mark bitmap.
+/// A copy of an object for the snapshot journal (see [`Arena::get_mut`]).
+///
+/// The copy must be indistinguishable from the original for everything the
+/// VM does next, including what depends on allocation capacities (a
+/// thread's stack capacity enters the collector's accounting), so it is
+/// not always `Clone::clone`. A type whose values cannot always be copied
+/// (a userdata with an opaque payload) returns the name of what could not
+/// be copied. The heap's types implement it in `snapshot.rs`; plain `Clone`
+/// types can use [`snap_clone_by_clone!`](crate::snap_clone_by_clone).
+pub trait SnapClone: Sized {
+    /// A copy of `self`, or the name of the type that cannot be copied.
+    fn snap_clone(&self) -> Result<Self, &'static str>;
+
+    /// Makes `target` (a retired object of the same kind) a copy of `self`,
+    /// reusing its allocations where the type can (`Clone::clone_from`).
+    fn snap_clone_into(&self, target: &mut Self) -> Result<(), &'static str> {
+        *target = self.snap_clone()?;
+        Ok(())
+    }
+}
+
+/// Implements [`SnapClone`] as `Clone::clone` for the listed types (for
+/// types whose observable behaviour does not depend on capacities).
+#[macro_export]
+macro_rules! snap_clone_by_clone {
+    ($($t:ty),* $(,)?) => {
+        $(impl $crate::arena::SnapClone for $t {
+            #[inline]
+            fn snap_clone(&self) -> Result<Self, &'static str> {
+                Ok(::std::clone::Clone::clone(self))
+            }
+            #[inline]
+            fn snap_clone_into(&self, target: &mut Self) -> Result<(), &'static str> {
+                ::std::clone::Clone::clone_from(target, self);
+                Ok(())
+            }
+        })*
+    };
+}
+
+/// What the journal saved of a slot: its content at the snapshot.
+#[derive(Clone, Debug)]
+enum Saved<T> {
+    /// The slot was free.
+    Free,
+    /// The slot held this object.
+    Obj(T),
+    /// The slot held an object that could not be copied (its type name).
+    Poison(&'static str),
+}
+
+/// One journal level (one snapshot), as seen by one arena.
+#[derive(Clone, Copy, Debug)]
+struct Level {
+    /// Number of slots at the snapshot: slots at or above are new.
+    slots: u32,
+    /// Low-water mark of the free list since the snapshot: the entries
+    /// below it were never popped.
+    low: usize,
+    /// Where this level's popped free-list entries start in `popped`.
+    popped_start: usize,
+    /// Where this level's saved slots start in `entries`.
+    start: usize,
+    /// Live count at the snapshot.
+    live: usize,
+}
+
+/// The undo journal of an arena (see the module docs).
+#[derive(Clone, Debug)]
+struct Jr<T> {
+    /// Open levels, outermost first.
+    levels: Vec<Level>,
+    /// Saved slots of every level, level after level.
+    entries: Vec<(u32, Saved<T>)>,
+    /// Free-list entries popped below a level's low-water mark, in pop order.
+    popped: Vec<u32>,
+    /// One bit per slot below `limit`: saved since the innermost snapshot.
+    dirty: Vec<u64>,
+    /// `slots` of the innermost level.
+    limit: u32,
+    /// Objects a rollback replaced, kept while a snapshot is open so that
+    /// the next first touches copy into their allocations instead of
+    /// allocating (the predict-rollback cycle then stops calling malloc and
+    /// free for the objects it dirties; measured in `snapshot_bench`).
+    spare: Vec<T>,
+}
+
+impl<T> Default for Jr<T> {
+    fn default() -> Self {
+        Jr {
+            levels: Vec::new(),
+            entries: Vec::new(),
+            popped: Vec::new(),
+            dirty: Vec::new(),
+            limit: 0,
+            spare: Vec::new(),
+        }
+    }
+}
+
+impl<T> Jr<T> {
+    /// Whether slot `idx` (below `limit`) still needs saving at the
+    /// innermost level; marks it saved.
+    #[inline]
+    fn first_touch(&mut self, idx: u32) -> bool {
+        if idx >= self.limit {
+            return false;
+        }
+        let (w, b) = (idx as usize / 64, idx % 64);
+        let word = &mut self.dirty[w];
+        let fresh = *word & (1 << b) == 0;
+        *word |= 1 << b;
+        fresh
+    }
+
+    fn set_bit(&mut self, idx: u32, on: bool) {
+        let (w, b) = (idx as usize / 64, idx % 64);
+        if on {
+            self.dirty[w] |= 1 << b;
+        } else {
+            self.dirty[w] &= !(1 << b);
+        }
+    }
+
+    /// Sets or clears the dirty bits of the entries from `from` on.
+    fn mark_entries(&mut self, from: usize, on: bool) {
+        for i in from..self.entries.len() {
+            let idx = self.entries[i].0;
+            self.set_bit(idx, on);
+        }
+    }
+
+    /// Records a free-list pop that left `len_after` entries.
+    #[inline]
+    fn on_pop(&mut self, idx: u32, len_after: usize) {
+        if let Some(top) = self.levels.last_mut() {
+            if len_after < top.low {
+                top.low = len_after;
+                self.popped.push(idx);
+            }
+        }
+    }
+}
+
+/// A vector of slots with a free list, a mark bitmap and an undo journal.
 #[derive(Clone)]
 pub struct Arena<T> {
     slots: Vec<Option<T>>,
     free: Vec<u32>,
     marks: Vec<u64>,
     live: usize,
+    /// Whether a snapshot is open (the one branch of the hot paths).
+    on: bool,
+    /// The journal; kept when the last level closes, to reuse its buffers.
+    jr: Box<Jr<T>>,
 }
 
 impl<T> Default for Arena<T> {
     fn default() -> Self {
-        Arena { slots: Vec::new(), free: Vec::new(), marks: Vec::new(), live: 0 }
+        Arena {
+            slots: Vec::new(),
+            free: Vec::new(),
+            marks: Vec::new(),
+            live: 0,
+            on: false,
+            jr: Box::default(),
+        }
     }
 }
 
@@ -104,6 +292,9 @@ impl<T> Arena<T> {
     pub fn alloc(&mut self, value: T) -> Handle<T> {
         self.live += 1;
         if let Some(idx) = self.free.pop() {
+            if self.on {
+                self.journal_reuse(idx);
+            }
             self.slots[idx as usize] = Some(value);
             return Handle::from_index(idx);
         }
@@ -125,28 +316,28 @@ impl<T> Arena<T> {
         }
     }
 
-    /// Mutable access to the object behind `h`.
-    #[inline(always)]
-    pub fn get_mut(&mut self, h: Handle<T>) -> &mut T {
-        match self.slots.get_mut(h.idx as usize) {
-            Some(Some(v)) => v,
-            _ => dangling(h.idx),
-        }
-    }
-
     /// The object behind a raw index, if the slot is occupied.
     pub fn try_get(&self, idx: u32) -> Option<&T> {
         self.slots.get(idx as usize).and_then(|s| s.as_ref())
     }
 
-    /// Frees the slot (the object is dropped).
-    pub fn free(&mut self, h: Handle<T>) -> Option<T> {
-        let v = self.slots.get_mut(h.idx as usize)?.take();
-        if v.is_some() {
-            self.live -= 1;
-            self.free.push(h.idx);
+    /// Saves "was free" for an old slot reused by an allocation.
+    #[inline(never)]
+    fn journal_reuse(&mut self, idx: u32) {
+        let jr = &mut *self.jr;
+        jr.on_pop(idx, self.free.len());
+        if jr.first_touch(idx) {
+            jr.entries.push((idx, Saved::Free));
         }
-        v
+    }
+
+    /// Moves a freed object into the journal if its slot needs saving,
+    /// else drops it.
+    #[inline]
+    fn journal_freed(&mut self, idx: u32, v: T) {
+        if self.on && self.jr.first_touch(idx) {
+            self.jr.entries.push((idx, Saved::Obj(v)));
+        }
     }
 
     /// Number of live objects.
@@ -189,7 +380,7 @@ impl<T> Arena<T> {
         }
         let live = slots.len() - empty;
         let marks = vec![0; slots.len().div_ceil(64)];
-        Ok(Arena { slots, free, marks, live })
+        Ok(Arena { slots, free, marks, live, on: false, jr: Box::default() })
     }
 
     /// Iterates over live objects in index order.
@@ -218,8 +409,9 @@ impl<T> Arena<T> {
     }
 
     /// Frees every unmarked live object, in index order, calling `on_free`
-    /// for each, then clears all marks. Returns the number freed.
-    pub fn sweep(&mut self, mut on_free: impl FnMut(Handle<T>, T)) -> usize {
+    /// for each (before it is dropped or moved into the journal), then
+    /// clears all marks. Returns the number freed.
+    pub fn sweep(&mut self, mut on_free: impl FnMut(Handle<T>, &T)) -> usize {
         let mut freed = 0;
         for i in 0..self.slots.len() {
             let marked = self.marks[i / 64] & (1 << (i % 64)) != 0;
@@ -228,12 +420,210 @@ impl<T> Arena<T> {
                     freed += 1;
                     self.live -= 1;
                     self.free.push(i as u32);
-                    on_free(Handle::from_index(i as u32), v);
+                    on_free(Handle::from_index(i as u32), &v);
+                    self.journal_freed(i as u32, v);
                 }
             }
         }
         self.marks.iter_mut().for_each(|w| *w = 0);
         freed
+    }
+}
+
+impl<T: SnapClone> Arena<T> {
+    /// Mutable access to the object behind `h`. While a snapshot is open,
+    /// the first access to an old slot saves a copy of the object (see the
+    /// module docs); otherwise this costs one predictable branch.
+    #[inline(always)]
+    pub fn get_mut(&mut self, h: Handle<T>) -> &mut T {
+        if self.on {
+            self.touch(h.idx);
+        }
+        match self.slots.get_mut(h.idx as usize) {
+            Some(Some(v)) => v,
+            _ => dangling(h.idx),
+        }
+    }
+
+    /// Frees the slot and returns the object. While a snapshot needs the
+    /// slot's content, a copy of it is saved in the journal (the collector's
+    /// [`Arena::sweep`] moves objects into the journal instead).
+    pub fn free(&mut self, h: Handle<T>) -> Option<T> {
+        if self.on {
+            self.touch(h.idx);
+        }
+        let v = self.slots.get_mut(h.idx as usize)?.take()?;
+        self.live -= 1;
+        self.free.push(h.idx);
+        Some(v)
+    }
+
+    /// Saves slot `idx` in the innermost level if it is old and not saved.
+    #[inline(never)]
+    fn touch(&mut self, idx: u32) {
+        let Some(Some(v)) = self.slots.get(idx as usize) else {
+            return;
+        };
+        let jr = &mut *self.jr;
+        if jr.first_touch(idx) {
+            let copy = match jr.spare.pop() {
+                Some(mut t) => v.snap_clone_into(&mut t).map(|()| t),
+                None => v.snap_clone(),
+            };
+            let saved = match copy {
+                Ok(c) => Saved::Obj(c),
+                Err(name) => Saved::Poison(name),
+            };
+            jr.entries.push((idx, saved));
+        }
+    }
+}
+
+impl<T> Arena<T> {
+    /// Number of open journal levels (snapshots).
+    pub fn journal_depth(&self) -> usize {
+        self.jr.levels.len()
+    }
+
+    /// Number of slots saved by the open levels.
+    pub fn journal_len(&self) -> usize {
+        self.jr.entries.len()
+    }
+
+    /// Opens a journal level: from now on, changes can be undone back to
+    /// this point by [`Arena::journal_rollback_to`].
+    pub fn journal_begin(&mut self) {
+        let jr = &mut *self.jr;
+        if let Some(top) = jr.levels.last() {
+            jr.mark_entries(top.start, false);
+        }
+        jr.levels.push(Level {
+            slots: self.slots.len() as u32,
+            low: self.free.len(),
+            popped_start: jr.popped.len(),
+            start: jr.entries.len(),
+            live: self.live,
+        });
+        jr.limit = self.slots.len() as u32;
+        let words = self.slots.len().div_ceil(64);
+        if jr.dirty.len() < words {
+            jr.dirty.resize(words, 0);
+        }
+        self.on = true;
+    }
+
+    /// The type name of an object that could not be copied for a level at
+    /// or above `level` and was changed since, if any: such a level cannot
+    /// be rolled back.
+    pub fn journal_poison(&self, level: usize) -> Option<&'static str> {
+        let start = self.jr.levels.get(level)?.start;
+        self.jr.entries[start..].iter().find_map(|(_, s)| match s {
+            Saved::Poison(name) => Some(*name),
+            _ => None,
+        })
+    }
+
+    /// Undoes every change since level `level` was opened and closes the
+    /// levels above it; `level` stays open (and empty). `on_restore(idx,
+    /// current, restored)` is called for every slot whose content changes
+    /// (new slots included, with `restored` `None`) before it changes. The
+    /// caller must have checked [`Arena::journal_poison`]: a poisoned slot is
+    /// left as it is.
+    pub fn journal_rollback_to(
+        &mut self,
+        level: usize,
+        mut on_restore: impl FnMut(u32, Option<&T>, Option<&T>),
+    ) {
+        while self.jr.levels.len() > level {
+            self.rollback_top(&mut on_restore);
+            if self.jr.levels.len() == level + 1 {
+                break;
+            }
+            self.jr.levels.pop();
+        }
+        if let Some(top) = self.jr.levels.last() {
+            self.jr.limit = top.slots;
+        }
+    }
+
+    /// Undoes the innermost level's changes; the level stays open.
+    fn rollback_top(&mut self, on_restore: &mut impl FnMut(u32, Option<&T>, Option<&T>)) {
+        let Some(&top) = self.jr.levels.last() else {
+            return;
+        };
+        let keep = top.slots as usize;
+        let jr = &mut *self.jr;
+        for (i, s) in self.slots.iter().enumerate().skip(keep) {
+            if let Some(v) = s {
+                on_restore(i as u32, Some(v), None);
+            }
+        }
+        jr.spare.extend(self.slots.drain(keep.min(self.slots.len())..).flatten());
+        self.marks.truncate(keep.div_ceil(64));
+        for (idx, saved) in jr.entries.drain(top.start..) {
+            let (w, b) = (idx as usize / 64, idx % 64);
+            jr.dirty[w] &= !(1 << b);
+            let slot = &mut self.slots[idx as usize];
+            match saved {
+                Saved::Free => {
+                    on_restore(idx, slot.as_ref(), None);
+                    jr.spare.extend(slot.take());
+                }
+                Saved::Obj(v) => {
+                    on_restore(idx, slot.as_ref(), Some(&v));
+                    jr.spare.extend(slot.replace(v));
+                }
+                Saved::Poison(_) => {}
+            }
+        }
+        self.free.truncate(top.low);
+        self.free.extend(jr.popped[top.popped_start..].iter().rev());
+        jr.popped.truncate(top.popped_start);
+        self.live = top.live;
+        if let Some(t) = jr.levels.last_mut() {
+            t.low = self.free.len();
+        }
+    }
+
+    /// Closes level `level` and the levels above it, keeping the current
+    /// state: their saved slots fold into the enclosing level (which keeps
+    /// its own, older copy of a slot saved by both), or are dropped when
+    /// `level` is the outermost. Journaling stops with the last level.
+    pub fn journal_commit_to(&mut self, level: usize) {
+        while self.jr.levels.len() > level {
+            self.commit_top();
+        }
+    }
+
+    /// Folds the innermost level into its parent (or drops it).
+    fn commit_top(&mut self) {
+        let jr = &mut *self.jr;
+        let Some(top) = jr.levels.pop() else {
+            return;
+        };
+        jr.mark_entries(top.start, false);
+        let moved = jr.entries.split_off(top.start);
+        let tail = jr.popped.split_off(top.popped_start);
+        let Some(parent) = jr.levels.last_mut() else {
+            jr.entries.clear();
+            jr.popped.clear();
+            jr.spare = Vec::new();
+            self.on = false;
+            return;
+        };
+        if top.low < parent.low {
+            let k = parent.low - top.low;
+            jr.popped.extend_from_slice(&tail[tail.len() - k..]);
+            parent.low = top.low;
+        }
+        let (pstart, plimit) = (parent.start, parent.slots);
+        jr.limit = plimit;
+        jr.mark_entries(pstart, true);
+        for (idx, saved) in moved {
+            if idx < plimit && jr.first_touch(idx) {
+                jr.entries.push((idx, saved));
+            }
+        }
     }
 }
 
@@ -247,18 +637,84 @@ fn dangling(idx: u32) -> ! {
 mod tests {
     use super::*;
 
+    crate::snap_clone_by_clone!(String, u32);
+
     #[test]
     fn alloc_free_reuse_is_lifo_and_deterministic() {
         let mut a: Arena<String> = Arena::new();
         let h0 = a.alloc("a".into());
         let h1 = a.alloc("b".into());
         let h2 = a.alloc("c".into());
-        a.free(h0);
-        a.free(h2);
+        assert_eq!(a.free(h0).as_deref(), Some("a"));
+        assert!(a.free(h2).is_some());
         assert_eq!(a.alloc("d".into()), h2);
         assert_eq!(a.alloc("e".into()), h0);
         assert_eq!(a.get(h1), "b");
         assert_eq!(a.len(), 3);
+    }
+
+    type Layout = (Vec<Option<u32>>, Vec<u32>, usize);
+
+    fn layout(a: &Arena<u32>) -> Layout {
+        (a.raw_slots().to_vec(), a.free_list().to_vec(), a.len())
+    }
+
+    /// Random allocations, frees, sweeps and writes under nested journal
+    /// levels, with random rollbacks and commits: every rollback restores
+    /// the exact layout (slots, free list order, live count) of its level.
+    #[test]
+    fn journal_restores_exact_layouts() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut a: Arena<u32> = Arena::new();
+        let mut levels: Vec<Layout> = Vec::new();
+        let mut checks = 0;
+        for step in 0..20_000u32 {
+            let live: Vec<u32> = a.iter().map(|(h, _)| h.index()).collect();
+            match rnd(20) {
+                0..=6 => {
+                    a.alloc(step);
+                }
+                7..=9 if !live.is_empty() => {
+                    a.free(Handle::from_index(live[rnd(live.len() as u64) as usize]));
+                }
+                10..=13 if !live.is_empty() => {
+                    *a.get_mut(Handle::from_index(live[rnd(live.len() as u64) as usize])) += 1;
+                }
+                14 if !live.is_empty() => {
+                    for &i in &live {
+                        if rnd(2) == 0 {
+                            a.mark(Handle::from_index(i));
+                        }
+                    }
+                    a.sweep(|_, _| {});
+                }
+                15 if levels.len() < 6 => {
+                    levels.push(layout(&a));
+                    a.journal_begin();
+                }
+                16 | 17 if !levels.is_empty() => {
+                    let l = rnd(levels.len() as u64) as usize;
+                    a.journal_rollback_to(l, |_, _, _| {});
+                    levels.truncate(l + 1);
+                    assert_eq!(layout(&a), levels[l], "step {step}");
+                    checks += 1;
+                }
+                18 if !levels.is_empty() => {
+                    let l = rnd(levels.len() as u64) as usize;
+                    a.journal_commit_to(l);
+                    levels.truncate(l);
+                }
+                _ => {}
+            }
+            assert_eq!(a.journal_depth(), levels.len());
+        }
+        assert!(checks > 500, "{checks}");
     }
 
     #[test]

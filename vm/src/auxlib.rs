@@ -6,7 +6,7 @@
 //! of the running native; absent arguments read as nil (and are "no value"
 //! in messages).
 
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::heap::Heap;
 use crate::meta::{TM_NAME, TM_TOSTRING};
 use crate::number;
@@ -102,20 +102,24 @@ impl State {
         Ok(())
     }
 
-    /// `bad argument #i to 'f' (msg)` (`luaL_argerror`).
+    /// `bad argument #i to 'f' (msg)` (`luaL_argerror`), of kind
+    /// [`ErrorKind::BadArgument`]
+    /// (the position as in the message; 0 for a bad `self`).
     #[cold]
     pub fn arg_error(&mut self, i: usize, extramsg: &str) -> Error {
         let (name, method) = self.running_native_name();
         let mut i = i;
         if method {
-            i -= 1;
+            i = i.saturating_sub(1);
             if i == 0 {
-                let n = name.unwrap_or_else(|| "?".into());
-                return self.native_error(format!("calling '{n}' on bad self ({extramsg})"));
+                let n = name.clone().unwrap_or_else(|| "?".into());
+                let e = self.native_error(format!("calling '{n}' on bad self ({extramsg})"));
+                return e.with_kind(ErrorKind::BadArgument { pos: 0, func: name });
             }
         }
-        let n = name.unwrap_or_else(|| "?".into());
-        self.native_error(format!("bad argument #{i} to '{n}' ({extramsg})"))
+        let n = name.clone().unwrap_or_else(|| "?".into());
+        let e = self.native_error(format!("bad argument #{i} to '{n}' ({extramsg})"));
+        e.with_kind(ErrorKind::BadArgument { pos: i, func: name })
     }
 
     /// Type name of argument `i` for messages (`luaL_typename` / `__name`).

@@ -46,6 +46,9 @@ pub fn open(st: &mut State) {
     for &(field, name, f) in fns {
         st.set_native_field(g, field, name, f);
     }
+    st.register_continuation("pairs_k", pairs_k);
+    st.register_continuation("pcall_k", pcall_k);
+    st.register_continuation("xpcall_k", xpcall_k);
     // pairs returns the very `next` function.
     let next_fn = st.get_global("next");
     let id = st.native_id("pairs", pairs);
@@ -263,6 +266,15 @@ fn assert(st: &mut State) -> R {
     }
     st.check_any(1)?;
     let msg = if st.nargs() >= 2 { st.arg(2) } else { st.new_string(b"assertion failed!") };
+    // As luaB_assert, which calls `error` with level 1: a string message
+    // gets the position of assert's caller (none for a native caller).
+    if let Value::Str(s) = msg {
+        let mut w = st.where_(1).into_bytes();
+        if !w.is_empty() {
+            w.extend_from_slice(st.heap.str(s));
+            return Err(st.error_string(&w));
+        }
+    }
     Err(Error::from_value(msg))
 }
 
@@ -490,10 +502,17 @@ fn warn(st: &mut State) -> R {
     for i in 2..=n {
         st.check_str(i)?;
     }
+    // Only a message of one piece can be a control message (lauxlib's
+    // `checkcontrol` runs on the first piece only when it is also the last).
+    let mut text = Vec::new();
     for i in 1..=n {
         let Value::Str(s) = st.arg(i) else { continue };
-        let b = st.heap.str(s).to_vec();
-        st.warning(&b, i < n);
+        text.extend_from_slice(st.heap.str(s));
+    }
+    if n == 1 {
+        st.warning(&text, false);
+    } else {
+        st.emit_warning(&text);
     }
     Ok(Action::Return(0))
 }

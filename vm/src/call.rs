@@ -1,16 +1,16 @@
 //! Calls, returns, protected execution and the native-function protocol
 //! (the counterpart of `ldo.c`).
 //!
-//! * [`State::precall`] starts a call of the value at a stack slot: a Lua
+//! * `State::precall` starts a call of the value at a stack slot: a Lua
 //!   function gets a frame and is left for the dispatch loop to run (no
 //!   Rust recursion: Lua-to-Lua calls and returns are frame pushes and
 //!   pops); a native runs at once and its [`Action`] is carried out by
-//!   [`State::native_action`]; any other value goes through `__call`.
-//! * [`State::poscall`] pops a frame and delivers its results to the
+//!   `State::native_action`; any other value goes through `__call`.
+//! * `State::poscall` pops a frame and delivers its results to the
 //!   caller according to the frame's [`MetaRet`]: ordinary calls move them
 //!   to the function slot (adjusting to the wanted count), metamethod frames
 //!   store them in a register, decide a jump or continue a concatenation.
-//! * [`State::run`] drives the loop for the frames above a given depth and
+//! * `State::run` drives the loop for the frames above a given depth and
 //!   implements protected calls: an `Err` coming out of the loop is caught
 //!   here, the innermost `pcall`/`xpcall` frame of the running thread is
 //!   found, its message handler runs (with the stack intact, so tracebacks
@@ -18,13 +18,13 @@
 //!   upvalues closed, and it *recovers*: the `__close` metamethods of the
 //!   to-be-closed variables above it run one by one as frames of the loop
 //!   (so they may yield; an error in one replaces the error), and then
-//!   its continuation runs with the error ([`State::recover_step`]).
+//!   its continuation runs with the error (`State::recover_step`).
 //! * To-be-closed variables: `CLOSE` and `RETURN` close one variable per
-//!   execution ([`State::close_step`]): the `__close` runs as a frame whose
+//!   execution (`State::close_step`): the `__close` runs as a frame whose
 //!   return ([`MetaRet::Close`]) makes the instruction run again, until
 //!   none is left — the reference's `luaV_finishOp` redoing the
 //!   instruction. Closing from Rust (`coroutine.close`, `State::call`) uses
-//!   nested calls ([`State::close_level`]).
+//!   nested calls (`State::close_level`).
 //! * [`State::call_value`] is the nested, non-yieldable call for natives
 //!   that must call Lua from Rust (the `LUAI_MAXCCALLS` limit applies).
 //!
@@ -50,15 +50,6 @@ pub(crate) enum Pre {
     Yield,
 }
 
-/// Runs `f` with enough Rust stack for one more level of nested
-/// interpretation, growing the stack onto the heap if needed (`stacker`):
-/// the nesting limit is then the logical `MAX_CCALLS`, never the size of
-/// the host thread's stack.
-#[inline]
-pub(crate) fn grow_stack<T>(f: impl FnOnce() -> T) -> T {
-    stacker::maybe_grow(256 * 1024, 4 * 1024 * 1024, f)
-}
-
 /// How [`State::run`] ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Exit {
@@ -76,6 +67,7 @@ impl State {
         nresults: i32,
         ret: MetaRet,
     ) -> Result<Pre, Error> {
+        self.charge(crate::limits::CALL_COST)?;
         let mut chain = 0;
         loop {
             match self.ex.stack[func] {
@@ -256,6 +248,9 @@ impl State {
             k: None,
             errlevel: 0,
         });
+        if self.hooks.any {
+            self.hook_call()?;
+        }
         let act = f(self)?;
         self.native_action(act)
     }
@@ -269,6 +264,9 @@ impl State {
                     // A native's results are within its own stack window.
                     let base = u(self.ex.frames.last().map_or(0, |ci| ci.base));
                     let n = n.min(len.saturating_sub(base));
+                    if self.hooks.any {
+                        self.hook_return(len - n, n)?;
+                    }
                     self.poscall(len - n, n)?;
                     return Ok(Pre::Continue);
                 }
@@ -284,7 +282,7 @@ impl State {
                         return Err(self.rt_error("C stack overflow"));
                     }
                     self.n_ccalls += 1;
-                    let r = grow_stack(|| self.precall(callee, nresults, MetaRet::Call));
+                    let r = self.precall(callee, nresults, MetaRet::Call);
                     self.n_ccalls -= 1;
                     match r? {
                         Pre::Yield => return Ok(Pre::Yield),
@@ -589,9 +587,14 @@ impl State {
         }
         self.ex.stack.push(f);
         self.ex.stack.extend_from_slice(args);
+        // Charged once `f` and `args` are rooted (the check may collect).
+        if let Err(e) = self.charge(crate::limits::CALL_COST) {
+            self.ex.stack.truncate(func);
+            return Err(e);
+        }
         self.n_ccalls += 1;
         self.ex.nny += 1;
-        let r = grow_stack(|| self.call_at(func, nresults));
+        let r = self.call_at(func, nresults);
         self.ex.nny -= 1;
         self.n_ccalls -= 1;
         r?;
@@ -643,6 +646,9 @@ impl State {
                         k: None,
                         errlevel: 0,
                     });
+                    if self.hooks.any {
+                        self.hook_call()?;
+                    }
                     let act = f(self)?;
                     match self.native_action(act)? {
                         Pre::Continue => return Ok(()),
@@ -700,7 +706,9 @@ impl State {
                 },
             };
             let mut e = err;
-            let prot = self.find_protected();
+            // Limit errors go to the host (`limits.rs`).
+            let prot =
+                if crate::limits::passes_protection(&e) { None } else { self.find_protected() };
             if !e.handled {
                 e.handled = true;
                 match prot {

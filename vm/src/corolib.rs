@@ -92,9 +92,19 @@ impl State {
         self.heap.threads.get_mut(co).status = CoStatus::Running;
         self.running = co;
         self.n_ccalls += 1;
-        let r = crate::call::grow_stack(|| self.resume_inner(co, nargs));
+        let r = self.resume_inner(co, nargs);
         self.n_ccalls -= 1;
-        self.finish_resume(co, prev, r)
+        // A limit error kills the coroutine and goes on in the resumer
+        // (`limits.rs`: Lua cannot catch it).
+        let pass = match &r {
+            Err(e) if crate::limits::passes_protection(e) => Some(e.clone()),
+            _ => None,
+        };
+        let out = self.finish_resume(co, prev, r);
+        match pass {
+            Some(e) => Err(e),
+            None => out,
+        }
     }
 
     /// Starts or continues the coroutine whose state was just swapped in.

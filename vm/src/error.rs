@@ -137,6 +137,61 @@ impl Error {
     }
 }
 
+/// Constructors for errors made by host code, without a Lua state at hand
+/// (the embedding API's conversions and callbacks). Their Lua value is nil
+/// until they enter the VM, where the message becomes the error value.
+impl Error {
+    /// A runtime error with message `msg`.
+    pub fn runtime(msg: impl Into<String>) -> Error {
+        let mut e = Error::from_value(Value::Nil);
+        e.message = msg.into();
+        e
+    }
+
+    /// A conversion error between Lua type `from` and Rust type `to`, with
+    /// an optional detail.
+    pub fn conversion(from: &str, to: &str, detail: Option<&str>) -> Error {
+        let mut m = format!("error converting Lua {from} to {to}");
+        if let Some(d) = detail {
+            m.push_str(" (");
+            m.push_str(d);
+            m.push(')');
+        }
+        Error::runtime(m)
+            .with_kind(ErrorKind::Conversion { from: from.to_string(), to: to.to_string() })
+    }
+
+    /// A bad argument error (`bad argument #pos to 'func' (msg)`).
+    pub fn bad_argument(pos: usize, func: Option<String>, msg: &str) -> Error {
+        let m = match &func {
+            Some(f) => format!("bad argument #{pos} to '{f}' ({msg})"),
+            None => format!("bad argument #{pos} ({msg})"),
+        };
+        Error::runtime(m).with_kind(ErrorKind::BadArgument { pos, func })
+    }
+
+    /// A callback error wrapping any Rust error (`mlua::Error::external`):
+    /// kind [`ErrorKind::Callback`], the error kept as the cause, its
+    /// `Display` as the message.
+    pub fn external(cause: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Error {
+        let b: Box<dyn std::error::Error + Send + Sync> = cause.into();
+        let msg = b.to_string();
+        Error::runtime(msg).with_kind(ErrorKind::Callback).with_cause(Arc::from(b))
+    }
+
+    /// The same error with message `msg` (the Lua value is unchanged).
+    pub fn with_message(mut self, msg: impl Into<String>) -> Error {
+        self.message = msg.into();
+        self
+    }
+
+    /// True for syntax errors caused by input that ended too early (a REPL
+    /// should read another line).
+    pub fn is_incomplete_input(&self) -> bool {
+        matches!(self.kind(), ErrorKind::Syntax { incomplete_input: true })
+    }
+}
+
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)

@@ -20,8 +20,8 @@
 //! as two 8-byte stores, and a load spanning two pending stores cannot be
 //! store-forwarded: it stalls until they reach the cache. Since almost
 //! every instruction reads what the previous one wrote, the loop reads
-//! registers (and array slots) with [`load`] and writes copied values with
-//! [`store`], word by word. These two functions are the only `unsafe` in
+//! registers (and array slots) with `load` and writes copied values with
+//! `store`, word by word. These two functions are the only `unsafe` in
 //! the VM (see their comments; `tests/dispatch.rs` runs under Miri).
 //!
 //! Calls and returns never recurse on the Rust stack. A CALL of a Lua
@@ -45,8 +45,17 @@
 //! key stored) do not, where the reference would, so the emulation is
 //! close but not exact.
 //!
-//! **Budget:** calls and backward jumps decrement `State::budget`; at zero
-//! the budget hook runs (default: unlimited, one predictable branch).
+//! **Debug hooks:** the loop is generic over `HOOKED` and `execute` runs
+//! the plain instance while no thread has a hook, so the plain loop pays
+//! nothing per instruction; it checks `hooks.any` only when a frame
+//! (re)starts at `'newframe` and after a native called by CALL returns
+//! (`debug.sethook` is one), and returns to switch instances. The hooked
+//! instance calls the line/count, call and return hooks (`debug.rs`) and
+//! enters Lua callees through `'newframe` so their call hook runs.
+//!
+//! **Budget:** backward jumps charge `State::budget` their distance and
+//! calls [`CALL_COST`](crate::limits::CALL_COST); at zero the limits are
+//! checked (`limits.rs`: one predictable branch on the hot path).
 //!
 //! **GC safe points:** NEWTABLE, CONCAT and CLOSURE check the collector's
 //! debt after writing their result; at that point every live value is in a
@@ -201,16 +210,12 @@ impl State {
         }
     }
 
-    /// The budget ran out: run the hook (or refill).
+    /// The budget ran out: check the limits, run the hook and start a new
+    /// slice (`limits.rs`).
     #[cold]
-    fn budget_exhausted(&mut self) -> Result<(), Error> {
-        match self.budget_hook {
-            Some(h) => h(self),
-            None => {
-                self.budget = i64::MAX;
-                Ok(())
-            }
-        }
+    #[inline(never)]
+    pub(crate) fn budget_exhausted(&mut self) -> Result<(), Error> {
+        self.limits_check()
     }
 
     /// `forprep`: prepares a numeric loop at `ra`; true to skip it.
@@ -320,11 +325,33 @@ impl State {
         true
     }
 
-    /// Runs the frames above depth `stop` (see the module docs).
+    /// Runs the frames above depth `stop` (see the module docs): the
+    /// plain instance of the loop while no thread has a debug hook, the
+    /// hooked one otherwise, switching when a frame (re)starts.
     pub(crate) fn execute(&mut self, stop: usize) -> Result<Exit, Error> {
+        loop {
+            let r = if self.hooks.any {
+                self.execute_loop::<true>(stop)?
+            } else {
+                self.execute_loop::<false>(stop)?
+            };
+            if let Some(x) = r {
+                return Ok(x);
+            }
+        }
+    }
+
+    /// The loop. `HOOKED`: run the debug hooks (call hooks when a Lua
+    /// frame starts, line and count hooks before every instruction, return
+    /// hooks in RETURN*). `Ok(None)`: hooks were switched on or off, run
+    /// the other instance.
+    fn execute_loop<const HOOKED: bool>(&mut self, stop: usize) -> Result<Option<Exit>, Error> {
         'newframe: loop {
             if self.ex.frames.len() <= stop {
-                return Ok(Exit::Return);
+                return Ok(Some(Exit::Return));
+            }
+            if self.hooks.any != HOOKED {
+                return Ok(None);
             }
             // The running frame's state, in locals. A Lua-to-Lua CALL sets
             // them for the callee in place; everything else reloads them
@@ -337,7 +364,7 @@ impl State {
                 Callee::Lua(cl) => cl,
                 Callee::Rust(_) => match self.continue_native()? {
                     Pre::Continue => continue 'newframe,
-                    Pre::Yield => return Ok(Exit::Yield),
+                    Pre::Yield => return Ok(Some(Exit::Yield)),
                 },
             };
             let mut proto = self.heap.lua_fns.get(cl).proto;
@@ -347,6 +374,9 @@ impl State {
                 let p = self.heap.protos.get(proto);
                 (p.code.clone(), p.k.clone())
             };
+            if HOOKED && pc == 0 && !self.heap.protos.get(proto).is_vararg {
+                self.hook_call()?;
+            }
 
             let mut stk: &mut [Value];
 
@@ -419,9 +449,10 @@ impl State {
                     }
                 };
             }
+            // Charges `$n` instructions (`limits.rs`).
             macro_rules! budget {
-                () => {
-                    self.budget -= 1;
+                ($n:expr) => {
+                    self.budget -= $n as i64;
                     if self.budget <= 0 {
                         savepc!();
                         self.budget_exhausted()?;
@@ -432,7 +463,7 @@ impl State {
                 () => {
                     if self.heap.bytes >= self.gc.threshold {
                         savepc!();
-                        self.gc_safe_point();
+                        self.gc_safe_point()?;
                     }
                 };
             }
@@ -446,7 +477,7 @@ impl State {
                         let off = ni.sj_field();
                         pc = (pc as i64 + 1 + off as i64) as usize;
                         if off < 0 {
-                            budget!();
+                            budget!(-off);
                         }
                     }
                 };
@@ -629,6 +660,10 @@ impl State {
             }
 
             loop {
+                if HOOKED {
+                    self.ex.frames[ci_idx].pc = pc as u32 + 1;
+                    self.trace_exec(pc)?;
+                }
                 let i = code[pc];
                 pc += 1;
                 stk = &mut self.ex.stack;
@@ -1101,7 +1136,7 @@ impl State {
                         match self.close_step(base + i.a() as usize)? {
                             None => {}
                             Some(Pre::Continue) => continue 'newframe,
-                            Some(Pre::Yield) => return Ok(Exit::Yield),
+                            Some(Pre::Yield) => return Ok(Some(Exit::Yield)),
                         }
                     }
                     TBC => {
@@ -1112,7 +1147,7 @@ impl State {
                         let off = i.sj_field();
                         pc = (pc as i64 + off as i64) as usize;
                         if off < 0 {
-                            budget!();
+                            budget!(-off);
                         }
                     }
                     EQ => {
@@ -1161,6 +1196,9 @@ impl State {
                             let ni = code[pc];
                             let off = ni.sj_field();
                             pc = (pc as i64 + 1 + off as i64) as usize;
+                            if off < 0 {
+                                budget!(-off);
+                            }
                         }
                     }
                     CALL => {
@@ -1168,8 +1206,9 @@ impl State {
                         let b = i.b() as usize;
                         let end = if b != 0 { func + b } else { u(self.ex.open_top) };
                         savepc!();
-                        budget!();
                         if let Value::LuaFn(f) = load(&self.ex.stack[func]) {
+                            // Other callees are charged by `precall`.
+                            budget!(crate::limits::CALL_COST);
                             let fp = self.heap.lua_fns.get(f).proto;
                             let p = self.heap.protos.get(fp);
                             let top = func + 1 + p.max_stack as usize;
@@ -1188,18 +1227,22 @@ impl State {
                             let nres = i.c() as i32 - 1;
                             let nci = CallInfo::lua(func, func + 1, top, 0, nres, MetaRet::Call, f);
                             self.ex.frames.push(nci);
+                            if HOOKED {
+                                continue 'newframe;
+                            }
                             (ci_idx, cl, proto, base, pc) = (ci_idx + 1, f, fp, func + 1, 0);
                             continue;
                         }
                         self.ex.stack.truncate(end);
                         match self.precall(func, i.c() as i32 - 1, MetaRet::Call)? {
                             Pre::Continue => {
-                                if self.ex.frames.len() != ci_idx + 1 {
+                                // A native may have set or cleared a hook.
+                                if self.ex.frames.len() != ci_idx + 1 || self.hooks.any != HOOKED {
                                     continue 'newframe;
                                 }
                                 gc_check!();
                             }
-                            Pre::Yield => return Ok(Exit::Yield),
+                            Pre::Yield => return Ok(Some(Exit::Yield)),
                         }
                     }
                     TAILCALL => {
@@ -1208,7 +1251,6 @@ impl State {
                         let end = if b != 0 { func + b } else { u(self.ex.open_top) };
                         self.ex.stack.truncate(end);
                         savepc!();
-                        budget!();
                         // Resolve __call so we know whether the callee is Lua.
                         let mut chain = 0;
                         while !self.ex.stack[func].is_function() {
@@ -1224,9 +1266,11 @@ impl State {
                             // following RETURN returns its results.
                             match self.precall(func, -1, MetaRet::Call)? {
                                 Pre::Continue => continue 'newframe,
-                                Pre::Yield => return Ok(Exit::Yield),
+                                Pre::Yield => return Ok(Some(Exit::Yield)),
                             }
                         };
+                        // Natives were charged by `precall`.
+                        budget!(crate::limits::CALL_COST);
                         if i.k() {
                             self.close_upvals(base);
                         }
@@ -1256,13 +1300,19 @@ impl State {
                             match self.close_step(base)? {
                                 None => {}
                                 Some(Pre::Continue) => continue 'newframe,
-                                Some(Pre::Yield) => return Ok(Exit::Yield),
+                                Some(Pre::Yield) => return Ok(Some(Exit::Yield)),
                             }
+                        }
+                        if HOOKED {
+                            self.hook_return(a, n)?;
                         }
                         self.poscall(a, n)?;
                         continue 'newframe;
                     }
                     RETURN0 => {
+                        if HOOKED {
+                            self.hook_return(base, 0)?;
+                        }
                         if !self.return_fast(ci_idx, base, 0) {
                             self.poscall(base, 0)?;
                         }
@@ -1270,6 +1320,9 @@ impl State {
                     }
                     RETURN1 => {
                         let a = base + i.a() as usize;
+                        if HOOKED {
+                            self.hook_return(a, 1)?;
+                        }
                         if !self.return_fast(ci_idx, a, 1) {
                             self.poscall(a, 1)?;
                         }
@@ -1289,7 +1342,7 @@ impl State {
                                 stk[ra] = Value::Int(idx);
                                 stk[ra + 3] = Value::Int(idx);
                                 pc -= i.bx() as usize;
-                                budget!();
+                                budget!(i.bx());
                             }
                         } else if let (Value::Float(step), Value::Float(limit), Value::Float(idx)) =
                             (load(&stk[ra + 2]), load(&stk[ra + 1]), load(&stk[ra]))
@@ -1299,7 +1352,7 @@ impl State {
                                 stk[ra] = Value::Float(idx);
                                 stk[ra + 3] = Value::Float(idx);
                                 pc -= i.bx() as usize;
-                                budget!();
+                                budget!(i.bx());
                             }
                         }
                     }
@@ -1325,7 +1378,7 @@ impl State {
                                     continue 'newframe;
                                 }
                             }
-                            Pre::Yield => return Ok(Exit::Yield),
+                            Pre::Yield => return Ok(Some(Exit::Yield)),
                         }
                     }
                     TFORLOOP => {
@@ -1334,7 +1387,7 @@ impl State {
                         if !v.is_nil() {
                             store(&mut stk[ra + 2], v);
                             pc -= i.bx() as usize;
-                            budget!();
+                            budget!(i.bx());
                         }
                     }
                     SETLIST => {
@@ -1408,7 +1461,12 @@ impl State {
                             }
                         }
                     }
-                    VARARGPREP => savepc!(), // as `ProtectNT` in lvm.c
+                    VARARGPREP => {
+                        savepc!(); // as `ProtectNT` in lvm.c
+                        if HOOKED {
+                            self.hook_call_vararg()?;
+                        }
+                    }
                     _ => {
                         savepc!();
                         return Err(self.rt_error("invalid instruction"));

@@ -55,7 +55,7 @@ use std::collections::BTreeSet;
 const MIN_GAP: usize = 1 << 20;
 
 /// Collector state.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct GcState {
     /// Collect when `heap.bytes` reaches this.
     pub threshold: usize,
@@ -388,14 +388,20 @@ fn is_alive_in(heap: &Heap, v: Value) -> bool {
 
 impl State {
     /// Checked at safe points of the loop: collects if the debt is due.
+    /// With a memory limit (`limits.rs`) the threshold never passes the
+    /// limit, and a heap still over it after the collection is a memory
+    /// error (even with the collector stopped, as the reference's emergency
+    /// collection).
     #[inline(never)]
-    pub(crate) fn gc_safe_point(&mut self) {
+    pub(crate) fn gc_safe_point(&mut self) -> Result<(), crate::Error> {
         if !self.gc.running || self.gc.in_fin {
             // Postpone: try again after another gap.
             self.gc.threshold = self.heap.bytes + MIN_GAP;
-            return;
+        } else {
+            self.full_gc();
         }
-        self.full_gc();
+        self.clamp_gc_threshold();
+        self.enforce_memory_limit()
     }
 
     /// Runs a full collection cycle, then the pending finalizers.
@@ -490,7 +496,7 @@ impl State {
     fn sweep(&mut self) {
         let heap = &mut self.heap;
         let interner = &mut heap.interner;
-        heap.strings.sweep(|h, s| interner.remove(h, s.hash()));
+        heap.strings.sweep(|h, s: &crate::string::LuaStr| interner.remove(h, s.hash()));
         heap.tables.sweep(|_, _| {});
         heap.lua_fns.sweep(|_, _| {});
         heap.rust_fns.sweep(|_, _| {});
@@ -511,7 +517,6 @@ impl State {
             if tm.is_nil() {
                 continue;
             }
-            let saved = self.budget;
             if let Err(e) = self.pcall_finalizer(tm, o) {
                 let msg = match e.value {
                     Value::Str(s) => self.heap.str(s).to_vec(),
@@ -523,13 +528,22 @@ impl State {
                 self.warning(&msg, true);
                 self.warning(b")", false);
             }
-            self.budget = saved;
         }
         self.gc.in_fin = false;
     }
 
     fn pcall_finalizer(&mut self, tm: Value, o: Value) -> Result<(), crate::Error> {
-        self.pcall_value(tm, &[o]).map(|_| ())
+        // As GCTM, the running frame is flagged while the finalizer runs,
+        // so that debug information names it `__gc` (`debug.rs`).
+        let top = self.ex.frames.len().checked_sub(1);
+        if let Some(i) = top {
+            self.ex.frames[i].status |= crate::thread::cist::FIN;
+        }
+        let r = self.pcall_value(tm, &[o]).map(|_| ());
+        if let Some(ci) = top.and_then(|i| self.ex.frames.get_mut(i)) {
+            ci.status &= !crate::thread::cist::FIN;
+        }
+        r
     }
 
     /// Flags `o` for finalization if `mt` has `__gc` (`luaC_checkfinalizer`).

@@ -9,6 +9,13 @@
 //! immutable data is unobservable, and a cloned heap shares them too. All
 //! mutation goes through `Arena::get_mut`.
 //!
+//! # The journal
+//!
+//! Snapshots (`snapshot.rs`) are undo journals kept by each arena
+//! (`arena.rs`); the heap opens, rolls back and closes levels in all
+//! arenas at once and keeps the interner in step with the string arena.
+//! `bytes` is saved and restored by the state-level snapshot.
+//!
 //! # Accounting
 //!
 //! `bytes` is an estimate of the memory held by live objects. Allocation
@@ -25,6 +32,45 @@ use crate::table::Table;
 use crate::thread::Thread;
 use crate::userdata::UserData;
 use crate::value::{LuaFnRef, RustFnRef, StrRef, TableRef, ThreadRef, UserDataRef, Value};
+
+/// Runs `$body` with `$a` bound to each arena of `$heap` in turn.
+macro_rules! for_each_arena {
+    ($heap:expr, $a:ident => $body:expr) => {{
+        let h = $heap;
+        {
+            let $a = &mut h.strings;
+            $body;
+        }
+        {
+            let $a = &mut h.tables;
+            $body;
+        }
+        {
+            let $a = &mut h.lua_fns;
+            $body;
+        }
+        {
+            let $a = &mut h.rust_fns;
+            $body;
+        }
+        {
+            let $a = &mut h.upvals;
+            $body;
+        }
+        {
+            let $a = &mut h.protos;
+            $body;
+        }
+        {
+            let $a = &mut h.threads;
+            $body;
+        }
+        {
+            let $a = &mut h.userdata;
+            $body;
+        }
+    }};
+}
 
 /// Estimated fixed cost of a closure object.
 const CLOSURE_BYTES: usize = 48;
@@ -116,6 +162,61 @@ impl Heap {
     pub fn new_userdata(&mut self, u: UserData) -> UserDataRef {
         self.bytes += 64 + u.user_values.len() * 16;
         self.userdata.alloc(u)
+    }
+
+    // ----- the undo journal (see `arena.rs` and `snapshot.rs`) -----------
+
+    /// Opens a journal level in every arena.
+    pub(crate) fn journal_begin(&mut self) {
+        for_each_arena!(self, a => a.journal_begin());
+    }
+
+    /// The type name of an object changed since level `level` that could
+    /// not be copied (only userdata payloads can fail), if any.
+    pub(crate) fn journal_poison(&self, level: usize) -> Option<&'static str> {
+        self.userdata.journal_poison(level)
+    }
+
+    /// Undoes every change since journal level `level` (which stays open)
+    /// and closes the levels above it. The interner follows the string
+    /// arena: strings created since are removed, strings freed since are
+    /// registered again.
+    pub(crate) fn journal_rollback_to(&mut self, level: usize) {
+        let interner = &mut self.interner;
+        self.strings.journal_rollback_to(level, |idx, cur, restored| {
+            let s = StrRef::from_index(idx);
+            if let Some(c) = cur {
+                interner.remove(s, c.hash());
+            }
+            if let Some(r) = restored {
+                interner.reinsert(s, r.hash());
+            }
+        });
+        self.tables.journal_rollback_to(level, |_, _, _| {});
+        self.lua_fns.journal_rollback_to(level, |_, _, _| {});
+        self.rust_fns.journal_rollback_to(level, |_, _, _| {});
+        self.upvals.journal_rollback_to(level, |_, _, _| {});
+        self.protos.journal_rollback_to(level, |_, _, _| {});
+        self.threads.journal_rollback_to(level, |_, _, _| {});
+        self.userdata.journal_rollback_to(level, |_, _, _| {});
+    }
+
+    /// Closes journal level `level` and those above it, keeping the
+    /// current state (see `Arena::journal_commit_to`).
+    pub(crate) fn journal_commit_to(&mut self, level: usize) {
+        for_each_arena!(self, a => a.journal_commit_to(level));
+    }
+
+    /// Number of object slots saved by the open journal levels.
+    pub fn journal_len(&self) -> usize {
+        self.strings.journal_len()
+            + self.tables.journal_len()
+            + self.lua_fns.journal_len()
+            + self.rust_fns.journal_len()
+            + self.upvals.journal_len()
+            + self.protos.journal_len()
+            + self.threads.journal_len()
+            + self.userdata.journal_len()
     }
 
     /// The metatable of a table or userdata value (not of other types).

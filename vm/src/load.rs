@@ -1,15 +1,28 @@
-//! Loading: compiled prototypes into the heap.
+//! Loading: compiled prototypes into the heap (`lua_load`).
 //!
-//! [`State::load`] compiles source text with `luprex_compiler` and converts
-//! the resulting plain-data [`Proto`] tree into heap prototypes
+//! [`State::load_with_env`] takes a chunk, text or binary, and returns its
+//! main function. Text is compiled with `luprex_compiler`; a chunk whose
+//! first byte is `LUA_SIGNATURE[0]` (`\x1b`, which no Lua source can start
+//! with) is binary, a dump written by `string.dump` (see
+//! `luprex_compiler::dump`), read back with `undump`, which verifies the
+//! code before it returns it, so a corrupted or hostile chunk is an error
+//! and never reaches the interpreter. Both paths give a plain-data
+//! [`Proto`] tree, converted by [`State::load_proto`] into heap prototypes
 //! ([`FnProto`]): constants become values (strings interned), nested
-//! prototypes become handles. The main function gets one upvalue, `_ENV`,
-//! initialised to the globals table (or to the `env` argument of `load`).
+//! prototypes become handles. The main function's first upvalue, if it has
+//! any, is set to the environment (the globals table, or `load`'s `env`
+//! argument); the others start as fresh nil upvalues (a dumped closure does
+//! not carry its upvalues' values, as in PUC Lua).
 //!
-//! Binary chunks (starting with `\x1bLua`) are recognised and rejected for
-//! now, with the messages of `lua5.4` for mode mismatches.
+//! The `mode` argument refuses binary (`"t"`) or text (`"b"`) chunks with
+//! the reference's messages, and a state may refuse binary chunks
+//! altogether ([`State::set_allow_binary_chunks`], done by the sandbox
+//! library set). Every failure is an [`Error`] of kind
+//! [`ErrorKind::Syntax`], as `lua_load` reports them all as
+//! `LUA_ERRSYNTAX`; for text, `incomplete_input` tells a REPL that more
+//! input could complete the chunk.
 
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::func::{FnProto, ProtoRef, UpVal};
 use crate::state::State;
 use crate::value::Value;
@@ -60,6 +73,13 @@ impl State {
         Value::LuaFn(self.heap.new_lua_fn(p, ups.into_boxed_slice()))
     }
 
+    /// Allows or refuses binary chunks in [`State::load_with_env`] (the
+    /// sandbox refuses them: verified bytecode is safe for the VM, but the
+    /// sandbox accepts only source).
+    pub fn set_allow_binary_chunks(&mut self, allow: bool) {
+        self.allow_binary_chunks = allow;
+    }
+
     /// Compiles `source` (a text chunk; `chunkname` as for `load`: `@file`,
     /// `=name`, or the text) and returns the main function, with `_ENV`
     /// set to the globals table. Syntax errors come back as an [`Error`]
@@ -69,7 +89,8 @@ impl State {
         self.load_with_env(source, chunkname, "bt", env)
     }
 
-    /// `load` with a mode (`"t"`, `"b"`, `"bt"`) and an environment.
+    /// `load` with a mode (`"t"`, `"b"`, `"bt"`) and an environment: text
+    /// or binary chunk (by its first byte) to main function.
     pub fn load_with_env(
         &mut self,
         source: &[u8],
@@ -77,28 +98,29 @@ impl State {
         mode: &str,
         env: Value,
     ) -> Result<Value, Error> {
-        let binary = source.starts_with(BINARY_SIGNATURE);
-        if binary && !mode.contains('b') {
-            let m = format!("attempt to load a binary chunk (mode is '{mode}')");
-            return Err(self.error_string(m.as_bytes()));
+        let binary = source.first() == BINARY_SIGNATURE.first();
+        let (kind, letter) = if binary { ("binary", 'b') } else { ("text", 't') };
+        if !mode.contains(letter) {
+            let m = format!("attempt to load a {kind} chunk (mode is '{mode}')");
+            return Err(self.syntax_error(m.as_bytes(), false));
         }
-        if !binary && !mode.contains('t') {
-            let m = format!("attempt to load a text chunk (mode is '{mode}')");
-            return Err(self.error_string(m.as_bytes()));
-        }
-        if binary {
-            let m = format!(
-                "{}: bad binary format (not supported yet)",
-                luprex_compiler::chunkid(chunkname)
-            );
-            return Err(self.error_string(m.as_bytes()));
-        }
-        match luprex_compiler::compile(source, chunkname) {
-            Ok(p) => {
-                let ph = self.load_proto(&p);
-                Ok(self.closure_with_env(ph, env))
+        let proto = if binary {
+            if !self.allow_binary_chunks {
+                let m = b"attempt to load a binary chunk (binary chunks are disabled)";
+                return Err(self.syntax_error(m, false));
             }
-            Err(e) => Err(self.error_string(e.message.as_bytes())),
-        }
+            luprex_compiler::dump::undump(source, chunkname)
+                .map_err(|e| self.syntax_error(e.message.as_bytes(), false))?
+        } else {
+            luprex_compiler::compile(source, chunkname)
+                .map_err(|e| self.syntax_error(e.message.as_bytes(), e.incomplete))?
+        };
+        let ph = self.load_proto(&proto);
+        Ok(self.closure_with_env(ph, env))
+    }
+
+    /// An error of kind [`ErrorKind::Syntax`] whose value is `msg`.
+    fn syntax_error(&mut self, msg: &[u8], incomplete_input: bool) -> Error {
+        self.error_string(msg).with_kind(ErrorKind::Syntax { incomplete_input })
     }
 }

@@ -15,7 +15,7 @@
 //! Metamethod absence is cached per metatable in `Table::flags` for the
 //! first six events (`__index` .. `__eq`), as `fasttm` in PUC Lua; the
 //! table resets the cache on any string-key write. The dispatch loop walks
-//! `__index` chains made only of tables itself ([`index_via_meta`], using
+//! `__index` chains made only of tables itself (`index_via_meta`, using
 //! the same cache), the common case of method lookup through classes.
 //!
 //! Arithmetic on strings: in Lua 5.4 the string library's metatable

@@ -122,9 +122,11 @@ pub const ERROR_STACK_RESERVE: usize = 200;
 /// A hook called when the instruction budget runs out.
 pub type BudgetHook = fn(&mut State) -> Result<(), Error>;
 
-/// A handle on a value pinned as a GC root (see [`State::pin`]).
+/// A handle on a value pinned as a GC root (see [`State::pin`]): the pin
+/// slot's index (`.0`) and a generation, so that a released pin (or one a
+/// rollback discarded) is never taken for a later pin in the same slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Pin(pub u32);
+pub struct Pin(pub u32, u32);
 
 /// The Lua state.
 pub struct State {
@@ -160,10 +162,11 @@ pub struct State {
     pub(crate) n_ccalls: u32,
     /// Message handlers running (they may use the error stack reserve).
     pub(crate) in_msgh: u32,
-    /// Instructions left before the budget hook runs (calls and backward
-    /// jumps count).
+    /// Charged instructions left before the next limits check, where the
+    /// budget hook runs (`limits.rs`: backward jumps and calls are
+    /// charged; the check sets it again).
     pub budget: i64,
-    /// The budget hook.
+    /// The budget hook, run at every limits check.
     pub budget_hook: Option<BudgetHook>,
     /// Where `print` writes.
     pub(crate) stdout: Box<dyn Write>,
@@ -236,7 +239,7 @@ impl State {
             free_pins: Vec::new(),
             n_ccalls: 0,
             in_msgh: 0,
-            budget: i64::MAX,
+            budget: crate::limits::SLICE,
             budget_hook: None,
             stdout: Box::new(std::io::BufWriter::new(std::io::stdout())),
             stderr: Box::new(std::io::stderr()),
@@ -386,13 +389,20 @@ impl State {
         self.warn_buf.extend_from_slice(msg);
         if !tocont {
             let text = std::mem::take(&mut self.warn_buf);
-            if self.warn_on {
-                let _ = self.stdout.flush();
-                let _ = self.stderr.write_all(b"Lua warning: ");
-                let _ = self.stderr.write_all(&text);
-                let _ = self.stderr.write_all(b"\n");
-                let _ = self.stderr.flush();
-            }
+            self.emit_warning(&text);
+        }
+    }
+
+    /// Emits a complete warning message, never as a control message (for a
+    /// message given in several pieces, as `warn("", "@on")`, which prints
+    /// `@on`).
+    pub fn emit_warning(&mut self, text: &[u8]) {
+        if self.warn_on {
+            let _ = self.stdout.flush();
+            let _ = self.stderr.write_all(b"Lua warning: ");
+            let _ = self.stderr.write_all(text);
+            let _ = self.stderr.write_all(b"\n");
+            let _ = self.stderr.flush();
         }
     }
 
@@ -400,24 +410,38 @@ impl State {
 
     /// Pins `v`: it stays alive (is a GC root) until [`State::unpin`].
     pub fn pin(&mut self, v: Value) -> Pin {
-        if let Some(i) = self.free_pins.pop() {
+        let i = if let Some(i) = self.free_pins.pop() {
             self.pins[i as usize] = v;
-            return Pin(i);
-        }
-        self.pins.push(v);
-        Pin(self.pins.len() as u32 - 1)
+            i
+        } else {
+            self.pins.push(v);
+            self.pins.len() as u32 - 1
+        };
+        Pin(i, self.journal.pin_gen(i))
     }
 
-    /// The pinned value.
+    /// Whether `p` is a live pin (not released, not discarded by a
+    /// rollback).
+    fn pin_live(&self, p: Pin) -> bool {
+        (p.0 as usize) < self.pins.len() && self.journal.pin_gen(p.0) == p.1
+    }
+
+    /// The pinned value (nil for a released or discarded pin).
     pub fn pinned(&self, p: Pin) -> Value {
-        self.pins.get(p.0 as usize).copied().unwrap_or(Value::Nil)
+        if self.pin_live(p) {
+            self.pins[p.0 as usize]
+        } else {
+            Value::Nil
+        }
     }
 
-    /// Releases a pin.
+    /// Releases a pin. Releasing a pin that is no longer live (released
+    /// already, or discarded by a rollback) does nothing.
     pub fn unpin(&mut self, p: Pin) {
-        if let Some(slot) = self.pins.get_mut(p.0 as usize) {
-            *slot = Value::Nil;
+        if self.pin_live(p) {
+            self.pins[p.0 as usize] = Value::Nil;
             self.free_pins.push(p.0);
+            self.journal.bump_pin_gen(p.0);
         }
     }
 }

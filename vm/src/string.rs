@@ -35,6 +35,10 @@
 //!   removed with [`Interner::remove`] **before the next call to
 //!   [`Interner::intern`] or [`Interner::find`]**, since those may compare
 //!   bytes of any slot whose hash matches and so read the arena.
+//! * A rollback (`snapshot.rs`) removes the strings created since the
+//!   snapshot and [`Interner::reinsert`]s those freed since; the table's
+//!   internal layout may then differ from the snapshot's, which is
+//!   unobservable since it is never iterated.
 //! * [`Interner::remove`] itself never reads the arena: it identifies the slot
 //!   by handle and hash, so it may be called from inside `Arena::sweep`'s
 //!   `on_free` callback, after the object has been taken out of its slot
@@ -206,6 +210,14 @@ impl Interner {
         let slot = Slot { idx: s.index(), hash: h32 };
         self.table.insert_unique(table_hash(h32), slot, |s| table_hash(s.hash));
         s
+    }
+
+    /// Registers string `s` (index and content hash) again, without reading
+    /// the arena: a rollback puts back a string that a collection had freed.
+    /// The caller vouches that no other live string has the same bytes.
+    pub fn reinsert(&mut self, s: StrRef, hash: u64) {
+        let slot = Slot { idx: s.index(), hash: hash as u32 };
+        self.table.insert_unique(table_hash(slot.hash), slot, |s| table_hash(s.hash));
     }
 
     /// Unregisters string `s`, whose content hash is `hash`. Does not read

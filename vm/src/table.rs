@@ -155,7 +155,7 @@ struct Entry {
 }
 
 /// A Lua table.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct Table {
     /// The metatable.
     pub meta: Option<TableRef>,
@@ -171,6 +171,27 @@ pub struct Table {
     index: Vec<u32>,
     /// `64 - log2(index.len())`.
     shift: u32,
+}
+
+impl Clone for Table {
+    fn clone(&self) -> Table {
+        let mut t = Table::default();
+        t.clone_from(self);
+        t
+    }
+
+    /// Copies `src` into `self` reusing `self`'s allocations (the snapshot
+    /// journal copies into retired tables this way).
+    fn clone_from(&mut self, src: &Table) {
+        self.meta = src.meta;
+        self.flags = src.flags;
+        self.array.clone_from(&src.array);
+        self.array_cap = src.array_cap;
+        self.entries.clone_from(&src.entries);
+        self.hash_cap = src.hash_cap;
+        self.index.clone_from(&src.index);
+        self.shift = src.shift;
+    }
 }
 
 const MUL: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -871,6 +892,19 @@ impl Table {
         self.array.len()
     }
 
+    /// Hints the CPU to fetch the first cache lines of the array part and
+    /// of the hash part's entries (for traversals that know which table
+    /// they will read next; see `prefetch.rs`).
+    #[inline]
+    pub(crate) fn prefetch_parts(&self) {
+        use crate::prefetch::prefetch_read;
+        prefetch_read(self.array.as_ptr());
+        let e = self.entries.as_ptr();
+        prefetch_read(e);
+        prefetch_read(e.wrapping_add(2));
+        prefetch_read(e.wrapping_add(4));
+    }
+
     /// The array part: slot `i` holds key `i + 1`.
     pub fn array(&self) -> &[Value] {
         &self.array
@@ -1485,5 +1519,103 @@ mod tests {
                 assert_eq!(t.iter().count(), m.live.len());
             }
         }
+    }
+}
+
+// --------------------------------------------------------------------
+// Raw layout, for writing a table to bytes (`persist.rs`)
+// --------------------------------------------------------------------
+
+/// A table's layout as plain data: everything that makes two tables behave
+/// identically (contents, traversal order with tombstones and dead entries,
+/// logical capacities), but not the probe index, which
+/// [`Table::from_parts`] rebuilds from the entries.
+#[derive(Clone, Debug, Default)]
+pub struct TableParts {
+    /// The metatable.
+    pub meta: Option<TableRef>,
+    /// The metamethod-absence cache.
+    pub flags: u8,
+    /// The array part (slot `i` holds key `i + 1`).
+    pub array: Vec<Value>,
+    /// The array part's logical capacity.
+    pub array_cap: usize,
+    /// The hash part's entries in order: `(key, nil)` is a tombstone,
+    /// `(nil, nil)` a dead entry.
+    pub entries: Vec<(Value, Value)>,
+    /// The hash part's capacity in entries (0 or a power of two, at least 4).
+    pub hash_cap: usize,
+}
+
+impl Table {
+    /// The table's layout (see [`TableParts`]).
+    pub fn to_parts(&self) -> TableParts {
+        TableParts {
+            meta: self.meta,
+            flags: self.flags,
+            array: self.array.clone(),
+            array_cap: self.array_cap,
+            entries: self.entries.iter().map(|e| (e.key, e.val)).collect(),
+            hash_cap: self.hash_cap,
+        }
+    }
+
+    /// Rebuilds a table from its layout, checking every invariant of the
+    /// module docs that lookups and traversal rely on: capacities in range,
+    /// keys normalized (no NaN, no integral float), no key twice, no
+    /// integer key of the array part's range in the hash part, dead entries
+    /// without a value. The probe index is rebuilt from the entries, so a
+    /// lookup finds exactly the keys listed. Handles are not checked here.
+    pub fn from_parts(p: TableParts) -> Result<Table, String> {
+        let n = p.array.len();
+        if p.array_cap < n || p.array_cap > MAX_ARRAY {
+            return Err(format!("array capacity {} for {} slots", p.array_cap, n));
+        }
+        let cap = p.hash_cap;
+        let cap_ok = cap == 0 || (cap.is_power_of_two() && cap >= MIN_HASH);
+        let cap_bound = (1 << 20usize).max(4 * (p.entries.len() + 1));
+        if !cap_ok || cap > cap_bound || p.entries.len() > cap {
+            return Err(format!("hash capacity {cap} for {} entries", p.entries.len()));
+        }
+        let mut t = Table {
+            meta: p.meta,
+            flags: p.flags,
+            array: p.array,
+            array_cap: p.array_cap,
+            ..Table::default()
+        };
+        t.alloc_hash(cap);
+        for (key, val) in p.entries {
+            check_part_key(key, val, n)?;
+            if !key.is_nil() {
+                if let Probe::Found(..) = t.probe(key, key_hash(key)) {
+                    return Err("a key twice in the hash part".into());
+                }
+                let mask = t.index.len() - 1;
+                let mut pos = (key_hash(key) >> t.shift) as usize & mask;
+                while t.index[pos] != 0 {
+                    pos = (pos + 1) & mask;
+                }
+                t.index[pos] = t.entries.len() as u32 + 1;
+            }
+            t.entries.push(Entry { key, val });
+        }
+        Ok(t)
+    }
+}
+
+/// Checks one hash-part entry of a [`TableParts`] (array part of `n` slots).
+fn check_part_key(key: Value, val: Value, n: usize) -> Result<(), String> {
+    match normalize(key) {
+        Norm::Nil if val.is_nil() => Ok(()),
+        Norm::Nil => Err("a dead entry with a value".into()),
+        Norm::NaN => Err("a NaN key".into()),
+        Norm::Int(i) if !matches!(key, Value::Int(_)) => {
+            Err(format!("float key {i} not normalized"))
+        }
+        Norm::Int(i) if (i as u64).wrapping_sub(1) < n as u64 => {
+            Err(format!("key {i} in the hash part of a table with {n} array slots"))
+        }
+        _ => Ok(()),
     }
 }

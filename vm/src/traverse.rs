@@ -100,7 +100,10 @@
 //! Each pass reads every reached table's slot and entries once (pairing:
 //! in both models) and keeps its bookkeeping in flat vectors indexed by
 //! handle index or number, so it is bound by memory traffic (see
-//! `examples/traverse_bench.rs`). Pairing reads the client table's hash part
+//! `examples/traverse_bench.rs`); the queues are known ahead, so each pass
+//! prefetches the tables it will scan a few steps later (`prefetch.rs`),
+//! which turns the latency of two dependent misses per table into
+//! overlapped memory traffic. Pairing reads the client table's hash part
 //! with a cursor that advances in step with the master's while both have
 //! the same keys in the same order, which is the normal case for models
 //! built by the same code, and falls back to a hash lookup otherwise.
@@ -110,6 +113,8 @@
 //! table per number); nothing here recurses on the Rust stack (explicit
 //! queues) or allocates in the VM heap.
 
+use crate::arena::Arena;
+use crate::prefetch::prefetch_read;
 use crate::state::State;
 use crate::table::Table;
 use crate::value::{StrRef, TableRef, Value};
@@ -228,6 +233,43 @@ fn for_each_child(t: &Table, with_meta: bool, mut f: impl FnMut(TableRef)) {
     }
 }
 
+/// Queue positions ahead of the one being scanned at which the next
+/// tables' arena slots, then their parts, are prefetched (see
+/// `prefetch.rs`: a table is two dependent cache misses away).
+const SLOT_AHEAD: usize = 8;
+const PARTS_AHEAD: usize = 4;
+
+/// Prefetches the arena slot of table `t` (two cache lines: a `Table` is
+/// about 100 bytes).
+#[inline(always)]
+fn prefetch_slot(tables: &Arena<Table>, t: TableRef) {
+    if let Some(slot) = tables.raw_slots().get(t.index() as usize) {
+        let p: *const Option<Table> = slot;
+        prefetch_read(p);
+        prefetch_read(p.cast::<u8>().wrapping_add(64));
+    }
+}
+
+/// Prefetches for the table scanned `SLOT_AHEAD` positions later its slot,
+/// and for the one `PARTS_AHEAD` later (whose slot should be cached by now)
+/// its array and entries.
+#[inline(always)]
+fn prefetch_ahead<T>(
+    tables: &Arena<Table>,
+    queue: &[T],
+    head: usize,
+    table: impl Fn(&T) -> TableRef,
+) {
+    if let Some(a) = queue.get(head + SLOT_AHEAD) {
+        prefetch_slot(tables, table(a));
+    }
+    if let Some(a) = queue.get(head + PARTS_AHEAD) {
+        if let Some(Some(t)) = tables.raw_slots().get(table(a).index() as usize) {
+            t.prefetch_parts();
+        }
+    }
+}
+
 /// The visited marks of a breadth-first search. Marking is where the
 /// numbering passes assign numbers.
 trait Marks {
@@ -266,6 +308,7 @@ fn bfs<S: IsSpecial + ?Sized, M: Marks>(
     }
     let mut head = 0;
     while let Some(&t) = queue.get(head) {
+        prefetch_ahead(tables, queue, head, |&t| t);
         head += 1;
         for_each_child(tables.get(t), true, |c| visit(c, queue));
     }
@@ -366,7 +409,8 @@ pub struct Pairing {
     /// Master number by master handle index; 0 = none.
     to_num: Vec<u32>,
     /// `tables[n - 1]`: the master table numbered `n`, if any.
-    tables: Vec<Option<TableRef>>,
+    /// handle index + 1 (0: no table), 4 bytes per number.
+    tables: Vec<u32>,
     /// Pairs, in pairing order.
     pairs: Vec<TablePair>,
     /// Numbers `1..=client_len` come from the client numbering.
@@ -386,7 +430,8 @@ impl Pairing {
 
     /// The master table numbered `n`, if any.
     pub fn table(&self, n: u32) -> Option<TableRef> {
-        self.tables.get((n as usize).wrapping_sub(1)).copied().flatten()
+        let i = *self.tables.get((n as usize).wrapping_sub(1))?;
+        i.checked_sub(1).map(TableRef::from_index)
     }
 
     /// The pairs, in the order they were made.
@@ -443,7 +488,7 @@ impl Pairing {
 struct RemainingMarks<'a> {
     seen: Vec<u64>,
     to_num: &'a mut Vec<u32>,
-    tables: &'a mut Vec<Option<TableRef>>,
+    tables: &'a mut Vec<u32>,
 }
 
 impl Marks for RemainingMarks<'_> {
@@ -458,7 +503,7 @@ impl Marks for RemainingMarks<'_> {
         let i = t.index() as usize;
         self.seen[i / 64] |= 1 << (i % 64);
         if self.to_num[i] == 0 {
-            self.tables.push(Some(t));
+            self.tables.push(t.index() + 1);
             self.to_num[i] = self.tables.len() as u32;
         }
     }
@@ -558,7 +603,7 @@ impl<SM: IsSpecial + ?Sized, SC: IsSpecial + ?Sized> Pairer<'_, SM, SC> {
     /// a candidate waits in the queue).
     #[inline]
     fn both_unpaired(&self, tm: TableRef, n: u32) -> bool {
-        self.out.to_num[tm.index() as usize] == 0 && self.out.tables[n as usize - 1].is_none()
+        self.out.to_num[tm.index() as usize] == 0 && self.out.tables[n as usize - 1] == 0
     }
 
     /// Queues a candidate if it passes the four rules now. Rules 1 and 3
@@ -633,14 +678,17 @@ impl<SM: IsSpecial + ?Sized, SC: IsSpecial + ?Sized> Pairer<'_, SM, SC> {
 
     fn run(&mut self) {
         let mut head = 0;
+        let (mt, ct) = (&self.master.state.heap.tables, &self.client.state.heap.tables);
         while let Some(&pair) = self.queue.get(head) {
+            prefetch_ahead(mt, &self.queue, head, |p| p.master);
+            prefetch_ahead(ct, &self.queue, head, |p| p.client);
             head += 1;
             let TablePair { number: n, master: tm, client: tc } = pair;
             if !self.both_unpaired(tm, n) {
                 continue;
             }
             self.out.to_num[tm.index() as usize] = n;
-            self.out.tables[n as usize - 1] = Some(tm);
+            self.out.tables[n as usize - 1] = tm.index() + 1;
             self.out.pairs.push(pair);
             self.expand(tm, tc, true);
         }
@@ -666,7 +714,7 @@ pub fn pair_tables<SM: IsSpecial + ?Sized, SC: IsSpecial + ?Sized>(
     let n = client_numbers.len();
     let out = Pairing {
         to_num: vec![0; master.heap.tables.capacity_slots()],
-        tables: vec![None; n],
+        tables: vec![0; n],
         pairs: Vec::new(),
         client_len: n as u32,
     };

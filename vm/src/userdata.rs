@@ -16,8 +16,8 @@
 //!   format (`persist_name` / `persist`), re-created on load by a loader
 //!   registered under the same name.
 //!
-//! **Invariant:** a payload is reached only through [`Arena::get_mut`]
-//! (crate::Arena::get_mut) of the userdata arena, so that snapshot dirty
+//! **Invariant:** a payload is reached only through
+//! [`Arena::get_mut`](crate::Arena::get_mut) of the userdata arena, so that snapshot dirty
 //! tracking sees every mutation; payloads have no interior mutability
 //! that a rollback could miss.
 
@@ -56,7 +56,7 @@ impl dyn Payload {
         self.as_any().downcast_ref::<T>()
     }
 
-    /// Mutable [`downcast_ref`](Self::downcast_ref).
+    /// Mutable `downcast_ref`.
     pub fn downcast_mut<T: Any>(&mut self) -> Option<&mut T> {
         self.as_any_mut().downcast_mut::<T>()
     }

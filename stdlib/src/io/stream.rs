@@ -305,7 +305,7 @@ impl Stream {
     }
 
     /// `read("n")`: the longest prefix of a numeral, as `l_getn` reads it
-    /// (see [`read_numeral`]); the glue converts it.
+    /// (see `read_numeral`); the glue converts it.
     pub fn read_numeral(&mut self) -> Vec<u8> {
         if !self.begin_read() {
             return Vec::new();

@@ -1,0 +1,48 @@
+//! A minimal REPL over stdin: reads lines, asks for more while the chunk is
+//! incomplete (`Error::is_incomplete_input`), evaluates expressions and
+//! prints their values, runs statements otherwise.
+//!
+//! `cargo run -p luprex-vm --example repl`, or pipe a script into it.
+
+use luprex_vm::lua::{MultiValue, Value};
+use luprex_vm::Lua;
+use std::io::{BufRead, Write};
+
+/// The printed form of a value, as `print` shows it.
+fn show(lua: &Lua, v: &Value) -> String {
+    let tostring: luprex_vm::Function = match lua.globals().get("tostring") {
+        Ok(f) => f,
+        Err(_) => return format!("{v:?}"),
+    };
+    tostring.call::<_, String>(v.clone()).unwrap_or_else(|_| v.type_name().to_string())
+}
+
+fn main() {
+    let lua = Lua::new();
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    let mut buffer = String::new();
+    loop {
+        print!("{}", if buffer.is_empty() { "> " } else { ">> " });
+        let _ = std::io::stdout().flush();
+        let Some(Ok(line)) = lines.next() else { break };
+        buffer.push_str(&line);
+        buffer.push('\n');
+        // `eval` tries `return <line>` first, then the line as statements.
+        match lua.load(&buffer).set_name("stdin").eval::<MultiValue>() {
+            Ok(values) => {
+                if !values.is_empty() {
+                    let shown: Vec<String> = values.iter().map(|v| show(&lua, v)).collect();
+                    println!("{}", shown.join("\t"));
+                }
+                buffer.clear();
+            }
+            Err(e) if e.is_incomplete_input() => {} // read another line
+            Err(e) => {
+                println!("{e}");
+                buffer.clear();
+            }
+        }
+    }
+    println!();
+}

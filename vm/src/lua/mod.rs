@@ -1,0 +1,672 @@
+//! The embedding API: [`Lua`], in the shape of `mlua`.
+//!
+//! The low-level API of the crate ([`State`], natives as
+//! `fn(&mut State) -> Result<Action, Error>`, `Copy` handles valid while
+//! reachable) is what the VM and the standard library are written in. This
+//! module puts a safe, `'static`, `mlua`-like surface over it: a cheaply
+//! cloneable [`Lua`], handles ([`Table`], [`Function`], [`LuaString`],
+//! [`AnyUserData`], [`Thread`]) that root themselves, conversions
+//! ([`IntoLua`], [`FromLua`] and their multi-value forms), closures as Lua
+//! functions, [`UserData`] types with methods, fields and metamethods.
+//!
+//! # Where the state lives
+//!
+//! `Lua` is `Rc<Inner>`; `Inner` owns the [`State`], boxed, in a
+//! `RefCell<Option<Box<State>>>`. The VM runs on `&mut State`, yet a Rust
+//! callback receives `&Lua` and may use it (create tables, call Lua
+//! functions, load chunks), which would need a second borrow of the cell
+//! while the first one runs the VM. Instead of a borrow, the API **moves**
+//! the box out of the cell to run Lua code (`Lua::run`: `Option::take`, a
+//! pointer move) and puts it back afterwards, also on error, so no
+//! `RefCell` borrow is held while the VM runs. The native that calls a
+//! Rust callback (the trampoline, registered as `"lua.callback"`) holds
+//! the running state as `&mut State`; it `mem::swap`s it with an *inert*
+//! placeholder state (no heap memory; `closing` set so that its `Drop`
+//! does nothing; boxed placeholders are recycled in `Inner::spares`) and
+//! puts the box holding the real state in the cell, so that during the
+//! callback `&Lua` works exactly as at top level (including nested runs,
+//! which move it out again); then it swaps back. A swap copies
+//! `size_of::<State>()` bytes (1712 when measured) twice per callback:
+//! about half of a callback's cost (see `vm/README.md`). Keeping the
+//! moved-out state boxed keeps each nesting level's Rust stack frames
+//! small, so the VM's 200 nested Rust calls fit in a 2 MiB thread stack
+//! (in release builds).
+//!
+//! Operations that cannot run Lua code (raw table access, creating values)
+//! borrow the cell briefly (`Lua::with_state`). A borrow that fails, or
+//! finds the cell empty, is reported as an error ("Lua state is busy"),
+//! never a panic: this happens only if the API is used from inside
+//! [`Lua::with_raw_state`].
+//!
+//! # Handles
+//!
+//! A handle is `Rc<RefInner>`: a strong `Lua` and a [`Pin`] (a GC root of
+//! the state, see [`State::pin`]). Cloning a handle clones the `Rc`;
+//! dropping the last clone releases the pin. The drop must not need the
+//! state, which may be moved out at that moment: the pin is released at
+//! once if the cell is free, otherwise queued (`pending_unpins`) and
+//! released at the next API entry. Handles are therefore `'static`, survive
+//! collections, and need no lifetime. Because a handle holds the `Lua`
+//! strongly, a handle stored inside the state (captured by a callback
+//! closure, kept in a userdata) makes a cycle that keeps the state alive
+//! until the process ends; store [`RegistryKey`]s there instead, which hold
+//! the state weakly.
+//!
+//! # Callbacks
+//!
+//! [`Lua::create_function`] boxes the closure (with the argument and result
+//! conversions) as an `Rc<dyn Fn>` and stores it as the payload of a
+//! userdata that is upvalue 0 of a Rust closure of the trampoline native.
+//! When Lua collects the function, it collects the userdata and the
+//! closure is dropped: no table of callbacks to clean. An error returned by
+//! a callback enters Lua as an ordinary error whose value is the message
+//! (with the caller's position, as `luaL_error`), keeping its
+//! [`ErrorKind`] and cause; if no `pcall` catches it, it comes out of the
+//! API call as the same [`Error`], with [`Error::cause`] and
+//! [`std::error::Error::source`] set. Argument conversion failures become
+//! `bad argument #n to 'f' (...)` errors of kind [`ErrorKind::BadArgument`].
+//!
+//! # Determinism and snapshots
+//!
+//! Converting a `HashMap` into a table sorts its keys first, so the table's
+//! order does not depend on hashing. Callback and userdata payloads are
+//! opaque to snapshots: a state holding them can be snapshotted, but it
+//! cannot be written to bytes.
+
+mod chunk;
+mod conv;
+mod handles;
+#[cfg(feature = "serde")]
+mod serde_impl;
+mod userdata;
+
+pub use chunk::Chunk;
+pub use conv::{FromLua, FromLuaMulti, IntoLua, IntoLuaMulti, MultiValue, Variadic};
+pub use handles::{
+    Function, LuaString, RegistryKey, Table, TablePairs, TableSequence, Thread, Value,
+};
+#[cfg(feature = "serde")]
+pub use serde_impl::LuaSerdeExt;
+pub use userdata::{
+    AnyUserData, MetaMethod, UserData, UserDataFields, UserDataMethods, UserDataRef, UserDataRefMut,
+};
+
+pub use crate::error::{Error, ErrorKind};
+use crate::func::NativeId;
+pub use crate::limits::InterruptHandle;
+use crate::state::{Action, Pin, State};
+use crate::value::Value as Raw;
+use handles::{LuaRef, Slot};
+use std::any::{Any, TypeId};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// The result type of the embedding API.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// A boxed callback: arguments in, results out.
+pub(crate) type Callback = Rc<dyn Fn(&Lua, MultiValue) -> Result<MultiValue>>;
+
+/// A Lua state for embedding (see the module docs).
+///
+/// `Lua` is a cheap handle (`Rc`): clones refer to the same state. It is
+/// neither `Send` nor `Sync`; use [`Lua::interrupt_handle`] to stop a
+/// script from another thread.
+#[derive(Clone)]
+pub struct Lua {
+    pub(crate) inner: Rc<Inner>,
+}
+
+/// Options for [`Lua::new_with_options`]: which of the vm crate's libraries
+/// to open (the others are in `luprex_stdlib`) and the limits.
+#[derive(Clone, Debug)]
+pub struct LuaOptions {
+    base: bool,
+    coroutine: bool,
+    memory_limit: Option<usize>,
+    instruction_limit: Option<u64>,
+}
+
+impl Default for LuaOptions {
+    fn default() -> Self {
+        LuaOptions::new()
+    }
+}
+
+impl LuaOptions {
+    /// The default options: base and coroutine libraries, no limits.
+    pub fn new() -> LuaOptions {
+        LuaOptions { base: true, coroutine: true, memory_limit: None, instruction_limit: None }
+    }
+
+    /// A memory limit in bytes (see [`Lua::set_memory_limit`]).
+    pub fn memory_limit(mut self, bytes: usize) -> LuaOptions {
+        self.memory_limit = Some(bytes);
+        self
+    }
+
+    /// An instruction budget (see [`Lua::set_instruction_limit`]).
+    pub fn instruction_limit(mut self, n: u64) -> LuaOptions {
+        self.instruction_limit = Some(n);
+        self
+    }
+
+    /// Whether to open the base library (`print`, `pairs`, `pcall`, ...).
+    pub fn base(mut self, on: bool) -> LuaOptions {
+        self.base = on;
+        self
+    }
+
+    /// Whether to open the `coroutine` library.
+    pub fn coroutine(mut self, on: bool) -> LuaOptions {
+        self.coroutine = on;
+        self
+    }
+}
+
+/// A deferred restoration of a borrowed userdata value.
+type Restore = Box<dyn FnOnce(&mut State)>;
+
+/// The per-state data of the API (see the module docs).
+pub(crate) struct Inner {
+    /// The state; `None` while the VM runs it (moved out).
+    pub(crate) state: RefCell<Option<Box<State>>>,
+    /// Inert placeholders for the trampoline to leave behind (boxed: they
+    /// move in and out of `state`).
+    #[allow(clippy::vec_box)]
+    spares: RefCell<Vec<Box<State>>>,
+    /// Pins of dropped handles, released at the next API entry.
+    pending_unpins: RefCell<Vec<Pin>>,
+    /// Userdata payloads to put back (borrow guards dropped while the state
+    /// was busy).
+    pending_restores: RefCell<Vec<Restore>>,
+    /// Userdata metatables by Rust type (pinned forever).
+    pub(crate) ud_metas: RefCell<Vec<(TypeId, Pin)>>,
+    /// The trampoline native.
+    callback_id: NativeId,
+}
+
+impl Inner {
+    /// Releases pin `p` (from a handle's drop): now if the state is here
+    /// and free, else at the next API entry.
+    pub(crate) fn release(&self, p: Pin) {
+        if let Ok(mut cell) = self.state.try_borrow_mut() {
+            if let Some(st) = cell.as_mut() {
+                st.unpin(p);
+                return;
+            }
+        }
+        if let Ok(mut q) = self.pending_unpins.try_borrow_mut() {
+            q.push(p);
+        }
+    }
+
+    /// Queues a userdata payload restoration (see `userdata.rs`).
+    pub(crate) fn defer_restore(&self, f: Restore) {
+        if let Ok(mut q) = self.pending_restores.try_borrow_mut() {
+            q.push(f);
+        }
+    }
+
+    /// Processes the queues of released pins and payload restorations.
+    fn flush(&self, st: &mut State) {
+        let restores = self.pending_restores.take();
+        for f in restores {
+            f(st);
+        }
+        let pins = self.pending_unpins.take();
+        for p in pins {
+            st.unpin(p);
+        }
+    }
+}
+
+/// The error for API use while the state is unavailable.
+fn busy() -> Error {
+    Error::runtime("Lua state is busy (API used inside Lua::with_raw_state)")
+}
+
+impl State {
+    /// The inert placeholder that stands in the API's cell while the real
+    /// state runs (see the module docs): it owns no heap memory, and its
+    /// `Drop` does nothing (`closing` is set).
+    pub(crate) fn inert() -> State {
+        State {
+            heap: Default::default(),
+            ex: Default::default(),
+            running: crate::Handle::from_index(0),
+            main_thread: crate::Handle::from_index(0),
+            registry: crate::Handle::from_index(0),
+            globals: crate::Handle::from_index(0),
+            loaded: crate::Handle::from_index(0),
+            type_meta: [None; 8],
+            tm_names: [crate::Handle::from_index(0); crate::meta::TM_N],
+            natives: Vec::new(),
+            native_names: Default::default(),
+            gc: crate::gc::GcState::new(),
+            pins: Vec::new(),
+            free_pins: Vec::new(),
+            n_ccalls: 0,
+            in_msgh: 0,
+            budget: i64::MAX,
+            budget_hook: None,
+            stdout: Box::new(std::io::sink()),
+            stderr: Box::new(std::io::sink()),
+            warn_on: false,
+            warn_buf: Vec::new(),
+            last_error: Raw::Nil,
+            buf: Vec::new(),
+            closing: true,
+            journal: Default::default(),
+            persist: Default::default(),
+            hooks: Default::default(),
+            limits: Default::default(),
+            host: None,
+            allow_binary_chunks: false,
+        }
+    }
+}
+
+impl Default for Lua {
+    fn default() -> Self {
+        Lua::new()
+    }
+}
+
+impl Lua {
+    /// A new state with the base and coroutine libraries. The rest of the
+    /// standard library is in `luprex_stdlib` (`luprex_stdlib::open`, or
+    /// `Lua::new_with` from its `LuaStdExt` trait).
+    pub fn new() -> Lua {
+        Lua::new_with_options(LuaOptions::new())
+    }
+
+    /// A new state with the libraries chosen in `opts`.
+    pub fn new_with_options(opts: LuaOptions) -> Lua {
+        let mut st = State::new_bare();
+        if opts.base {
+            crate::baselib::open(&mut st);
+        }
+        if opts.coroutine {
+            crate::corolib::open(&mut st);
+        }
+        st.set_memory_limit(opts.memory_limit);
+        st.set_instruction_limit(opts.instruction_limit);
+        Lua::from_state(st)
+    }
+
+    /// Wraps an existing low-level state (for example one built and filled
+    /// by the engine) in the API.
+    pub fn from_state(mut st: State) -> Lua {
+        let callback_id = st.native_id("lua.callback", trampoline);
+        st.native_id("lua.ud_index", userdata::ud_index);
+        st.native_id("lua.ud_newindex", userdata::ud_newindex);
+        let inner = Rc::new(Inner {
+            state: RefCell::new(Some(Box::new(st))),
+            spares: RefCell::new(Vec::new()),
+            pending_unpins: RefCell::new(Vec::new()),
+            pending_restores: RefCell::new(Vec::new()),
+            ud_metas: RefCell::new(Vec::new()),
+            callback_id,
+        });
+        let weak: std::rc::Weak<dyn Any> = Rc::downgrade(&inner) as std::rc::Weak<Inner>;
+        if let Some(st) = inner.state.borrow_mut().as_mut() {
+            st.host = Some(weak);
+        }
+        Lua { inner }
+    }
+
+    /// The `Lua` that owns `st`, if `st` belongs to one (for natives
+    /// written against the low-level API that want the high-level one; the
+    /// state must then be lent back, see [`Lua::with_raw_state`]).
+    fn from_host(st: &State) -> Option<Lua> {
+        let rc = st.host.as_ref()?.upgrade()?;
+        let inner = rc.downcast::<Inner>().ok()?;
+        Some(Lua { inner })
+    }
+
+    /// Runs `f` on the state, borrowed (no Lua code may run inside).
+    pub(crate) fn with_state<R>(&self, f: impl FnOnce(&mut State) -> R) -> Result<R> {
+        let mut cell = self.inner.state.try_borrow_mut().map_err(|_| busy())?;
+        let st = cell.as_mut().ok_or_else(busy)?;
+        self.inner.flush(st);
+        Ok(f(st))
+    }
+
+    /// Runs `f` on the state moved out of its cell (so that callbacks can
+    /// use the API), then puts the state back.
+    pub(crate) fn run<R>(&self, f: impl FnOnce(&mut State) -> Result<R>) -> Result<R> {
+        let mut st = {
+            let mut cell = self.inner.state.try_borrow_mut().map_err(|_| busy())?;
+            let mut st = cell.take().ok_or_else(busy)?;
+            self.inner.flush(&mut st);
+            st
+        };
+        let r = f(&mut st);
+        // Invariant: nothing holds a borrow of the cell across `f` (the
+        // borrows of `with_state` are scoped), so this cannot fail.
+        *self.inner.state.borrow_mut() = Some(st);
+        r
+    }
+
+    /// Gives `f` the low-level [`State`] (for code written against it, e.g.
+    /// opening libraries). The state is moved out of the `Lua` meanwhile,
+    /// so `f` may run Lua code that calls API callbacks; but API calls made
+    /// by `f` itself on this `Lua` fail with a "busy" error.
+    pub fn with_raw_state<R>(&self, f: impl FnOnce(&mut State) -> R) -> Result<R> {
+        self.run(|st| Ok(f(st)))
+    }
+
+    /// Makes a handle for raw value `v` (pins it if collectable).
+    pub(crate) fn wrap(&self, st: &mut State, v: Raw) -> Value {
+        match v {
+            Raw::Nil => Value::Nil,
+            Raw::Bool(b) => Value::Boolean(b),
+            Raw::Int(i) => Value::Integer(i),
+            Raw::Float(f) => Value::Number(f),
+            Raw::Str(_) => Value::String(LuaString(self.make_ref(st, v))),
+            Raw::Table(_) => Value::Table(Table(self.make_ref(st, v))),
+            Raw::LuaFn(_) | Raw::RustFn(_) => Value::Function(Function(self.make_ref(st, v))),
+            Raw::Thread(_) => Value::Thread(Thread(self.make_ref(st, v))),
+            Raw::UserData(_) => Value::UserData(AnyUserData(self.make_ref(st, v))),
+        }
+    }
+
+    fn make_ref(&self, st: &mut State, v: Raw) -> LuaRef {
+        LuaRef::new(self.clone(), Slot::Pin(st.pin(v)))
+    }
+
+    /// Wraps several raw values.
+    pub(crate) fn wrap_all(&self, st: &mut State, vs: &[Raw]) -> MultiValue {
+        MultiValue::from_vec(vs.iter().map(|&v| self.wrap(st, v)).collect())
+    }
+
+    /// Loads a chunk of Lua source (text; a binary chunk if it starts with
+    /// `\x1bLua` and the state accepts them). Nothing is compiled until one
+    /// of the [`Chunk`]'s run methods is called.
+    pub fn load(&self, source: impl AsRef<[u8]>) -> Chunk<'_> {
+        Chunk::new(self, source.as_ref().to_vec())
+    }
+
+    /// The globals table.
+    pub fn globals(&self) -> Table {
+        let g = self.inner.state.try_borrow().ok().and_then(|s| s.as_ref().map(|s| s.globals));
+        match g {
+            Some(g) => Table(LuaRef::new(self.clone(), Slot::Fixed(Raw::Table(g)))),
+            // Unreachable in practice (the state is busy only inside
+            // `with_raw_state`): an empty table is a safe answer.
+            None => Table(LuaRef::new(self.clone(), Slot::Fixed(Raw::Nil))),
+        }
+    }
+
+    /// A new empty table.
+    pub fn create_table(&self) -> Result<Table> {
+        self.with_state(|st| {
+            let t = st.new_table();
+            Table(self.make_ref(st, t))
+        })
+    }
+
+    /// A new table with the key-value pairs of `iter`, in order.
+    pub fn create_table_from<K: IntoLua, V: IntoLua>(
+        &self,
+        iter: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<Table> {
+        let t = self.create_table()?;
+        for (k, v) in iter {
+            t.raw_set(k, v)?;
+        }
+        Ok(t)
+    }
+
+    /// A new table with the values of `iter` at keys `1..`.
+    pub fn create_sequence_from<V: IntoLua>(
+        &self,
+        iter: impl IntoIterator<Item = V>,
+    ) -> Result<Table> {
+        let t = self.create_table()?;
+        for (i, v) in iter.into_iter().enumerate() {
+            t.raw_set(i as i64 + 1, v)?;
+        }
+        Ok(t)
+    }
+
+    /// A Lua string with content `bytes` (any bytes, not only UTF-8).
+    pub fn create_string(&self, bytes: impl AsRef<[u8]>) -> Result<LuaString> {
+        self.with_state(|st| {
+            let s = st.new_string(bytes.as_ref());
+            LuaString(self.make_ref(st, s))
+        })
+    }
+
+    /// A Lua function calling the Rust closure `f`. Its arguments are
+    /// converted to `A` (a failure is a `bad argument` error) and its result
+    /// from `R`; an `Err` it returns is raised as a Lua error.
+    pub fn create_function<A, R, F>(&self, f: F) -> Result<Function>
+    where
+        A: FromLuaMulti,
+        R: IntoLuaMulti,
+        F: Fn(&Lua, A) -> Result<R> + 'static,
+    {
+        self.create_callback(Rc::new(move |lua, args| {
+            let a = A::from_lua_args(args, 1, lua)?;
+            f(lua, a)?.into_lua_multi(lua)
+        }))
+    }
+
+    /// [`Lua::create_function`] for an `FnMut`. A recursive call of the same
+    /// function (through Lua) is an error.
+    pub fn create_function_mut<A, R, F>(&self, f: F) -> Result<Function>
+    where
+        A: FromLuaMulti,
+        R: IntoLuaMulti,
+        F: FnMut(&Lua, A) -> Result<R> + 'static,
+    {
+        let f = RefCell::new(f);
+        self.create_function(move |lua, a: A| {
+            let mut f = f
+                .try_borrow_mut()
+                .map_err(|_| Error::runtime("mutable callback called recursively"))?;
+            f(lua, a)
+        })
+    }
+
+    /// The Rust closure value for a boxed callback (see the module docs).
+    pub(crate) fn create_callback(&self, cb: Callback) -> Result<Function> {
+        let id = self.inner.callback_id;
+        self.with_state(|st| {
+            let holder = st.new_userdata_opaque(CallbackBox(cb), None);
+            let f = st.new_rust_closure(id, vec![holder]);
+            Function(self.make_ref(st, f))
+        })
+    }
+
+    /// A new coroutine running `f` (resume it with [`Thread::resume`]).
+    pub fn create_thread(&self, f: Function) -> Result<Thread> {
+        self.with_state(|st| {
+            let co = st.new_thread(f.0.raw(st));
+            Thread(self.make_ref(st, Raw::Thread(co)))
+        })
+    }
+
+    /// A new userdata holding `data`, with the metatable built from `T`'s
+    /// [`UserData`] implementation (once per type).
+    pub fn create_userdata<T: UserData>(&self, data: T) -> Result<AnyUserData> {
+        userdata::create(self, data)
+    }
+
+    /// Stores `v` in the registry; the key keeps it alive until dropped or
+    /// passed to [`Lua::remove_registry_value`]. A key holds the state
+    /// weakly: it may be kept inside Lua-owned data without a cycle.
+    pub fn create_registry_value(&self, v: impl IntoLua) -> Result<RegistryKey> {
+        let v = v.into_lua(self)?;
+        self.with_state(|st| {
+            let raw = v.to_raw(st);
+            RegistryKey::new(&self.inner, st.pin(raw))
+        })
+    }
+
+    /// The value stored under `key`.
+    pub fn registry_value<T: FromLua>(&self, key: &RegistryKey) -> Result<T> {
+        let v = self.with_state(|st| {
+            let raw = key.raw(st);
+            self.wrap(st, raw)
+        })?;
+        T::from_lua(v, self)
+    }
+
+    /// Releases `key` (as dropping it does).
+    pub fn remove_registry_value(&self, key: RegistryKey) -> Result<()> {
+        drop(key);
+        self.with_state(|_| ())
+    }
+
+    /// Runs a full garbage collection (after releasing dropped handles).
+    pub fn collect_garbage(&self) -> Result<()> {
+        self.run(|st| {
+            st.collect_garbage();
+            Ok(())
+        })
+    }
+
+    /// Bytes in use by the Lua heap (the collector's accounting).
+    pub fn used_memory(&self) -> usize {
+        self.with_state(|st| st.memory_in_use()).unwrap_or(0)
+    }
+
+    /// Converts `v` to a Lua value.
+    pub fn pack(&self, v: impl IntoLua) -> Result<Value> {
+        v.into_lua(self)
+    }
+
+    /// Converts a Lua value to `T`.
+    pub fn unpack<T: FromLua>(&self, v: Value) -> Result<T> {
+        T::from_lua(v, self)
+    }
+
+    /// Sets (or with `None` removes) the memory limit, in bytes of the
+    /// collector's accounting ([`Lua::used_memory`]). An allocation past it
+    /// (after a full collection) fails with `not enough memory`
+    /// ([`ErrorKind::Memory`]); the state stays usable.
+    pub fn set_memory_limit(&self, bytes: Option<usize>) -> Result<()> {
+        self.with_state(|st| st.set_memory_limit(bytes))
+    }
+
+    /// Sets (or with `None` removes) the instruction budget, counted from
+    /// now: past it, the running script fails with
+    /// [`ErrorKind::InstructionLimit`], which `pcall` in Lua cannot catch.
+    /// Set it again to run more code.
+    pub fn set_instruction_limit(&self, n: Option<u64>) -> Result<()> {
+        self.with_state(|st| st.set_instruction_limit(n))
+    }
+
+    /// Instructions left under the budget (`None` without one).
+    pub fn instructions_left(&self) -> Option<u64> {
+        self.with_state(|st| st.instructions_left()).ok().flatten()
+    }
+
+    /// A handle (`Send + Sync`) that stops the running script from any
+    /// thread: it fails with [`ErrorKind::Interrupted`], not catchable by
+    /// `pcall`, until [`InterruptHandle::clear`] is called.
+    pub fn interrupt_handle(&self) -> Result<InterruptHandle> {
+        self.with_state(|st| st.interrupt_handle())
+    }
+
+    /// Replaces where `print` writes (default: the process's stdout).
+    pub fn set_stdout(&self, w: Box<dyn std::io::Write>) -> Result<()> {
+        self.with_state(|st| st.set_stdout(w))
+    }
+}
+
+/// The payload of a callback's holder userdata.
+struct CallbackBox(Callback);
+
+/// The trampoline native (`"lua.callback"`): calls the Rust callback in
+/// upvalue 0 with the state lent to the `Lua` (see the module docs).
+fn trampoline(st: &mut State) -> std::result::Result<Action, Error> {
+    let Some(lua) = Lua::from_host(st) else {
+        return Err(st.native_error("Rust callback called outside its Lua state"));
+    };
+    let cb = match st.native_upvalue(0) {
+        Raw::UserData(u) => {
+            st.heap.userdata.get(u).data.downcast_ref::<CallbackBox>().map(|c| c.0.clone())
+        }
+        _ => None,
+    };
+    let Some(cb) = cb else {
+        return Err(st.native_error("Rust callback lost its closure"));
+    };
+    let base = st.arg_base();
+    {
+        let Ok(mut cell) = lua.inner.state.try_borrow_mut() else {
+            return Err(st.native_error("Lua state is busy"));
+        };
+        if cell.is_some() {
+            // The state runs without having been moved out (a low-level
+            // call on a state the API also holds): cannot lend it.
+            return Err(st.native_error("Rust callback called while its Lua state is borrowed"));
+        }
+        let spare = lua.inner.spares.borrow_mut().pop();
+        let mut b = spare.unwrap_or_else(|| Box::new(State::inert()));
+        std::mem::swap(&mut *b, st);
+        *cell = Some(b);
+    }
+    let out = call_callback(&lua, &cb, base);
+    // Invariant: the callback's borrows of the cell are scoped and its runs
+    // put the state back, so the state is in the cell.
+    let real = lua.inner.state.borrow_mut().take();
+    match real {
+        Some(mut b) => {
+            std::mem::swap(&mut *b, st);
+            lua.inner.spares.borrow_mut().push(b);
+        }
+        None => unreachable!("the state was not returned to its Lua"),
+    }
+    match out {
+        Ok(vals) => {
+            st.check_stack(vals.len(), "too many results")?;
+            let n = vals.len();
+            for v in vals {
+                st.push(v);
+            }
+            Ok(Action::Return(n))
+        }
+        Err(e) => Err(into_vm_error(st, e)),
+    }
+}
+
+/// Converts the arguments at `stack[base..]`, calls `cb`, converts the
+/// results to raw values (with the state in the `Lua`'s cell).
+fn call_callback(lua: &Lua, cb: &Callback, base: usize) -> Result<Vec<Raw>> {
+    let args = lua.with_state(|st| {
+        let raw: Vec<Raw> = st.ex.stack.get(base..).map(|s| s.to_vec()).unwrap_or_default();
+        lua.wrap_all(st, &raw)
+    })?;
+    let results = cb(lua, args)?;
+    lua.with_state(|st| results.iter().map(|v| v.to_raw(st)).collect())
+}
+
+/// Turns an error made by host code (nil value, message set) into a Lua
+/// error whose value is the message with the caller's position; errors
+/// that already carry a Lua value pass through.
+fn into_vm_error(st: &mut State, e: Error) -> Error {
+    if !e.value.is_nil() || e.message.is_empty() {
+        return e;
+    }
+    let detail = e.detail.clone();
+    let mut out = match e.kind() {
+        crate::error::ErrorKind::BadArgument { pos, .. } => {
+            let pos = *pos;
+            let prefix = format!("bad argument #{pos} (");
+            let extra = e.message.strip_prefix(&prefix).and_then(|m| m.strip_suffix(')'));
+            let extra = extra.unwrap_or(&e.message).to_string();
+            let (name, _) = st.running_native_name();
+            let mut out = st.arg_error(pos, &extra);
+            out.detail = detail;
+            return out.with_kind(crate::error::ErrorKind::BadArgument { pos, func: name });
+        }
+        _ => st.native_error(&e.message),
+    };
+    out.detail = detail;
+    out
+}
