@@ -105,6 +105,9 @@ pub enum StatKind {
         conds: Vec<(Expr, Block)>,
         /// The `else` block.
         else_block: Option<Block>,
+        /// Line of the `then` of each arm (the arm's test and jump carry it,
+        /// as PUC's do: it is the last token read when they are emitted).
+        then_lines: Vec<Line>,
     },
     /// `for Name = exp, exp [, exp] do block end`.
     NumericFor {
@@ -127,6 +130,8 @@ pub enum StatKind {
         exprs: Vec<Expr>,
         /// The loop body.
         body: Block,
+        /// Line of the closing `end` (the loop scope's `CLOSE` carries it).
+        end_line: Line,
     },
     /// `function funcname funcbody`. `path` is `a.b.c`, `method` is the `:m` part.
     Function {

@@ -182,14 +182,17 @@ mod build {
 
     /// An `if` statement.
     pub fn if_stat(
-        first: (Expr, Block),
-        elseifs: Vec<(Expr, Block)>,
+        first: (Expr, Line, Block),
+        elseifs: Vec<(Expr, Line, Block)>,
         else_block: Option<Block>,
         line: Line,
     ) -> Stat {
         let mut conds = Vec::with_capacity(elseifs.len() + 1);
-        conds.push(first);
-        conds.extend(elseifs);
-        stat(StatKind::If { conds, else_block }, line)
+        let mut then_lines = Vec::with_capacity(elseifs.len() + 1);
+        for (c, tl, b) in std::iter::once(first).chain(elseifs) {
+            conds.push((c, b));
+            then_lines.push(tl);
+        }
+        stat(StatKind::If { conds, else_block, then_lines }, line)
     }
 }

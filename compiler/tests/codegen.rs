@@ -1020,10 +1020,16 @@ mod random_ast {
             5 => StatKind::Do(block(r, d)),
             6 => StatKind::While { cond: expr(r, d), body: block(r, d) },
             7 => StatKind::Repeat { body: block(r, d), cond: expr(r, d) },
-            8 => StatKind::If {
-                conds: (0..1 + r.below(3)).map(|_| (expr(r, d), block(r, d))).collect(),
-                else_block: (r.below(2) == 0).then(|| block(r, d)),
-            },
+            8 => {
+                let conds: Vec<_> =
+                    (0..1 + r.below(3)).map(|_| (expr(r, d), block(r, d))).collect();
+                let then_lines = vec![1; conds.len()];
+                StatKind::If {
+                    conds,
+                    else_block: (r.below(2) == 0).then(|| block(r, d)),
+                    then_lines,
+                }
+            }
             9 => StatKind::NumericFor {
                 var: name(r),
                 start: expr(r, d),
@@ -1035,6 +1041,7 @@ mod random_ast {
                 names: (0..1 + r.below(3)).map(|_| name(r)).collect(),
                 exprs: (0..1 + r.below(3)).map(|_| expr(r, d)).collect(),
                 body: block(r, d),
+                end_line: 1,
             },
             11 => StatKind::Function {
                 path: (0..1 + r.below(3)).map(|_| name(r)).collect(),
@@ -1205,7 +1212,7 @@ mod print_ast {
             StatKind::Repeat { body, cond } => {
                 format!("repeat {} until {}", block(body), expr(cond))
             }
-            StatKind::If { conds, else_block } => {
+            StatKind::If { conds, else_block, .. } => {
                 let mut out = String::new();
                 for (i, (c, b)) in conds.iter().enumerate() {
                     let kw = if i == 0 { "if" } else { " elseif" };
@@ -1226,7 +1233,7 @@ mod print_ast {
                     block(body)
                 )
             }
-            StatKind::GenericFor { names, exprs, body } => {
+            StatKind::GenericFor { names, exprs, body, .. } => {
                 let n: Vec<String> = names.iter().map(|n| s(n)).collect();
                 format!("for {} in {} do {} end", n.join(", "), list(exprs), block(body))
             }

@@ -427,7 +427,7 @@ fn stat(s: &Stat) -> String {
         StatKind::Do(b) => format!("(do {})", block(b)),
         StatKind::While { cond, body } => format!("(while {} {})", expr(cond), block(body)),
         StatKind::Repeat { body, cond } => format!("(repeat {} {})", block(body), expr(cond)),
-        StatKind::If { conds, else_block } => {
+        StatKind::If { conds, else_block, .. } => {
             let mut s = String::from("(if");
             for (c, b) in conds {
                 s += &format!(" {} {}", expr(c), block(b));
@@ -441,7 +441,7 @@ fn stat(s: &Stat) -> String {
             let step = step.as_ref().map(|s| format!(" {}", expr(s))).unwrap_or_default();
             format!("(for {} {} {}{} {})", name(var), expr(start), expr(limit), step, block(body))
         }
-        StatKind::GenericFor { names, exprs: e, body } => {
+        StatKind::GenericFor { names, exprs: e, body, .. } => {
             let n: Vec<_> = names.iter().map(|n| name(n)).collect();
             format!("(forin ({}) ({}) {})", n.join(" "), exprs(e), block(body))
         }

@@ -109,7 +109,7 @@ fn list_files(dir: &Path) -> Result<Vec<String>> {
 }
 
 /// The child command for `file`, under `ulimit -v` when a limit is set.
-fn child_command(o: &Options, ignore: Option<&Path>, file: &str) -> Result<Command> {
+fn child_command(o: &Options, dir: &Path, ignore: Option<&Path>, file: &str) -> Result<Command> {
     let exe = std::env::current_exe().context("cannot find this executable")?;
     let mut args: Vec<std::ffi::OsString> = vec![exe.into(), "--one".into(), file.into()];
     if let Some(p) = ignore {
@@ -127,7 +127,7 @@ fn child_command(o: &Options, ignore: Option<&Path>, file: &str) -> Result<Comma
         c.args(&args[1..]);
         c
     };
-    cmd.current_dir(&o.dir).stdin(Stdio::null()).stderr(Stdio::piped());
+    cmd.current_dir(dir).stdin(Stdio::null()).stderr(Stdio::piped());
     cmd.stdout(if o.verbose { Stdio::inherit() } else { Stdio::null() });
     Ok(cmd)
 }
@@ -149,8 +149,8 @@ fn first_error(stderr: &str, status: std::process::ExitStatus) -> String {
 }
 
 /// Runs one file in a child process.
-fn run_child(o: &Options, ignore: Option<&Path>, file: &str) -> Result<Outcome> {
-    let mut child = child_command(o, ignore, file)?.spawn().context("cannot start child")?;
+fn run_child(o: &Options, dir: &Path, ignore: Option<&Path>, file: &str) -> Result<Outcome> {
+    let mut child = child_command(o, dir, ignore, file)?.spawn().context("cannot start child")?;
     let mut pipe = child.stderr.take().context("no stderr pipe")?;
     let verbose = o.verbose;
     let reader = std::thread::spawn(move || {
@@ -195,7 +195,8 @@ fn run_all(o: &Options) -> Result<bool> {
         let start = Instant::now();
         let outcome = match plan.skips.get(file) {
             Some(reason) => Outcome::Skip(reason.clone()),
-            None => run_child(o, ignore.as_deref(), file)?,
+            None if file == "all.lua" => run_all_lua(o, &plan, ignore.as_deref())?,
+            None => run_child(o, &o.dir, ignore.as_deref(), file)?,
         };
         let secs = format!("{:.2}s", start.elapsed().as_secs_f64());
         let note = match plan.cuts.get(file).map_or(0, Vec::len) {
@@ -220,6 +221,34 @@ fn run_all(o: &Options) -> Result<bool> {
     }
     println!("{passed} passed, {failed} failed, {skipped} skipped");
     Ok(failed == 0 || o.no_fail)
+}
+
+/// `all.lua`, the suite's own driver, which `dofile`s every test file
+/// after dumping and reloading it: run in a staged copy of the directory
+/// whose `.lua` files have the ignore list's cuts applied (so it sees the
+/// same files the per-file runs do), in a temporary directory removed
+/// afterwards.
+fn run_all_lua(o: &Options, plan: &Plan, ignore: Option<&Path>) -> Result<Outcome> {
+    let stage = std::env::temp_dir().join(format!("luprex-suite-{}", std::process::id()));
+    std::fs::create_dir_all(&stage)
+        .with_context(|| format!("cannot create {}", stage.display()))?;
+    let result = stage_and_run(o, plan, ignore, &stage);
+    let _ = std::fs::remove_dir_all(&stage);
+    result
+}
+
+fn stage_and_run(o: &Options, plan: &Plan, ignore: Option<&Path>, stage: &Path) -> Result<Outcome> {
+    for entry in std::fs::read_dir(&o.dir)? {
+        let path = entry?.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+        if !path.is_file() {
+            continue;
+        }
+        let bytes = std::fs::read(&path)?;
+        let bytes = if name.ends_with(".lua") { plan.apply_cuts(name, &bytes)? } else { bytes };
+        std::fs::write(stage.join(name), bytes)?;
+    }
+    run_child(o, stage, ignore, "all.lua")
 }
 
 /// The child: `--one FILE [--ignore PATH]`.

@@ -341,16 +341,35 @@ fn incomplete(e: &luprex_vm::Error) -> bool {
 
 /// The interactive loop (lua.c's `doREPL`).
 fn repl(state: &mut State) {
-    let stdin = io::stdin();
-    let mut lines = stdin.lock().lines();
-    let prompt = |state: &mut State, p: &str| {
+    let mut lines = io::stdin().lock().lines();
+    // lua.c's `get_prompt`: the global `_PROMPT` / `_PROMPT2` if set.
+    let prompt = |state: &mut State, first: bool| {
+        let (name, default) = if first { ("_PROMPT", "> ") } else { ("_PROMPT2", ">> ") };
+        let v = state.get_global(name);
+        let p = if v.is_nil() { default.as_bytes().to_vec() } else { state.tostring(v) };
         state.flush_stdout();
-        print!("{p}");
-        let _ = io::stdout().flush();
+        let mut out = io::stdout();
+        let _ = out.write_all(&p);
+        let _ = out.flush();
+    };
+    // Like a `lua` built with readline (Debian's), echo the lines read
+    // when stdin is not a terminal, so a transcript shows prompt and input.
+    let echo = !io::stdin().is_terminal();
+    let mut next_line = move |state: &mut State| {
+        let line = lines.next()?.ok()?;
+        if echo {
+            state.write_stdout(line.as_bytes());
+            state.write_stdout(b"\n");
+        }
+        Some(line)
     };
     loop {
-        prompt(state, "> ");
-        let Some(Ok(first)) = lines.next() else { break };
+        prompt(state, true);
+        let Some(mut first) = next_line(state) else { break };
+        // lua.c's `pushline`: a first line starting with '=' means 'return'.
+        if let Some(rest) = first.strip_prefix('=') {
+            first = format!("return {rest}");
+        }
         // First try the line as an expression, as `return <line>`.
         let as_expr = format!("return {first}");
         let loaded = match state.load(as_expr.as_bytes(), b"=stdin") {
@@ -360,9 +379,9 @@ fn repl(state: &mut State) {
                 loop {
                     match state.load(buffer.as_bytes(), b"=stdin") {
                         Err(e) if incomplete(&e) => {
-                            prompt(state, ">> ");
-                            match lines.next() {
-                                Some(Ok(more)) => {
+                            prompt(state, false);
+                            match next_line(state) {
+                                Some(more) => {
                                     buffer.push('\n');
                                     buffer.push_str(&more);
                                 }

@@ -37,3 +37,8 @@ fn debug_library() {
 fn debug_hooks() {
     run_script("debug_hooks");
 }
+
+#[test]
+fn line_hooks() {
+    run_script("line_hooks");
+}

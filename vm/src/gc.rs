@@ -564,6 +564,13 @@ impl State {
     /// and calls every pending finalizer.
     pub(crate) fn close_state(&mut self) {
         if self.closing {
+            // A nested close (`os.exit(c, true)` in a finalizer that the
+            // close is running): run the finalizers still pending, as a
+            // nested `lua_close` does, then let the caller exit.
+            let outer = self.gc.in_fin;
+            self.gc.in_fin = false;
+            self.run_finalizers();
+            self.gc.in_fin = outer;
             return;
         }
         if self.running == self.main_thread {

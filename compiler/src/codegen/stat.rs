@@ -95,12 +95,14 @@ impl Compiler<'_> {
             StatKind::Do(b) => self.block(b, line)?,
             StatKind::While { cond, body } => self.while_stat(cond, body, line)?,
             StatKind::Repeat { body, cond } => self.repeat_stat(body, cond, line)?,
-            StatKind::If { conds, else_block } => self.if_stat(conds, else_block.as_ref(), line)?,
+            StatKind::If { conds, else_block, then_lines } => {
+                self.if_stat(conds, then_lines, else_block.as_ref(), line)?
+            }
             StatKind::NumericFor { var, start, limit, step, body } => {
                 self.for_num(var, start, limit, step.as_ref(), body, line)?
             }
-            StatKind::GenericFor { names, exprs, body } => {
-                self.for_list(names, exprs, body, line)?
+            StatKind::GenericFor { names, exprs, body, end_line } => {
+                self.for_list(names, exprs, body, line, *end_line)?
             }
             StatKind::Function { path, method, func } => {
                 self.func_stat(path, method.as_deref(), func, line)?
@@ -412,11 +414,18 @@ impl Compiler<'_> {
     }
 
     /// `if ... then ... elseif ... else ... end` (`ifstat`).
-    fn if_stat(&mut self, conds: &[(Expr, Block)], else_block: Option<&Block>, line: u32) -> R<()> {
+    fn if_stat(
+        &mut self,
+        conds: &[(Expr, Block)],
+        then_lines: &[u32],
+        else_block: Option<&Block>,
+        line: u32,
+    ) -> R<()> {
         let mut escapelist: JList = None;
         for (i, (c, b)) in conds.iter().enumerate() {
             let more = i + 1 < conds.len() || else_block.is_some();
-            self.test_then_block(c, b, more, &mut escapelist)?;
+            let then_line = then_lines.get(i).copied().unwrap_or(c.line);
+            self.test_then_block(c, then_line, b, more, &mut escapelist)?;
         }
         if let Some(b) = else_block {
             self.block(b, line)?;
@@ -429,11 +438,14 @@ impl Compiler<'_> {
     fn test_then_block(
         &mut self,
         c: &Expr,
+        then_line: u32,
         b: &Block,
         more: bool,
         escapelist: &mut JList,
     ) -> R<()> {
         let mut v = self.expr(c)?;
+        // PUC emits the test after reading `then`.
+        self.line = then_line;
         let jf: JList;
         let rest: &[Stat];
         match b.stats.first() {
@@ -539,7 +551,14 @@ impl Compiler<'_> {
     }
 
     /// Generic `for` (`forstat` + `forlist`).
-    fn for_list(&mut self, names: &[Name], exprs: &[Expr], body: &Block, line: u32) -> R<()> {
+    fn for_list(
+        &mut self,
+        names: &[Name],
+        exprs: &[Expr],
+        body: &Block,
+        line: u32,
+        end_line: u32,
+    ) -> R<()> {
         self.enter_block(true);
         let base = self.fs.freereg;
         for _ in 0..4 {
@@ -557,7 +576,9 @@ impl Compiler<'_> {
         self.mark_to_be_closed();
         self.check_stack(3)?;
         self.for_body(base, eline, names.len(), true, body)?;
-        self.leave_block(self.line)?;
+        // The loop scope closes after `end` was read.
+        self.line = end_line;
+        self.leave_block(end_line)?;
         Ok(())
     }
 }
