@@ -1434,14 +1434,15 @@ impl Check<'_> {
         let caller = hp.protos.get(hp.lua_fns.get(f).proto);
         let pc = below.map_or(0, |b| b.pc as usize);
         let ins = pc.checked_sub(1).and_then(|i| caller.code.get(i));
-        let want = match ins.and_then(|i| i.opcode().map(|op| (op, i.c()))) {
-            Some((OpCode::Call, c)) => c as i32 - 1,
-            Some((OpCode::TForCall, c)) => c as i32,
+        let (want, reg) = match ins.and_then(|i| i.opcode().map(|op| (op, i.a(), i.c()))) {
+            Some((OpCode::Call, a, c)) => (c as i32 - 1, a as usize),
+            Some((OpCode::TForCall, a, c)) => (c as i32, a as usize + 4),
             // A native called by TAILCALL runs above its caller.
-            Some((OpCode::TailCall, _)) => -1,
+            Some((OpCode::TailCall, a, _)) => (-1, a as usize),
             _ => return Err("bad frame: a call not made by a call instruction".into()),
         };
-        if ci.nresults != want {
+        let base = below.map_or(0, |b| b.base as usize);
+        if ci.nresults != want || ci.func as usize != base + reg {
             return Err("bad frame: results wanted differ from the call's".into());
         }
         Ok(())
