@@ -134,10 +134,11 @@ fn rname(st: &State, p: &FnProto, pc: usize, c: u32) -> String {
     }
 }
 
+/// `upvalname`: the upvalue's name, `?` when unknown (stripped chunks).
 fn upvalname(p: &FnProto, i: u32) -> String {
     match p.upvals.get(i as usize) {
-        Some(d) => String::from_utf8_lossy(&d.name).into_owned(),
-        None => "?".into(),
+        Some(d) if !d.name.is_empty() => String::from_utf8_lossy(&d.name).into_owned(),
+        _ => "?".into(),
     }
 }
 
