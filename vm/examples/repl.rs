@@ -19,6 +19,9 @@ fn show(lua: &Lua, v: &Value) -> String {
 
 fn main() {
     let lua = Lua::new();
+    // `print` writes through the state's own writer; make it line-buffered
+    // so its output interleaves with the prompts.
+    lua.set_stdout(Box::new(std::io::LineWriter::new(std::io::stdout()))).expect("stdout");
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     let mut buffer = String::new();
@@ -26,7 +29,11 @@ fn main() {
         print!("{}", if buffer.is_empty() { "> " } else { ">> " });
         let _ = std::io::stdout().flush();
         let Some(Ok(line)) = lines.next() else { break };
-        buffer.push_str(&line);
+        // As lua.c: a first line starting with `=` means `return`.
+        match line.strip_prefix('=') {
+            Some(rest) if buffer.is_empty() => buffer.push_str(&format!("return {rest}")),
+            _ => buffer.push_str(&line),
+        }
         buffer.push('\n');
         // `eval` tries `return <line>` first, then the line as statements.
         match lua.load(&buffer).set_name("stdin").eval::<MultiValue>() {
