@@ -120,6 +120,11 @@ impl<T> fmt::Debug for Handle<T> {
 /// be copied. The heap's types implement it in `snapshot.rs`; plain `Clone`
 /// types can use [`snap_clone_by_clone!`](crate::snap_clone_by_clone).
 pub trait SnapClone: Sized {
+    /// Whether objects a rollback replaces are kept to be copied into
+    /// (worth it when [`SnapClone::snap_clone_into`] reuses allocations;
+    /// for other kinds, keeping them would only delay their drop).
+    const POOLED: bool = false;
+
     /// A copy of `self`, or the name of the type that cannot be copied.
     fn snap_clone(&self) -> Result<Self, &'static str>;
 
@@ -190,11 +195,15 @@ struct Jr<T> {
     dirty: Vec<u64>,
     /// `slots` of the innermost level.
     limit: u32,
-    /// Objects a rollback replaced, kept while a snapshot is open so that
+    /// Objects a rollback replaced (pooled kinds only, `SnapClone::POOLED`:
+    /// tables), kept while a snapshot is open so that
     /// the next first touches copy into their allocations instead of
     /// allocating (the predict-rollback cycle then stops calling malloc and
     /// free for the objects it dirties; measured in `snapshot_bench`).
     spare: Vec<T>,
+    /// Whether `T` is pooled (`SnapClone::POOLED`, recorded at the first
+    /// save, where the bound is known).
+    pooled: bool,
 }
 
 impl<T> Default for Jr<T> {
@@ -206,6 +215,7 @@ impl<T> Default for Jr<T> {
             dirty: Vec::new(),
             limit: 0,
             spare: Vec::new(),
+            pooled: false,
         }
     }
 }
@@ -465,6 +475,7 @@ impl<T: SnapClone> Arena<T> {
             return;
         };
         let jr = &mut *self.jr;
+        jr.pooled = T::POOLED;
         if jr.first_touch(idx) {
             let copy = match jr.spare.pop() {
                 Some(mut t) => v.snap_clone_into(&mut t).map(|()| t),
@@ -558,7 +569,12 @@ impl<T> Arena<T> {
                 on_restore(i as u32, Some(v), None);
             }
         }
-        jr.spare.extend(self.slots.drain(keep.min(self.slots.len())..).flatten());
+        let new = self.slots.drain(keep.min(self.slots.len())..).flatten();
+        if jr.pooled {
+            jr.spare.extend(new);
+        } else {
+            new.for_each(drop);
+        }
         self.marks.truncate(keep.div_ceil(64));
         for (idx, saved) in jr.entries.drain(top.start..) {
             let (w, b) = (idx as usize / 64, idx % 64);
@@ -567,11 +583,17 @@ impl<T> Arena<T> {
             match saved {
                 Saved::Free => {
                     on_restore(idx, slot.as_ref(), None);
-                    jr.spare.extend(slot.take());
+                    let old = slot.take();
+                    if jr.pooled {
+                        jr.spare.extend(old);
+                    }
                 }
                 Saved::Obj(v) => {
                     on_restore(idx, slot.as_ref(), Some(&v));
-                    jr.spare.extend(slot.replace(v));
+                    let old = slot.replace(v);
+                    if jr.pooled {
+                        jr.spare.extend(old);
+                    }
                 }
                 Saved::Poison(_) => {}
             }

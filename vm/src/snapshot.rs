@@ -26,6 +26,12 @@
 //! again. Its internal layout may differ afterwards, which is unobservable
 //! (it is never iterated); `heap_hash` covers its count.
 //!
+//! **Pooling.** Tables a rollback replaces are not freed while the snapshot
+//! stays open: the next first write to a table copies it into one of them
+//! (`Table::clone_from` reuses the vectors), so the engine's cycle (one
+//! snapshot, then predict and roll back again and again) stops calling the
+//! allocator for the tables it dirties. Other kinds are dropped at once.
+//!
 //! # Exact copies
 //!
 //! A saved copy must behave exactly like the original from then on, and some
@@ -163,7 +169,21 @@ impl Journal {
     }
 }
 
-crate::snap_clone_by_clone!(LuaStr, Table, LuaClosure, RustClosure, UpVal, FnProto);
+crate::snap_clone_by_clone!(LuaStr, LuaClosure, RustClosure, UpVal, FnProto);
+
+/// Tables are pooled: a rollback keeps the tables it replaces, and the next
+/// first write copies into one of them (`Table::clone_from` reuses its
+/// vectors), so the predict/rollback cycle stops calling the allocator.
+impl SnapClone for Table {
+    const POOLED: bool = true;
+    fn snap_clone(&self) -> Result<Self, &'static str> {
+        Ok(self.clone())
+    }
+    fn snap_clone_into(&self, target: &mut Self) -> Result<(), &'static str> {
+        target.clone_from(self);
+        Ok(())
+    }
+}
 
 /// A copy of an execution state with the same stack and frame capacities
 /// (they enter the collector's accounting, `Thread::estimated_bytes`, and

@@ -676,3 +676,42 @@ fn shared_userdata_borrows_coexist() {
     lua.load("v:scale(2)").exec().unwrap();
     assert_eq!(v.borrow::<Vec2>().unwrap().y, 4.0);
 }
+
+#[test]
+fn snapshot_rollback_and_save_through_the_api() -> Result<()> {
+    let lua = Lua::new();
+    lua.load("counter = 0 items = {}").exec()?;
+    let before = lua.state_hash()?;
+    let kept = lua.create_table()?;
+    kept.set("x", 1)?;
+    lua.globals().set("kept", kept.clone())?;
+    let before_kept = lua.state_hash()?;
+    let s = lua.snapshot()?;
+    lua.load("counter = counter + 1 for i = 1, 100 do items[i] = {i} end").exec()?;
+    let late = lua.create_table()?;
+    late.set("y", 2)?;
+    assert_eq!(lua.globals().get::<_, i64>("counter")?, 1);
+    lua.rollback(s)?;
+    assert_eq!(lua.globals().get::<_, i64>("counter")?, 0);
+    assert_eq!(lua.load("return #items").eval::<i64>()?, 0);
+    assert_eq!(lua.state_hash()?, before_kept);
+    assert_ne!(before, before_kept);
+    // a handle taken before the snapshot still works; one taken after it is dead
+    assert_eq!(kept.get::<_, i64>("x")?, 1);
+    assert!(late.get::<_, Option<i64>>("y").is_err() || late.get::<_, Option<i64>>("y")?.is_none());
+    // replay gives the same state
+    lua.load("counter = counter + 1 for i = 1, 100 do items[i] = {i} end").exec()?;
+    let replayed = lua.state_hash()?;
+    lua.rollback(s)?;
+    lua.load("counter = counter + 1 for i = 1, 100 do items[i] = {i} end").exec()?;
+    assert_eq!(lua.state_hash()?, replayed);
+    lua.release(s)?;
+    assert!(lua.rollback(s).is_err(), "a released snapshot is refused");
+    // save and load into another Lua
+    let bytes = lua.save_state()?;
+    let other = Lua::new();
+    other.load_state(&bytes)?;
+    assert_eq!(other.state_hash()?, lua.state_hash()?);
+    assert_eq!(other.globals().get::<_, i64>("counter")?, 1);
+    Ok(())
+}

@@ -94,6 +94,7 @@ pub use userdata::{
 pub use crate::error::{Error, ErrorKind};
 use crate::func::NativeId;
 pub use crate::limits::InterruptHandle;
+use crate::snapshot::Snapshot;
 use crate::state::{Action, Pin, State};
 use crate::value::Value as Raw;
 use handles::{LuaRef, Slot};
@@ -575,6 +576,45 @@ impl Lua {
     /// Replaces where `print` writes (default: the process's stdout).
     pub fn set_stdout(&self, w: Box<dyn std::io::Write>) -> Result<()> {
         self.with_state(|st| st.set_stdout(w))
+    }
+
+    /// Takes a snapshot of the whole Lua state ([`State::snapshot`]): a
+    /// savepoint that [`Lua::rollback`] returns to. Handles created after
+    /// the snapshot stop naming anything once it is rolled back to (they
+    /// read as `nil`); handles created before it keep working.
+    pub fn snapshot(&self) -> Result<Snapshot> {
+        self.with_state(|st| st.snapshot())?
+    }
+
+    /// Restores the state of snapshot `s` exactly ([`State::rollback`]);
+    /// `s` stays open.
+    pub fn rollback(&self, s: Snapshot) -> Result<()> {
+        self.with_state(|st| st.rollback(s))?
+    }
+
+    /// Closes snapshot `s` (and newer ones), keeping the current state
+    /// ([`State::release`]).
+    pub fn release(&self, s: Snapshot) -> Result<()> {
+        self.with_state(|st| st.release(s))?
+    }
+
+    /// The 128-bit hash of the reachable state ([`State::state_hash`]):
+    /// equal across processes for the same program and inputs.
+    pub fn state_hash(&self) -> Result<u128> {
+        self.with_state(|st| st.state_hash())
+    }
+
+    /// The whole state as bytes ([`State::save_state`]). Refused while the
+    /// state holds Rust callbacks or userdata without a persistence format.
+    pub fn save_state(&self) -> Result<Vec<u8>> {
+        self.with_state(|st| st.save_state())?
+    }
+
+    /// Replaces the state by one saved with [`Lua::save_state`]
+    /// ([`State::load_state`]); on error nothing changes. Handles of the
+    /// replaced state stop naming anything.
+    pub fn load_state(&self, bytes: &[u8]) -> Result<()> {
+        self.with_state(|st| st.load_state(bytes))?
     }
 }
 
