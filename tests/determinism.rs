@@ -11,29 +11,9 @@
 //! process computes the same hashes.
 
 use luprex_vm::State;
-use std::cell::RefCell;
-use std::io::Write;
 use std::process::Command;
-use std::rc::Rc;
 
-#[derive(Clone, Default)]
-struct Out(Rc<RefCell<Vec<u8>>>);
-
-impl Write for Out {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Out {
-    fn take(&self) -> String {
-        String::from_utf8(std::mem::take(&mut *self.0.borrow_mut())).unwrap()
-    }
-}
+include!("../vm/tests/support/capture.rs");
 
 /// (name, phase A, phase B).
 const CORPUS: &[(&str, &str, &str)] = &[

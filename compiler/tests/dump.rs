@@ -5,29 +5,10 @@
 
 use luprex_compiler::compile;
 use luprex_compiler::dump::{dump, stripped, undump, HEADER};
-use std::path::{Path, PathBuf};
 
-fn lua_files() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut out = Vec::new();
-    for dir in ["tests", "benches/programs", "lua", "lua-tests/testes"] {
-        collect(&root.join(dir), &mut out);
-    }
-    out.sort();
-    out
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect(&p, out);
-        } else if p.extension().is_some_and(|x| x == "lua") {
-            out.push(p);
-        }
-    }
-}
+#[path = "support/lua_files.rs"]
+mod support;
+use support::lua_files;
 
 #[test]
 fn every_file_round_trips() {

@@ -6,30 +6,11 @@
 use luprex_compiler::opcodes::{Instruction, OpCode};
 use luprex_compiler::verify::{verify_proto, VerifyError};
 use luprex_compiler::{compile, Constant, Proto, UpvalDesc};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// Every `.lua` file under the given directories of the repository.
-pub fn lua_files() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut out = Vec::new();
-    for dir in ["tests", "benches/programs", "lua", "lua-tests/testes"] {
-        collect(&root.join(dir), &mut out);
-    }
-    out.sort();
-    out
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect(&p, out);
-        } else if p.extension().is_some_and(|x| x == "lua") {
-            out.push(p);
-        }
-    }
-}
+#[path = "support/lua_files.rs"]
+mod support;
+use support::lua_files;
 
 /// Compiles a file (skipping a first `#` line, as `loadfile`); `None` for
 /// files that are not valid Lua (error-message fixtures).

@@ -177,19 +177,7 @@ impl State {
                 self.check_stack_reserve(top)?;
             }
             self.ex.stack.resize(top, Value::Nil);
-            self.ex.frames.push(CallInfo {
-                func: func as u32,
-                base: base as u32,
-                top: top as u32,
-                pc: 0,
-                nextra: 0,
-                nresults,
-                status: 0,
-                ret,
-                callee: Callee::Lua(cl),
-                k: None,
-                errlevel: 0,
-            });
+            self.ex.frames.push(CallInfo::lua(func, base, top, 0, nresults, ret, cl));
             return Ok(());
         }
         let nextra = nargs.saturating_sub(fixed);
@@ -208,19 +196,7 @@ impl State {
             st[base + i] = st[func + 1 + i];
             st[func + 1 + i] = Value::Nil;
         }
-        self.ex.frames.push(CallInfo {
-            func: func as u32,
-            base: base as u32,
-            top: top as u32,
-            pc: 0,
-            nextra: nextra as u32,
-            nresults,
-            status: 0,
-            ret,
-            callee: Callee::Lua(cl),
-            k: None,
-            errlevel: 0,
-        });
+        self.ex.frames.push(CallInfo::lua(func, base, top, nextra, nresults, ret, cl));
         Ok(())
     }
 
@@ -235,19 +211,7 @@ impl State {
     ) -> Result<Pre, Error> {
         let id = self.heap.rust_fns.get(h).id;
         let f = self.natives[id.0 as usize].f;
-        self.ex.frames.push(CallInfo {
-            func: func as u32,
-            base: func as u32 + 1,
-            top: 0,
-            pc: 0,
-            nextra: 0,
-            nresults,
-            status: 0,
-            ret,
-            callee: Callee::Rust(h),
-            k: None,
-            errlevel: 0,
-        });
+        self.ex.frames.push(CallInfo::rust(func, nresults, ret, h));
         if self.hooks.any {
             self.hook_call()?;
         }
@@ -633,19 +597,9 @@ impl State {
                 Value::RustFn(h) => {
                     let id = self.heap.rust_fns.get(h).id;
                     let f = self.natives[id.0 as usize].f;
-                    self.ex.frames.push(CallInfo {
-                        func: func as u32,
-                        base: func as u32 + 1,
-                        top: 0,
-                        pc: 0,
-                        nextra: 0,
-                        nresults,
-                        status: cist::FRESH,
-                        ret: MetaRet::Call,
-                        callee: Callee::Rust(h),
-                        k: None,
-                        errlevel: 0,
-                    });
+                    let mut ci = CallInfo::rust(func, nresults, MetaRet::Call, h);
+                    ci.status = cist::FRESH;
+                    self.ex.frames.push(ci);
                     if self.hooks.any {
                         self.hook_call()?;
                     }

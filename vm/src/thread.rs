@@ -145,6 +145,25 @@ impl CallInfo {
             errlevel: 0,
         }
     }
+
+    /// The frame of a Rust function `h` called at stack slot `func` (its
+    /// arguments start at `func + 1`).
+    #[inline(always)]
+    pub fn rust(func: usize, nresults: i32, ret: MetaRet, h: RustFnRef) -> CallInfo {
+        CallInfo {
+            func: func as u32,
+            base: func as u32 + 1,
+            top: 0,
+            pc: 0,
+            nextra: 0,
+            nresults,
+            status: 0,
+            ret,
+            callee: Callee::Rust(h),
+            k: None,
+            errlevel: 0,
+        }
+    }
 }
 
 /// The execution state of a thread (see the module docs).

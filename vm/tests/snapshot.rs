@@ -11,30 +11,9 @@
 use luprex_vm::error::ErrorKind;
 use luprex_vm::userdata::Cloneable;
 use luprex_vm::{Action, Error, State, Value};
-use std::cell::RefCell;
-use std::io::Write;
 use std::process::Command;
-use std::rc::Rc;
 
-/// A writer whose bytes can be taken from outside the state.
-#[derive(Clone, Default)]
-struct Out(Rc<RefCell<Vec<u8>>>);
-
-impl Write for Out {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Out {
-    fn take(&self) -> String {
-        String::from_utf8(std::mem::take(&mut *self.0.borrow_mut())).unwrap()
-    }
-}
+include!("support/capture.rs");
 
 fn new_state() -> (State, Out) {
     let mut st = State::new();

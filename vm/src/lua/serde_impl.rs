@@ -230,49 +230,28 @@ impl<'a> ser::Serializer for Serializer<'a> {
     }
 }
 
-impl ser::SerializeSeq for TableBuilder<'_> {
-    type Ok = Value;
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
-        self.push(v)
-    }
-    fn end(self) -> Result<Value> {
-        self.finish()
-    }
+/// The sequence-like serializers all append to the table's array part.
+macro_rules! sequence_builder {
+    ($($tr:ident :: $m:ident),*) => {$(
+        impl ser::$tr for TableBuilder<'_> {
+            type Ok = Value;
+            type Error = Error;
+            fn $m<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
+                self.push(v)
+            }
+            fn end(self) -> Result<Value> {
+                self.finish()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for TableBuilder<'_> {
-    type Ok = Value;
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
-        self.push(v)
-    }
-    fn end(self) -> Result<Value> {
-        self.finish()
-    }
-}
-
-impl ser::SerializeTupleStruct for TableBuilder<'_> {
-    type Ok = Value;
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
-        self.push(v)
-    }
-    fn end(self) -> Result<Value> {
-        self.finish()
-    }
-}
-
-impl ser::SerializeTupleVariant for TableBuilder<'_> {
-    type Ok = Value;
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
-        self.push(v)
-    }
-    fn end(self) -> Result<Value> {
-        self.finish()
-    }
-}
+sequence_builder!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ser::SerializeMap for TableBuilder<'_> {
     type Ok = Value;
