@@ -4,10 +4,11 @@
 //! The heap is a world of entity-like tables, each with five string-keyed
 //! fields (`id`, `name`, `x`, `y`, `hp`) and an eight-slot array part,
 //! built until the VM's own accounting (`memory_in_use`) reaches 64 MB.
-//! "Dirtying N bytes" is N/16 writes of a 16-byte value (a number) into
-//! distinct array cells of distinct entities spread evenly over the world
-//! (once every entity has been written to, the next cells of the same
-//! entities). Each figure is the median of several runs. Usage:
+//! "Dirtying N bytes" is N/32 steps, each writing two 16-byte values (a
+//! number) into one entity: an array cell and its `hp` field, so both parts
+//! of the table change (entities spread evenly over the world; once every
+//! entity has been written to, the next cells of the same entities). Each
+//! figure is the median of several runs. Usage:
 //!
 //! ```text
 //! cargo run --release -p luprex-vm --example snapshot_bench [MB] [RUNS]
@@ -33,6 +34,7 @@ return function(writes, v)
   for k = 0, writes - 1 do
     local e = E[(k * stride) % n + 1]
     e[(k // n) % 8 + 1] = v
+    e.hp = v
   end
 end
 "#;
@@ -67,69 +69,76 @@ fn fmt(d: Duration) -> String {
 struct Case {
     label: String,
     snapshot: Duration,
+    /// Median of (first pass with the snapshot open) - (identical second
+    /// pass, which has nothing left to journal), run by run.
+    extra: Duration,
     dirty_journaled: Duration,
-    dirty_plain: Duration,
+    dirty_again: Duration,
     rollback: Duration,
-    saved: usize,
+    saved: (usize, usize),
+}
+
+fn case(
+    label: String,
+    snap: Vec<Duration>,
+    runs: Vec<[Duration; 3]>,
+    saved: (usize, usize),
+) -> Case {
+    let col = |i: usize| runs.iter().map(|r| r[i]).collect::<Vec<_>>();
+    let extra = runs.iter().map(|r| r[0].saturating_sub(r[1])).collect();
+    Case {
+        label,
+        snapshot: median(snap),
+        extra: median(extra),
+        dirty_journaled: median(col(0)),
+        dirty_again: median(col(1)),
+        rollback: median(col(2)),
+        saved,
+    }
 }
 
 /// The engine's cycle: one snapshot kept open, then dirty + rollback again
 /// and again (the first cycle is not counted: it fills the journal's pool
-/// of retired objects, whose allocations later cycles reuse).
+/// of page buffers, which later cycles reuse).
 fn measure_cycles(st: &mut State, dirty: Value, label: String, writes: i64, runs: usize) -> Case {
-    let (mut dj, mut dp, mut rb, mut saved) = (vec![], vec![], vec![], 0);
+    let (mut out, mut saved) = (vec![], (0, 0));
     let (snap, s) = time(|| st.snapshot().expect("snapshot"));
     for r in 0..=runs {
         let v = Value::Float(0.5 + r as f64);
-        let t = time(|| st.call(dirty, &[Value::Int(writes), v]).expect("dirty")).0;
-        saved = st.heap.journal_len();
-        let t2 = time(|| st.rollback(s).expect("rollback")).0;
+        let first = time(|| st.call(dirty, &[Value::Int(writes), v]).expect("dirty")).0;
+        saved = (st.heap.journal_len(), st.heap.tables.journal_pages());
+        let again = time(|| st.call(dirty, &[Value::Int(writes), v]).expect("dirty")).0;
+        let rb = time(|| st.rollback(s).expect("rollback")).0;
         if r > 0 {
-            dj.push(t);
-            rb.push(t2);
+            out.push([first, again, rb]);
         }
     }
     st.release(s).expect("release");
-    for r in 0..runs {
-        let v = Value::Float(0.5 + r as f64);
-        dp.push(time(|| st.call(dirty, &[Value::Int(writes), v]).expect("dirty")).0);
-    }
-    Case {
-        label,
-        snapshot: snap,
-        dirty_journaled: median(dj),
-        dirty_plain: median(dp),
-        rollback: median(rb),
-        saved,
-    }
+    case(label, vec![snap], out, saved)
 }
 
+/// A fresh snapshot per run: snapshot, dirty, dirty again, roll back,
+/// release.
 fn measure(st: &mut State, dirty: Value, label: String, writes: i64, runs: usize) -> Case {
-    let (mut snap, mut dj, mut dp, mut rb, mut saved) = (vec![], vec![], vec![], vec![], 0);
+    let (mut snaps, mut out, mut saved) = (vec![], vec![], (0, 0));
     for r in 0..runs {
-        let v = Value::Float(0.5 + r as f64);
         let (t, s) = time(|| st.snapshot().expect("snapshot"));
-        snap.push(t);
-        dj.push(time(|| st.call(dirty, &[Value::Int(writes), v]).expect("dirty")).0);
-        saved = st.heap.journal_len();
-        rb.push(time(|| st.rollback(s).expect("rollback")).0);
+        snaps.push(t);
+        let v = Value::Float(0.5 + r as f64);
+        let first = time(|| st.call(dirty, &[Value::Int(writes), v]).expect("dirty")).0;
+        saved = (st.heap.journal_len(), st.heap.tables.journal_pages());
+        let again = time(|| st.call(dirty, &[Value::Int(writes), v]).expect("dirty")).0;
+        let rb = time(|| st.rollback(s).expect("rollback")).0;
         st.release(s).expect("release");
-        dp.push(time(|| st.call(dirty, &[Value::Int(writes), v]).expect("dirty")).0);
+        out.push([first, again, rb]);
     }
-    Case {
-        label,
-        snapshot: median(snap),
-        dirty_journaled: median(dj),
-        dirty_plain: median(dp),
-        rollback: median(rb),
-        saved,
-    }
+    case(label, snaps, out, saved)
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mb: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(64);
-    let runs: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(7);
+    let runs: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(9);
     let target = mb << 20;
 
     let mut st = State::new();
@@ -144,9 +153,11 @@ fn main() {
     };
     println!(
         "heap: {entities} entity tables ({{id, name, x, y, hp}} + 8 array slots), \
-         {} interned strings; memory_in_use {:.1} MB, RSS {:.1} MB (built in {:.1} s)",
+         {} interned strings; memory_in_use {:.1} MB (table store pages {:.1} MB), \
+         RSS {:.1} MB (built in {:.1} s)",
         st.heap.strings.len(),
         st.memory_in_use() as f64 / 1048576.0,
+        st.heap.tables.store().reserved_bytes() as f64 / 1048576.0,
         rss_mb(),
         t0.elapsed().as_secs_f64()
     );
@@ -168,47 +179,46 @@ fn main() {
 
     let mut cases = Vec::new();
     for (label, bytes) in [("1 KB", 1usize << 10), ("100 KB", 100 << 10), ("10 MB", 10 << 20)] {
-        let writes = (bytes / 16) as i64;
+        let writes = (bytes / 32) as i64;
         let tables = (writes).min(entities);
-        let label = format!("{label} ({writes} writes, {tables} tables)");
+        let label = format!("{label} ({writes} steps, {tables} tables)");
         cases.push(measure(&mut st, dirty, label, writes, runs));
     }
-    let full = measure(&mut st, dirty, format!("every table ({entities} writes)"), entities, runs);
+    let full = measure(&mut st, dirty, format!("every table ({entities} steps)"), entities, runs);
     let cycle = measure_cycles(
         &mut st,
         dirty,
-        format!("every table, repeated cycles on one snapshot ({entities} writes)"),
+        format!("every table, repeated cycles on one snapshot ({entities} steps)"),
         entities,
         runs,
     );
 
     let ratio = |d: Duration| d.as_secs_f64() / memcpy.as_secs_f64();
     println!("\nmedian of {runs} runs; memcpy of {mb} MB: {}\n", fmt(memcpy));
-    println!("| case | snapshot | rollback | extra dirtying cost (journaled - plain) | slots saved | rollback / memcpy |");
+    println!("| case | snapshot | rollback | extra dirtying cost (first pass - second pass) | slots / pages saved | rollback / memcpy |");
     println!("|---|---|---|---|---|---|");
     for c in cases.iter().chain([&full, &cycle]) {
-        let extra = c.dirty_journaled.saturating_sub(c.dirty_plain);
+        let extra = c.extra;
         println!(
-            "| {} | {} | {} | {} ({} - {}) | {} | {:.3} |",
+            "| {} | {} | {} | {} ({} - {}) | {} / {} | {:.3} |",
             c.label,
             fmt(c.snapshot),
             fmt(c.rollback),
             fmt(extra),
             fmt(c.dirty_journaled),
-            fmt(c.dirty_plain),
-            c.saved,
+            fmt(c.dirty_again),
+            c.saved.0,
+            c.saved.1,
             ratio(c.rollback)
         );
     }
-    let extra = full.dirty_journaled.saturating_sub(full.dirty_plain);
-    let total = full.snapshot + extra + full.rollback;
+    let total = full.snapshot + full.extra + full.rollback;
     println!(
         "\nfully dirtied: snapshot + journaling + rollback = {} = {:.2} x memcpy (goal <= 2.00)",
         fmt(total),
         ratio(total)
     );
-    let extra = cycle.dirty_journaled.saturating_sub(cycle.dirty_plain);
-    let total = extra + cycle.rollback;
+    let total = cycle.extra + cycle.rollback;
     println!(
         "fully dirtied, steady cycle on an open snapshot: journaling + rollback = {} = {:.2} x memcpy",
         fmt(total),

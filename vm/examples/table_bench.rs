@@ -7,7 +7,7 @@
 
 use luprex_vm::number::{fmt_float, str_to_number};
 use luprex_vm::string::{hash_bytes, Interner, LuaStr};
-use luprex_vm::table::Table;
+use luprex_vm::table::OwnedTable;
 use luprex_vm::value::StrRef;
 use luprex_vm::{Arena, Value};
 use std::hint::black_box;
@@ -42,7 +42,8 @@ fn main() {
 }
 
 fn table_benches(names: &[StrRef], vals: &[Value]) {
-    let mut t = Table::new(0, 0);
+    let mut t_owned = OwnedTable::new(0, 0);
+    let mut t = t_owned.view_mut();
     for i in 1..=1000 {
         t.set_int(i, Value::Int(i));
     }
@@ -62,7 +63,8 @@ fn table_benches(names: &[StrRef], vals: &[Value]) {
     });
     bench("append t[#t+1]=v (fresh tables of 1000)", OPS, || {
         for _ in 0..OPS / 1000 {
-            let mut t = Table::new(0, 0);
+            let mut t_owned = OwnedTable::new(0, 0);
+            let mut t = t_owned.view_mut();
             for k in 0..1000 {
                 let n = t.len();
                 t.set_int(n + 1, vals[k & 1023]);
@@ -71,7 +73,8 @@ fn table_benches(names: &[StrRef], vals: &[Value]) {
         }
     });
 
-    let mut obj = Table::new(0, 0);
+    let mut obj_owned = OwnedTable::new(0, 0);
+    let mut obj = obj_owned.view_mut();
     for s in &names[..16] {
         obj.set_str(*s, Value::Int(1));
     }
@@ -102,7 +105,8 @@ fn table_benches(names: &[StrRef], vals: &[Value]) {
         black_box(acc);
     });
 
-    let mut big = Table::new(0, 0);
+    let mut big_owned = OwnedTable::new(0, 0);
+    let mut big = big_owned.view_mut();
     for s in names {
         big.set_str(*s, Value::Int(1));
     }
@@ -116,7 +120,8 @@ fn table_benches(names: &[StrRef], vals: &[Value]) {
     });
     bench("set_str new keys (empty tables -> 16 keys)", OPS, || {
         for _ in 0..OPS / 16 {
-            let mut t = Table::new(0, 0);
+            let mut t_owned = OwnedTable::new(0, 0);
+            let mut t = t_owned.view_mut();
             for s in &names[..16] {
                 t.set_str(*s, vals[1]);
             }
@@ -125,14 +130,16 @@ fn table_benches(names: &[StrRef], vals: &[Value]) {
     });
     bench("set_str new keys (presized 16-key tables)", OPS, || {
         for _ in 0..OPS / 16 {
-            let mut t = Table::new(0, 16);
+            let mut t_owned = OwnedTable::new(0, 16);
+            let mut t = t_owned.view_mut();
             for s in &names[..16] {
                 t.set_str(*s, vals[1]);
             }
             black_box(&t);
         }
     });
-    let mut sparse = Table::new(0, 0);
+    let mut sparse_owned = OwnedTable::new(0, 0);
+    let mut sparse = sparse_owned.view_mut();
     for i in 0..1000 {
         sparse.set_int(i * 1_000_003, Value::Int(i));
     }
@@ -144,7 +151,8 @@ fn table_benches(names: &[StrRef], vals: &[Value]) {
         }
         black_box(acc);
     });
-    let mut mixed = Table::new(0, 0);
+    let mut mixed_owned = OwnedTable::new(0, 0);
+    let mut mixed = mixed_owned.view_mut();
     for i in 1..=1000 {
         mixed.set_int(i, Value::Int(i));
     }

@@ -120,20 +120,8 @@ impl<T> fmt::Debug for Handle<T> {
 /// be copied. The heap's types implement it in `snapshot.rs`; plain `Clone`
 /// types can use [`snap_clone_by_clone!`](crate::snap_clone_by_clone).
 pub trait SnapClone: Sized {
-    /// Whether objects a rollback replaces are kept to be copied into
-    /// (worth it when [`SnapClone::snap_clone_into`] reuses allocations;
-    /// for other kinds, keeping them would only delay their drop).
-    const POOLED: bool = false;
-
     /// A copy of `self`, or the name of the type that cannot be copied.
     fn snap_clone(&self) -> Result<Self, &'static str>;
-
-    /// Makes `target` (a retired object of the same kind) a copy of `self`,
-    /// reusing its allocations where the type can (`Clone::clone_from`).
-    fn snap_clone_into(&self, target: &mut Self) -> Result<(), &'static str> {
-        *target = self.snap_clone()?;
-        Ok(())
-    }
 }
 
 /// Implements [`SnapClone`] as `Clone::clone` for the listed types (for
@@ -145,11 +133,6 @@ macro_rules! snap_clone_by_clone {
             #[inline]
             fn snap_clone(&self) -> Result<Self, &'static str> {
                 Ok(::std::clone::Clone::clone(self))
-            }
-            #[inline]
-            fn snap_clone_into(&self, target: &mut Self) -> Result<(), &'static str> {
-                ::std::clone::Clone::clone_from(target, self);
-                Ok(())
             }
         })*
     };
@@ -195,15 +178,6 @@ struct Jr<T> {
     dirty: Vec<u64>,
     /// `slots` of the innermost level.
     limit: u32,
-    /// Objects a rollback replaced (pooled kinds only, `SnapClone::POOLED`:
-    /// tables), kept while a snapshot is open so that
-    /// the next first touches copy into their allocations instead of
-    /// allocating (the predict-rollback cycle then stops calling malloc and
-    /// free for the objects it dirties; measured in `snapshot_bench`).
-    spare: Vec<T>,
-    /// Whether `T` is pooled (`SnapClone::POOLED`, recorded at the first
-    /// save, where the bound is known).
-    pooled: bool,
 }
 
 impl<T> Default for Jr<T> {
@@ -214,8 +188,6 @@ impl<T> Default for Jr<T> {
             popped: Vec::new(),
             dirty: Vec::new(),
             limit: 0,
-            spare: Vec::new(),
-            pooled: false,
         }
     }
 }
@@ -475,13 +447,8 @@ impl<T: SnapClone> Arena<T> {
             return;
         };
         let jr = &mut *self.jr;
-        jr.pooled = T::POOLED;
         if jr.first_touch(idx) {
-            let copy = match jr.spare.pop() {
-                Some(mut t) => v.snap_clone_into(&mut t).map(|()| t),
-                None => v.snap_clone(),
-            };
-            let saved = match copy {
+            let saved = match v.snap_clone() {
                 Ok(c) => Saved::Obj(c),
                 Err(name) => Saved::Poison(name),
             };
@@ -569,12 +536,7 @@ impl<T> Arena<T> {
                 on_restore(i as u32, Some(v), None);
             }
         }
-        let new = self.slots.drain(keep.min(self.slots.len())..).flatten();
-        if jr.pooled {
-            jr.spare.extend(new);
-        } else {
-            new.for_each(drop);
-        }
+        self.slots.truncate(keep);
         self.marks.truncate(keep.div_ceil(64));
         for (idx, saved) in jr.entries.drain(top.start..) {
             let (w, b) = (idx as usize / 64, idx % 64);
@@ -583,17 +545,11 @@ impl<T> Arena<T> {
             match saved {
                 Saved::Free => {
                     on_restore(idx, slot.as_ref(), None);
-                    let old = slot.take();
-                    if jr.pooled {
-                        jr.spare.extend(old);
-                    }
+                    *slot = None;
                 }
                 Saved::Obj(v) => {
                     on_restore(idx, slot.as_ref(), Some(&v));
-                    let old = slot.replace(v);
-                    if jr.pooled {
-                        jr.spare.extend(old);
-                    }
+                    *slot = Some(v);
                 }
                 Saved::Poison(_) => {}
             }
@@ -629,7 +585,6 @@ impl<T> Arena<T> {
         let Some(parent) = jr.levels.last_mut() else {
             jr.entries.clear();
             jr.popped.clear();
-            jr.spare = Vec::new();
             self.on = false;
             return;
         };

@@ -69,7 +69,7 @@ use crate::heap::Heap;
 use crate::meta::{index_via_meta, ArithOp, TM_INDEX, TM_LE, TM_LT};
 use crate::number::{self, F2I};
 use crate::state::{State, MAX_STACK};
-use crate::table::Table;
+use crate::table::TableView;
 use crate::thread::{cist, set_stack_len_nil_from, u, CallInfo, Callee, MetaRet};
 use crate::value::{ThreadRef, Value};
 use luprex_compiler::OpCode;
@@ -185,7 +185,7 @@ fn upval_read(heap: &Heap, running: ThreadRef, stack: &[Value], uv: UpvalRef) ->
 /// written with [`store`] (`t[i] = v`), and read back soon after in loops
 /// like heapsort's.
 #[inline(always)]
-fn get_int(tab: &Table, n: i64) -> Value {
+fn get_int(tab: TableView<'_>, n: i64) -> Value {
     let (array, idx) = (tab.array(), (n as u64).wrapping_sub(1));
     if idx < array.len() as u64 {
         load(&array[idx as usize])
@@ -705,7 +705,8 @@ impl State {
                         if let (Value::Table(h), Value::Str(ks)) = (t, key) {
                             let tab = self.heap.tables.get(h);
                             let (v, meta) = (tab.get_str(ks), tab.meta);
-                            if let Some(v) = index_fast!(v, meta, |t: &Table| t.get_str(ks)) {
+                            if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
+                            {
                                 w!(i.a(), v);
                                 continue;
                             }
@@ -730,7 +731,7 @@ impl State {
                                 _ => tab.get(key),
                             };
                             let meta = tab.meta;
-                            if let Some(v) = index_fast!(v, meta, |t: &Table| t.get(key)) {
+                            if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get(key)) {
                                 w!(i.a(), v);
                                 continue;
                             }
@@ -752,7 +753,7 @@ impl State {
                             let tab = self.heap.tables.get(h);
                             let (v, meta) = (get_int(tab, i.c() as i64), tab.meta);
                             let n = i.c() as i64;
-                            if let Some(v) = index_fast!(v, meta, |t: &Table| t.get_int(n)) {
+                            if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get_int(n)) {
                                 w!(i.a(), v);
                                 continue;
                             }
@@ -775,7 +776,8 @@ impl State {
                         if let (Value::Table(h), Value::Str(ks)) = (t, key) {
                             let tab = self.heap.tables.get(h);
                             let (v, meta) = (tab.get_str(ks), tab.meta);
-                            if let Some(v) = index_fast!(v, meta, |t: &Table| t.get_str(ks)) {
+                            if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
+                            {
                                 w!(i.a(), v);
                                 continue;
                             }
@@ -797,7 +799,7 @@ impl State {
                         let key = kst!(i.b());
                         let v = rk!(i);
                         if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                            let tab = self.heap.tables.get_mut(h);
+                            let mut tab = self.heap.tables.get_mut(h);
                             if tab.meta.is_none() {
                                 let before = tab.estimated_bytes();
                                 tab.set_str(ks, v);
@@ -822,7 +824,7 @@ impl State {
                         let key = kst!(i.b());
                         let v = rk!(i);
                         if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                            let tab = self.heap.tables.get_mut(h);
+                            let mut tab = self.heap.tables.get_mut(h);
                             if tab.meta.is_none() {
                                 let before = tab.estimated_bytes();
                                 tab.set_str(ks, v);
@@ -854,20 +856,22 @@ impl State {
                         };
                         let v = rk!(i);
                         if let Value::Table(h) = t {
-                            let tab = self.heap.tables.get_mut(h);
+                            let mut tab = self.heap.tables.get_mut(h);
                             if let Value::Int(n) = key {
                                 let idx = (n as u64).wrapping_sub(1);
                                 if idx < tab.array_len_raw() as u64
                                     && (tab.meta.is_none() || !tab.array()[idx as usize].is_nil())
                                 {
-                                    store(&mut tab.array_mut()[idx as usize], v);
+                                    store(tab.array_slot_mut(idx as usize), v);
                                     continue;
                                 }
                                 if tab.meta.is_none() && tab.try_append(n, v) {
                                     continue;
                                 }
                             }
-                            if tab.meta.is_none() {
+                            let plain = tab.meta.is_none();
+                            drop(tab);
+                            if plain {
                                 savepc!();
                                 self.raw_set_checked(h, key, v)?;
                                 continue;
@@ -899,7 +903,8 @@ impl State {
                         if let (Value::Table(h), Value::Str(ks)) = (t, key) {
                             let tab = self.heap.tables.get(h);
                             let (v, meta) = (tab.get_str(ks), tab.meta);
-                            if let Some(v) = index_fast!(v, meta, |t: &Table| t.get_str(ks)) {
+                            if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
+                            {
                                 w!(i.a(), v);
                                 continue;
                             }
@@ -1400,13 +1405,13 @@ impl State {
                             pc += 1;
                         }
                         if let Value::Table(h) = self.ex.stack[ra] {
-                            let tab = self.heap.tables.get_mut(h);
+                            let mut tab = self.heap.tables.get_mut(h);
                             if last + n > tab.array_len_raw() {
                                 tab.resize_array(last + n);
                             }
                             for j in 1..=n {
                                 let v = load(&self.ex.stack[ra + j]);
-                                self.heap.tables.get_mut(h).set_int((last + j) as i64, v);
+                                tab.set_int((last + j) as i64, v);
                             }
                         }
                         if i.b() == 0 {

@@ -655,7 +655,7 @@ impl State {
                     }
                 }
                 It::V(Value::Table(t)) => {
-                    if visit(&mut seen[1], &h.tables, t, "table")? {
+                    if visit(&mut seen[1], h.tables.headers(), t, "table")? {
                         h.tables.get(t).for_each_ref(|v| work.push(It::V(v)));
                     }
                 }

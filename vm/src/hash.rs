@@ -684,7 +684,7 @@ impl<'a> Walker<'a> {
         let hp = &st.heap;
         self.w(T_LAYOUT);
         self.arena(&hp.strings);
-        self.arena(&hp.tables);
+        self.arena(hp.tables.headers());
         self.arena(&hp.lua_fns);
         self.arena(&hp.rust_fns);
         self.arena(&hp.upvals);

@@ -28,7 +28,7 @@
 use crate::arena::Arena;
 use crate::func::{FnProto, LuaClosure, ProtoRef, RustClosure, UpVal, UpvalRef};
 use crate::string::{interned_size, Interner, LuaStr};
-use crate::table::Table;
+use crate::table::Tables;
 use crate::thread::Thread;
 use crate::userdata::UserData;
 use crate::value::{LuaFnRef, RustFnRef, StrRef, TableRef, ThreadRef, UserDataRef, Value};
@@ -83,7 +83,7 @@ pub struct Heap {
     /// The string interner (content → handle).
     pub interner: Interner,
     /// Tables.
-    pub tables: Arena<Table>,
+    pub tables: Tables,
     /// Lua closures.
     pub lua_fns: Arena<LuaClosure>,
     /// Rust closures.
@@ -121,9 +121,9 @@ impl Heap {
     /// Allocates a table.
     #[inline]
     pub fn new_table(&mut self, narray: usize, nhash: usize) -> TableRef {
-        let t = Table::new(narray, nhash);
-        self.bytes += t.estimated_bytes();
-        self.tables.alloc(t)
+        let h = self.tables.alloc(narray, nhash);
+        self.bytes += self.tables.get(h).estimated_bytes();
+        h
     }
 
     /// Allocates a Lua closure.
@@ -192,7 +192,7 @@ impl Heap {
                 interner.reinsert(s, r.hash());
             }
         });
-        self.tables.journal_rollback_to(level, |_, _, _| {});
+        self.tables.journal_rollback_to(level);
         self.lua_fns.journal_rollback_to(level, |_, _, _| {});
         self.rust_fns.journal_rollback_to(level, |_, _, _| {});
         self.upvals.journal_rollback_to(level, |_, _, _| {});

@@ -248,6 +248,7 @@ pub mod persist;
 pub(crate) mod prefetch;
 pub mod snapshot;
 pub mod state;
+pub mod store;
 pub mod string;
 pub mod table;
 pub mod thread;

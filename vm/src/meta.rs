@@ -30,7 +30,7 @@ use crate::error::Error;
 use crate::heap::Heap;
 use crate::number::{self, F2I};
 use crate::state::State;
-use crate::table::Table;
+use crate::table::TableView;
 use crate::thread::MetaRet;
 use crate::value::{StrRef, TableRef, Value};
 
@@ -266,7 +266,7 @@ pub(crate) fn index_via_meta(
     heap: &mut Heap,
     tm_index: StrRef,
     mut mt: TableRef,
-    get: impl Fn(&Table) -> Value,
+    get: impl Fn(TableView<'_>) -> Value,
 ) -> Option<Value> {
     for _ in 0..FAST_CHAIN {
         let m = heap.tables.get(mt);
@@ -435,11 +435,13 @@ impl State {
         key: Value,
         v: Value,
     ) -> Result<(), Error> {
-        let tab = self.heap.tables.get_mut(t);
+        let mut tab = self.heap.tables.get_mut(t);
         let before = tab.estimated_bytes();
-        match tab.set(key, v) {
+        let r = tab.set(key, v);
+        let after = tab.estimated_bytes();
+        drop(tab);
+        match r {
             Ok(()) => {
-                let after = self.heap.tables.get(t).estimated_bytes();
                 self.heap.bytes = (self.heap.bytes + after).saturating_sub(before);
                 Ok(())
             }

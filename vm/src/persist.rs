@@ -93,7 +93,7 @@
 //! The checks: every handle names a live slot of the right arena
 //! (tombstone keys of tables excepted: those may name freed objects and are
 //! only compared); free lists exact; strings distinct (the interner is
-//! rebuilt from them); tables consistent ([`Table::from_parts`], which
+//! rebuilt from them); tables consistent ([`TableStore::from_parts`](crate::table::TableStore::from_parts), which
 //! rebuilds the probe index); closures have one upvalue per descriptor of
 //! their prototype; prototypes pass the bytecode verifier
 //! ([`luprex_compiler::verify::verify_function`]) and their constants,
@@ -119,7 +119,7 @@ use crate::heap::Heap;
 use crate::meta::{TM_N, TM_NAMES};
 use crate::state::{KFn, State, ERROR_STACK_RESERVE, MAX_STACK};
 use crate::string::{Interner, LuaStr};
-use crate::table::{Table, TableParts};
+use crate::table::{TableParts, TableView, Tables};
 use crate::thread::{cist, CallInfo, Callee, CoStatus, ExecState, MetaRet, Thread};
 use crate::userdata::{Payload, UserData};
 use crate::value::{StrRef, TableRef, ThreadRef, Value};
@@ -375,7 +375,7 @@ impl Writer<'_> {
         }
         let hp = &st.heap;
         self.arena(&hp.strings, |w, s| w.bytes(s.as_bytes()))?;
-        self.arena(&hp.tables, |w, t| w.table(t))?;
+        self.arena(hp.tables.headers(), |w, t| w.table(hp.tables.store().view(t)))?;
         self.arena(&hp.lua_fns, |w, c| {
             w.u32(c.proto.index());
             w.len(c.upvals.len())?;
@@ -410,7 +410,7 @@ impl Writer<'_> {
         Ok(())
     }
 
-    fn table(&mut self, t: &Table) -> WResult {
+    fn table(&mut self, t: TableView<'_>) -> WResult {
         let p = t.to_parts();
         self.opt_table(p.meta);
         self.u8(p.flags);
@@ -760,7 +760,7 @@ impl<'a> Reader<'a> {
         let mut heap = Heap::default();
         heap.strings = strings;
         heap.interner = interner;
-        heap.tables = arena(tables)?;
+        heap.tables = Tables::from_raw_parts(tables.0, tables.1)?;
         heap.lua_fns = arena(lua_fns)?;
         heap.rust_fns = arena(rust_fns)?;
         heap.upvals = arena(upvals)?;
@@ -793,7 +793,7 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    fn table(&mut self) -> RResult<Table> {
+    fn table(&mut self) -> RResult<TableParts> {
         let meta = self.opt_table()?;
         let flags = self.u8()?;
         let array = self.values()?;
@@ -804,7 +804,7 @@ impl<'a> Reader<'a> {
             entries.push((self.value()?, self.value()?));
         }
         let hash_cap = self.usize()?;
-        Table::from_parts(TableParts { meta, flags, array, array_cap, entries, hash_cap })
+        Ok(TableParts { meta, flags, array, array_cap, entries, hash_cap })
     }
 
     fn proto(&mut self) -> RResult<FnProto> {
@@ -1082,7 +1082,7 @@ impl Check<'_> {
         let hp = &self.s.heap;
         match v {
             Value::Str(h) => Self::live(&hp.strings, h.index(), "string"),
-            Value::Table(h) => Self::live(&hp.tables, h.index(), "table"),
+            Value::Table(h) => Self::live(hp.tables.headers(), h.index(), "table"),
             Value::LuaFn(h) => Self::live(&hp.lua_fns, h.index(), "Lua function"),
             Value::RustFn(h) => Self::live(&hp.rust_fns, h.index(), "Rust function"),
             Value::Thread(h) => Self::live(&hp.threads, h.index(), "thread"),
@@ -1096,7 +1096,7 @@ impl Check<'_> {
     }
 
     fn table(&self, t: TableRef) -> RResult<()> {
-        Self::live(&self.s.heap.tables, t.index(), "table")
+        Self::live(self.s.heap.tables.headers(), t.index(), "table")
     }
 
     fn opt_table(&self, t: Option<TableRef>) -> RResult<()> {

@@ -26,11 +26,14 @@
 //! again. Its internal layout may differ afterwards, which is unobservable
 //! (it is never iterated); `heap_hash` covers its count.
 //!
-//! **Pooling.** Tables a rollback replaces are not freed while the snapshot
-//! stays open: the next first write to a table copies it into one of them
-//! (`Table::clone_from` reuses the vectors), so the engine's cycle (one
-//! snapshot, then predict and roll back again and again) stops calling the
-//! allocator for the tables it dirties. Other kinds are dropped at once.
+//! **Table contents, page by page.** Tables are split (`table.rs`): the
+//! header is an arena slot like any object (32 bytes of plain data, copied
+//! without allocating, and written — hence journaled — only when it
+//! changes), and the contents live in the table store's pages
+//! (`store.rs`), which keep their own journal at page granularity: the
+//! first write to a page copies it into a buffer from a pool, a rollback
+//! swaps it back. The pool survives the snapshot, so the engine's cycle
+//! (snapshot, predict, roll back, again and again) does not allocate.
 //!
 //! # Exact copies
 //!
@@ -171,19 +174,9 @@ impl Journal {
 
 crate::snap_clone_by_clone!(LuaStr, LuaClosure, RustClosure, UpVal, FnProto);
 
-/// Tables are pooled: a rollback keeps the tables it replaces, and the next
-/// first write copies into one of them (`Table::clone_from` reuses its
-/// vectors), so the predict/rollback cycle stops calling the allocator.
-impl SnapClone for Table {
-    const POOLED: bool = true;
-    fn snap_clone(&self) -> Result<Self, &'static str> {
-        Ok(self.clone())
-    }
-    fn snap_clone_into(&self, target: &mut Self) -> Result<(), &'static str> {
-        target.clone_from(self);
-        Ok(())
-    }
-}
+// A table header is plain data (its contents are journaled by the table
+// store, page by page).
+crate::snap_clone_by_clone!(Table);
 
 /// A copy of an execution state with the same stack and frame capacities
 /// (they enter the collector's accounting, `Thread::estimated_bytes`, and

@@ -2,16 +2,49 @@
 //!
 //! # Layout
 //!
-//! A [`Table`] has two parts, as in PUC Lua's `ltable.c`:
+//! A table has two parts, as in PUC Lua's `ltable.c`:
 //!
-//! * the **array part**, a `Vec<Value>` whose slot `i` holds key `i + 1`.
-//!   Every integer key `k` with `1 <= k <= array.len()` lives here (possibly
-//!   as a nil slot), and nowhere else;
-//! * the **hash part**, every other key. It is an *ordered* map: an
-//!   `entries` vector of `(key, value)` pairs in insertion order, plus
-//!   `index`, an open-addressing table (linear probing, power-of-two size,
-//!   load factor at most 1/2) of `u32` positions into `entries` (0 = empty
-//!   slot, otherwise position + 1).
+//! * the **array part**, `alen` slots of which slot `i` holds key `i + 1`.
+//!   Every integer key `k` with `1 <= k <= alen` lives here (possibly as a
+//!   nil slot), and nowhere else;
+//! * the **hash part**, every other key. It is an *ordered* map: `elen`
+//!   entries `(key, value)` in insertion order, plus an index, an
+//!   open-addressing table (linear probing, `2 * hcap` slots, load factor
+//!   at most 1/2) of `u32` positions into the entries (0 = empty slot,
+//!   otherwise position + 1).
+//!
+//! A [`Table`] is only the *header* (32 bytes of plain data: metatable,
+//! metamethod cache, sizes, and the [`Addr`]ess of the body). The contents
+//! live in the table's **body**, one block of the heap's [`TableStore`] (a
+//! paged block store of values, `store.rs`), laid out as
+//!
+//! ```text
+//! [ entries: 2 * hcap cells | index: hcap cells | array: acap cells | slack ]
+//! ```
+//!
+//! entry `e` being the cells `2e` (key) and `2e + 1` (value), and each index
+//! cell holding two `u32` slots as the halves of an integer (a nil cell is
+//! two empty slots, so a fresh block needs no initialization). The block's
+//! capacity is `acap + 3 * hcap` rounded up to a power of two; the array is
+//! last, so it grows into the slack without moving, and one table's
+//! contents are one contiguous run of memory (one cache-miss chain per
+//! access: header, chunk, body). A rehash that changes a capacity moves the
+//! body to a new block (the array too: a table with a large array and a
+//! growing hash part pays an array copy per hash doubling).
+//!
+//! **Snapshots.** Contents are journaled by the store a page at a time: the
+//! first write to a page after a snapshot copies it, a rollback swaps the
+//! copy back, so a fully rewritten heap costs about one `memcpy` of its
+//! contents to journal and almost nothing to roll back (see
+//! `benches/RESULTS.md`). The header is an arena slot, journaled as an
+//! object — but only when it changes: a [`TableMut`] works on a copy of the
+//! header and writes it back when dropped only if it differs, so a write
+//! that changes only cells (an update, the common case) leaves the arena
+//! untouched.
+//!
+//! The heap's [`Tables`] pairs the header arena with the store; contents
+//! are read through a [`TableView`] and written through a [`TableMut`],
+//! both of which borrow a header and the store.
 //!
 //! Keys are hashed without touching the heap: strings and all other
 //! collectable objects by their handle index (strings are interned, so the
@@ -40,7 +73,7 @@
 //! is the same order). Tombstones and dead entries are dropped only by a
 //! rehash, which happens only when a key that is absent or tombstoned gets
 //! a value while the hash part is full (an insertion, which Lua forbids
-//! during a traversal anyway), or on [`Table::resize_array`].
+//! during a traversal anyway), or on [`TableMut::resize_array`].
 //!
 //! A rehash sizes the hash part to the next power of two (at least 4) that
 //! holds the surviving keys plus the new one; when it dropped tombstones and
@@ -49,7 +82,7 @@
 //!
 //! # Iteration order (a hard rule)
 //!
-//! [`Table::next`] visits first the array part, keys `1..=array.len()` in
+//! [`TableView::next`] visits first the array part, keys `1..=alen` in
 //! ascending order (skipping nil slots), then the hash part in entry order:
 //! every other key in the order in which it was last inserted while absent,
 //! whatever its type. The order therefore depends only on the sequence of
@@ -81,10 +114,10 @@
 //!
 //! # Length
 //!
-//! [`Table::len`] returns a border as `luaH_getn` finds it: if the array
+//! [`TableView::len`] returns a border as `luaH_getn` finds it: if the array
 //! part's last slot is nil, the border is in the array part (the slot
 //! before it if non-nil, else by binary search); otherwise, if key
-//! `array.len() + 1` is absent, it is `array.len()`; otherwise an unbound
+//! `alen + 1` is absent, it is `alen`; otherwise an unbound
 //! search continues into the hash part (doubling, then binary search), like
 //! `hash_search`.
 //!
@@ -96,14 +129,16 @@
 //!
 //! # The collector
 //!
-//! [`Table::for_each_ref`] and [`Table::iter`] report only live entries.
+//! [`TableView::for_each_ref`] and [`TableView::iter`] report only live entries.
 //! Tombstone and dead keys are weak: they may name freed objects (the
 //! handle may even be reused), but they are only ever compared, never
-//! dereferenced, so that is harmless. [`Table::retain`] turns dropped hash
+//! dereferenced, so that is harmless. [`TableMut::retain`] turns dropped hash
 //! entries into tombstones, so survivors keep their order and a traversal
 //! in progress can continue.
 
+use crate::arena::Arena;
 use crate::number::{float_to_int, F2I};
+use crate::store::{Addr, Elem, Store, EMPTY};
 use crate::value::{StrRef, TableRef, Value};
 use std::fmt;
 
@@ -114,7 +149,7 @@ const MAX_ARRAY: usize = 1 << MAX_ARRAY_BITS;
 /// Smallest nonempty hash part.
 const MIN_HASH: usize = 4;
 
-/// Error from [`Table::set`]: the key cannot be a table key.
+/// Error from [`TableMut::set`]: the key cannot be a table key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeyError {
     /// The key is nil ("table index is nil").
@@ -134,7 +169,7 @@ impl fmt::Display for KeyError {
 
 impl std::error::Error for KeyError {}
 
-/// Error from [`Table::next`]: the key is not in the table
+/// Error from [`TableView::next`]: the key is not in the table
 /// ("invalid key to 'next'").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NextError;
@@ -147,51 +182,96 @@ impl fmt::Display for NextError {
 
 impl std::error::Error for NextError {}
 
-/// One hash-part entry. `val` nil: tombstone; `key` nil: dead.
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    key: Value,
-    val: Value,
+/// A free block's link is an integer in its first cell.
+impl Elem for Value {
+    #[inline]
+    fn from_link(link: u32) -> Self {
+        Value::Int(i64::from(link))
+    }
+    #[inline]
+    fn link(self) -> u32 {
+        match self {
+            Value::Int(i) => i as u32,
+            _ => u32::MAX,
+        }
+    }
 }
 
-/// A Lua table.
-#[derive(Debug, Default)]
+/// A Lua table's header: the metatable, the metamethod cache, the sizes of
+/// its two parts, and the [`Addr`]ess of its *body*, the one block of the
+/// [`TableStore`] that holds both parts. Plain data (`Copy`, 32 bytes): the
+/// snapshot journal copies it without allocating. Contents are read and
+/// written through a [`TableView`] or a [`TableMut`] ([`Tables::get`],
+/// [`Tables::get_mut`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Table {
     /// The metatable.
     pub meta: Option<TableRef>,
     /// Metamethod-absence cache owned by the runtime; reset to 0 by every
     /// assignment to a string key.
     pub flags: u8,
-    array: Vec<Value>,
-    /// Logical capacity of the array part for appends (`>= array.len()`).
-    array_cap: usize,
-    entries: Vec<Entry>,
-    /// Maximum number of entries before a rehash (`index.len() / 2`).
-    hash_cap: usize,
-    index: Vec<u32>,
-    /// `64 - log2(index.len())`.
-    shift: u32,
+    /// `64 - log2(index slots)` (64 when there is no hash part).
+    shift: u8,
+    /// The body block (capacity `body_cap(acap, hcap)`).
+    body: Addr,
+    /// Array slots in use (keys `1..=alen`).
+    alen: u32,
+    /// Logical capacity of the array part for appends (`>= alen`).
+    acap: u32,
+    /// Entries in use (live, tombstones and dead), in order.
+    elen: u32,
+    /// Maximum number of entries before a rehash (0 or a power of two).
+    hcap: u32,
 }
 
-impl Clone for Table {
-    fn clone(&self) -> Table {
-        let mut t = Table::default();
-        t.clone_from(self);
-        t
+impl Default for Table {
+    fn default() -> Self {
+        Table { meta: None, flags: 0, shift: 64, body: EMPTY, alen: 0, acap: 0, elen: 0, hcap: 0 }
     }
+}
 
-    /// Copies `src` into `self` reusing `self`'s allocations (the snapshot
-    /// journal copies into retired tables this way).
-    fn clone_from(&mut self, src: &Table) {
-        self.meta = src.meta;
-        self.flags = src.flags;
-        self.array.clone_from(&src.array);
-        self.array_cap = src.array_cap;
-        self.entries.clone_from(&src.entries);
-        self.hash_cap = src.hash_cap;
-        self.index.clone_from(&src.index);
-        self.shift = src.shift;
+/// Capacity of the body block of a table with array capacity `acap` and
+/// hash capacity `hcap` (0: no block).
+#[inline]
+fn body_cap(acap: usize, hcap: usize) -> usize {
+    match acap + 3 * hcap {
+        0 => 0,
+        n => n.next_power_of_two(),
     }
+}
+
+/// Reads index slot `p` from the index cells `index` (two `u32` slots per
+/// cell, as the low and high halves of an integer; a nil cell is two empty
+/// slots).
+#[inline(always)]
+fn islot(index: &[Value], p: usize) -> u32 {
+    match index[p >> 1] {
+        Value::Int(x) => ((x as u64) >> ((p & 1) * 32)) as u32,
+        _ => 0,
+    }
+}
+
+/// `cell` with index slot half `p & 1` set to `v`.
+#[inline]
+fn with_islot(cell: Value, p: usize, v: u32) -> Value {
+    let x = match cell {
+        Value::Int(x) => x as u64,
+        _ => 0,
+    };
+    let sh = (p & 1) * 32;
+    Value::Int(((x & !(0xffff_ffffu64 << sh)) | (u64::from(v) << sh)) as i64)
+}
+
+/// Finds the first free slot of the index (`slots` slots in cells `index`)
+/// on the probe chain of hash `h`.
+#[inline]
+fn free_slot(index: &[Value], slots: usize, shift: u8, h: u64) -> usize {
+    let mask = slots - 1;
+    let mut pos = (h >> shift) as usize & mask;
+    while islot(index, pos) != 0 {
+        pos = (pos + 1) & mask;
+    }
+    pos
 }
 
 const MUL: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -285,28 +365,345 @@ enum Probe {
     Absent,
 }
 
-impl Table {
+// --------------------------------------------------------------------
+// The store of table contents
+// --------------------------------------------------------------------
+
+/// Where the contents of every table live: one paged block store of values
+/// (`store.rs`), one block (the *body*) per table. A body is allocated when
+/// the table is created or rehashed (or its array outgrows the block) and
+/// freed when the collector frees the table.
+#[derive(Default)]
+pub struct TableStore {
+    vals: Store<Value>,
+}
+
+impl TableStore {
     /// A table with an array part of `narray` nil slots and room for
     /// `nhash` hash keys (both are hints: the array is capped at 2^27
     /// slots, the preallocated hash part at 2^20 keys).
-    pub fn new(narray: usize, nhash: usize) -> Table {
+    pub fn new_table(&mut self, narray: usize, nhash: usize) -> Table {
         let narray = narray.min(MAX_ARRAY);
-        let mut t =
-            Table { array: vec![Value::Nil; narray], array_cap: narray, ..Table::default() };
-        if nhash > 0 {
-            t.alloc_hash(nhash.min(1 << 20).next_power_of_two().max(MIN_HASH));
+        let hcap = match nhash {
+            0 => 0,
+            n => n.min(1 << 20).next_power_of_two().max(MIN_HASH),
+        };
+        Table {
+            body: self.alloc_body(narray, hcap),
+            alen: narray as u32,
+            acap: narray as u32,
+            hcap: hcap as u32,
+            shift: shift_for(hcap),
+            ..Table::default()
         }
-        t
     }
 
-    // ----------------------------------------------------------------
-    // Reads
-    // ----------------------------------------------------------------
+    /// Frees the body of `t` (the collector frees its header).
+    pub fn free_table(&mut self, t: &Table) {
+        self.free_body(t);
+    }
+
+    /// Read access to the contents of `t`.
+    #[inline(always)]
+    pub fn view<'a>(&'a self, t: &'a Table) -> TableView<'a> {
+        TableView { t, s: self }
+    }
+
+    /// Write access to the contents of `t`.
+    #[inline(always)]
+    pub fn view_mut<'a>(&'a mut self, t: &'a mut Table) -> TableMut<'a> {
+        let h = *t;
+        TableMut { t: h, orig: h, dst: HeaderDst::Plain(t), s: self }
+    }
+
+    /// Bytes reserved by the store's pages (a report figure; the
+    /// collector's figure is [`TableView::estimated_bytes`]).
+    pub fn reserved_bytes(&self) -> usize {
+        self.vals.reserved_bytes()
+    }
+
+    /// A body block for capacities `acap` and `hcap` (all nil), or [`EMPTY`].
+    fn alloc_body(&mut self, acap: usize, hcap: usize) -> Addr {
+        match body_cap(acap, hcap) {
+            0 => EMPTY,
+            c => self.vals.alloc(c),
+        }
+    }
+
+    fn free_body(&mut self, t: &Table) {
+        let c = body_cap(t.acap as usize, t.hcap as usize);
+        if c > 0 {
+            self.vals.free(t.body, c);
+        }
+    }
+
+    /// Opens a journal level.
+    pub fn journal_begin(&mut self) {
+        self.vals.journal_begin();
+    }
+
+    /// Undoes every change since level `level` (which stays open).
+    pub fn journal_rollback_to(&mut self, level: usize) {
+        self.vals.journal_rollback_to(level);
+    }
+
+    /// Closes level `level` and those above it, keeping the current state.
+    pub fn journal_commit_to(&mut self, level: usize) {
+        self.vals.journal_commit_to(level);
+    }
+
+    /// Pages saved by the open levels.
+    pub fn journal_len(&self) -> usize {
+        self.vals.journal_len()
+    }
+}
+
+/// `shift` for a hash part of `hcap` entries (`2 * hcap` index slots).
+#[inline]
+fn shift_for(hcap: usize) -> u8 {
+    match hcap {
+        0 => 64,
+        c => (64 - (c * 2).trailing_zeros()) as u8,
+    }
+}
+
+// --------------------------------------------------------------------
+// Every table: headers in an arena, contents in the store
+// --------------------------------------------------------------------
+
+/// The heap's tables: headers in an [`Arena`] (handles index it), contents
+/// in a [`TableStore`]. Both keep undo journals and are rolled back
+/// together.
+#[derive(Default)]
+pub struct Tables {
+    arena: Arena<Table>,
+    store: TableStore,
+}
+
+impl Tables {
+    /// Allocates a table (see [`TableStore::new_table`]).
+    #[inline]
+    pub fn alloc(&mut self, narray: usize, nhash: usize) -> TableRef {
+        let t = self.store.new_table(narray, nhash);
+        self.arena.alloc(t)
+    }
+
+    /// Read access to table `h`.
+    #[inline(always)]
+    pub fn get(&self, h: TableRef) -> TableView<'_> {
+        TableView { t: self.arena.get(h), s: &self.store }
+    }
+
+    /// Write access to table `h` (journals its header while a snapshot is
+    /// open; the store journals the pages written).
+    #[inline(always)]
+    pub fn get_mut(&mut self, h: TableRef) -> TableMut<'_> {
+        let t = *self.arena.get(h);
+        TableMut { t, orig: t, dst: HeaderDst::Slot(&mut self.arena, h), s: &mut self.store }
+    }
+
+    /// Table at raw index `idx`, if the slot is occupied.
+    #[inline]
+    pub fn try_get(&self, idx: u32) -> Option<TableView<'_>> {
+        self.arena.try_get(idx).map(|t| TableView { t, s: &self.store })
+    }
+
+    /// Number of live tables.
+    pub fn len(&self) -> usize {
+        self.arena.len()
+    }
+
+    /// Number of header slots (live or free).
+    pub fn capacity_slots(&self) -> usize {
+        self.arena.capacity_slots()
+    }
+
+    /// The header arena (its layout, for writing the heap to bytes).
+    pub fn headers(&self) -> &Arena<Table> {
+        &self.arena
+    }
+
+    /// The contents' store.
+    pub fn store(&self) -> &TableStore {
+        &self.store
+    }
+
+    /// Live tables in index order.
+    pub fn iter(&self) -> impl Iterator<Item = (TableRef, TableView<'_>)> {
+        let s = &self.store;
+        self.arena.iter().map(move |(h, t)| (h, TableView { t, s }))
+    }
+
+    /// Sets the mark bit of `h`; true if it was not set before.
+    #[inline]
+    pub fn mark(&mut self, h: TableRef) -> bool {
+        self.arena.mark(h)
+    }
+
+    /// Whether `h` is marked.
+    #[inline]
+    pub fn is_marked(&self, h: TableRef) -> bool {
+        self.arena.is_marked(h)
+    }
+
+    /// Frees every unmarked table in index order (its blocks too), calling
+    /// `on_free` for each first; clears the marks. Returns the number freed.
+    pub fn sweep(&mut self, mut on_free: impl FnMut(TableRef, TableView<'_>)) -> usize {
+        let store = &mut self.store;
+        self.arena.sweep(|h, t| {
+            on_free(h, TableView { t, s: store });
+            store.free_table(t);
+        })
+    }
+
+    /// Rebuilds the tables from their layouts ([`TableView::to_parts`],
+    /// `None` for a free slot) and the header arena's free list, checking
+    /// each (see [`TableStore::from_parts`]).
+    pub fn from_raw_parts(
+        slots: Vec<Option<TableParts>>,
+        free: Vec<u32>,
+    ) -> Result<Tables, String> {
+        let mut store = TableStore::default();
+        let mut headers = Vec::with_capacity(slots.len());
+        for (i, p) in slots.into_iter().enumerate() {
+            headers.push(match p {
+                Some(p) => Some(store.from_parts(p).map_err(|e| format!("table {i}: {e}"))?),
+                None => None,
+            });
+        }
+        Ok(Tables { arena: Arena::from_raw_parts(headers, free)?, store })
+    }
+
+    /// Opens a journal level (headers and contents).
+    pub fn journal_begin(&mut self) {
+        self.arena.journal_begin();
+        self.store.journal_begin();
+    }
+
+    /// Undoes every change since level `level` (which stays open).
+    pub fn journal_rollback_to(&mut self, level: usize) {
+        self.arena.journal_rollback_to(level, |_, _, _| {});
+        self.store.journal_rollback_to(level);
+    }
+
+    /// Closes level `level` and those above it, keeping the current state.
+    pub fn journal_commit_to(&mut self, level: usize) {
+        self.arena.journal_commit_to(level);
+        self.store.journal_commit_to(level);
+    }
+
+    /// Headers saved by the open levels.
+    pub fn journal_len(&self) -> usize {
+        self.arena.journal_len()
+    }
+
+    /// Content pages saved by the open levels.
+    pub fn journal_pages(&self) -> usize {
+        self.store.journal_len()
+    }
+
+    /// A digest of the physical layout: every header (body addresses
+    /// included) and the store's pages and free lists. Two heaps with equal
+    /// digests allocate alike from then on; the state hash, by contrast,
+    /// covers only what Lua can observe. Tests check a rollback with it.
+    pub fn layout_digest(&self) -> u64 {
+        let mut h = self.store.vals.layout_digest(|v| key_hash(*v) ^ (v.is_nil() as u64));
+        for (i, t) in self.arena.raw_slots().iter().enumerate() {
+            let x = match t {
+                None => u64::MAX,
+                Some(t) => {
+                    let meta = t.meta.map_or(0, |m| u64::from(m.index()) + 1);
+                    u64::from(t.body)
+                        ^ u64::from(t.alen) << 32
+                        ^ u64::from(t.acap).rotate_left(7)
+                        ^ u64::from(t.elen).rotate_left(19)
+                        ^ u64::from(t.hcap).rotate_left(29)
+                        ^ meta.rotate_left(41)
+                        ^ u64::from(t.flags) << 56
+                }
+            };
+            h = (h ^ x ^ i as u64).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h
+    }
+}
+
+/// A table with its own store: for tests and benchmarks of the table
+/// alone (the heap keeps every table in one [`Tables`]).
+#[derive(Default)]
+pub struct OwnedTable {
+    store: TableStore,
+    t: Table,
+}
+
+impl OwnedTable {
+    /// See [`TableStore::new_table`].
+    pub fn new(narray: usize, nhash: usize) -> OwnedTable {
+        let mut store = TableStore::default();
+        let t = store.new_table(narray, nhash);
+        OwnedTable { store, t }
+    }
+
+    /// Read access.
+    pub fn view(&self) -> TableView<'_> {
+        TableView { t: &self.t, s: &self.store }
+    }
+
+    /// Write access.
+    pub fn view_mut(&mut self) -> TableMut<'_> {
+        self.store.view_mut(&mut self.t)
+    }
+}
+
+// --------------------------------------------------------------------
+// Reads
+// --------------------------------------------------------------------
+
+/// Read access to a table: its header and the store holding its body.
+#[derive(Clone, Copy)]
+pub struct TableView<'a> {
+    t: &'a Table,
+    s: &'a TableStore,
+}
+
+impl std::ops::Deref for TableView<'_> {
+    type Target = Table;
+    #[inline(always)]
+    fn deref(&self) -> &Table {
+        self.t
+    }
+}
+
+impl<'a> TableView<'a> {
+    /// The header.
+    #[inline(always)]
+    pub fn header(self) -> &'a Table {
+        self.t
+    }
+
+    /// The used part of the body: entries, index, array slots.
+    #[inline(always)]
+    fn body(self) -> &'a [Value] {
+        let t = self.t;
+        self.s.vals.slice(t.body, 3 * t.hcap as usize + t.alen as usize)
+    }
+
+    /// The array part: slot `i` holds key `i + 1`.
+    #[inline(always)]
+    pub fn array(self) -> &'a [Value] {
+        &self.body()[3 * self.t.hcap as usize..]
+    }
+
+    /// The entries, as `key, value` cell pairs.
+    #[inline(always)]
+    fn ents(self) -> &'a [Value] {
+        &self.body()[..2 * self.t.elen as usize]
+    }
 
     /// Raw `t[key]` (no metamethods): nil when absent; float keys with an
     /// integral value are looked up as integers; nil and NaN give nil.
     #[inline]
-    pub fn get(&self, key: Value) -> Value {
+    pub fn get(self, key: Value) -> Value {
         match key {
             Value::Int(i) => self.get_int(i),
             Value::Str(s) => self.get_str(s),
@@ -320,317 +717,90 @@ impl Table {
 
     /// Raw `t[i]`, array part first.
     #[inline(always)]
-    pub fn get_int(&self, i: i64) -> Value {
+    pub fn get_int(self, i: i64) -> Value {
         let idx = (i as u64).wrapping_sub(1);
-        if idx < self.array.len() as u64 {
-            return self.array[idx as usize];
+        let t = self.t;
+        if idx < u64::from(t.alen) {
+            return self.s.vals.get(t.body, 3 * t.hcap as usize + idx as usize);
         }
         self.get_int_hash(i)
     }
 
     /// Raw `t[s]` for a string key.
-    #[inline]
-    pub fn get_str(&self, s: StrRef) -> Value {
-        if self.index.is_empty() {
-            return Value::Nil;
+    #[inline(always)]
+    pub fn get_str(self, s: StrRef) -> Value {
+        self.find_str(s).map_or(Value::Nil, |(_, _, v)| v)
+    }
+
+    /// The index slot, entry and value of string key `s` (live or
+    /// tombstone).
+    #[inline(always)]
+    fn find_str(self, s: StrRef) -> Option<(usize, usize, Value)> {
+        let h = self.t.hcap as usize;
+        if h == 0 {
+            return None;
         }
-        let mask = self.index.len() - 1;
-        let mut pos = (str_hash(s) >> self.shift) as usize & mask;
+        let body = self.body();
+        let (ents, index) = (&body[..2 * self.t.elen as usize], &body[2 * h..3 * h]);
+        let mask = 2 * h - 1;
+        let mut pos = (str_hash(s) >> self.t.shift) as usize & mask;
         loop {
-            let e = self.index[pos];
+            let e = islot(index, pos);
             if e == 0 {
-                return Value::Nil;
+                return None;
             }
-            let ent = &self.entries[(e - 1) as usize];
-            if matches!(ent.key, Value::Str(k) if k == s) {
-                return ent.val;
+            let k = 2 * (e - 1) as usize;
+            if matches!(ents[k], Value::Str(x) if x == s) {
+                return Some((pos, (e - 1) as usize, ents[k + 1]));
             }
             pos = (pos + 1) & mask;
         }
     }
 
     #[inline(never)]
-    fn get_int_hash(&self, i: i64) -> Value {
-        if self.index.is_empty() {
-            return Value::Nil;
-        }
-        let mask = self.index.len() - 1;
-        let mut pos = (int_hash(i) >> self.shift) as usize & mask;
-        loop {
-            let e = self.index[pos];
-            if e == 0 {
-                return Value::Nil;
-            }
-            let ent = &self.entries[(e - 1) as usize];
-            if matches!(ent.key, Value::Int(k) if k == i) {
-                return ent.val;
-            }
-            pos = (pos + 1) & mask;
-        }
+    fn get_int_hash(self, i: i64) -> Value {
+        self.get_hash(Value::Int(i))
     }
 
     /// Lookup of a normalized non-integer key in the hash part.
-    fn get_hash(&self, key: Value) -> Value {
+    fn get_hash(self, key: Value) -> Value {
         match self.probe(key, key_hash(key)) {
-            Probe::Found(_, e) => self.entries[e].val,
+            Probe::Found(_, e) => self.ents()[2 * e + 1],
             Probe::Absent => Value::Nil,
         }
     }
 
     /// Finds a normalized key in the hash part (live, tombstone).
     #[inline]
-    fn probe(&self, key: Value, h: u64) -> Probe {
-        if self.index.is_empty() {
+    fn probe(self, key: Value, h: u64) -> Probe {
+        let hc = self.t.hcap as usize;
+        if hc == 0 {
             return Probe::Absent;
         }
-        let mask = self.index.len() - 1;
-        let mut pos = (h >> self.shift) as usize & mask;
+        let body = self.body();
+        let (ents, index) = (&body[..2 * self.t.elen as usize], &body[2 * hc..3 * hc]);
+        let mask = 2 * hc - 1;
+        let mut pos = (h >> self.t.shift) as usize & mask;
         loop {
-            let e = self.index[pos];
+            let e = islot(index, pos);
             if e == 0 {
                 return Probe::Absent;
             }
-            if key_eq(self.entries[(e - 1) as usize].key, key) {
+            if key_eq(ents[2 * (e - 1) as usize], key) {
                 return Probe::Found(pos, (e - 1) as usize);
             }
             pos = (pos + 1) & mask;
         }
     }
 
-    // ----------------------------------------------------------------
-    // Writes
-    // ----------------------------------------------------------------
-
-    /// Raw `t[key] = v` (no metamethods). Integral float keys are stored as
-    /// integers; assigning nil deletes. Fails for nil and NaN keys.
-    #[inline]
-    pub fn set(&mut self, key: Value, v: Value) -> Result<(), KeyError> {
-        match key {
-            Value::Int(i) => self.set_int(i, v),
-            Value::Str(s) => self.set_str(s, v),
-            _ => match normalize(key) {
-                Norm::Int(i) => self.set_int(i, v),
-                Norm::Other(k) => self.set_hash(k, key_hash(k), v),
-                Norm::Nil => return Err(KeyError::NilKey),
-                Norm::NaN => return Err(KeyError::NaNKey),
-            },
-        }
-        Ok(())
-    }
-
-    /// Raw `t[i] = v`.
-    #[inline(always)]
-    pub fn set_int(&mut self, i: i64, v: Value) {
-        let idx = (i as u64).wrapping_sub(1);
-        if idx < self.array.len() as u64 {
-            if let Some(slot) = self.array.get_mut(idx as usize) {
-                *slot = v;
-                return;
-            }
-        }
-        self.set_int_slow(i, v);
-    }
-
-    /// Raw `t[s] = v` for a string key (resets `flags`).
-    #[inline]
-    pub fn set_str(&mut self, s: StrRef, v: Value) {
-        self.flags = 0;
-        if !self.index.is_empty() {
-            let mask = self.index.len() - 1;
-            let mut pos = (str_hash(s) >> self.shift) as usize & mask;
-            loop {
-                let e = self.index[pos];
-                if e == 0 {
-                    break;
-                }
-                let ent = &mut self.entries[(e - 1) as usize];
-                if matches!(ent.key, Value::Str(k) if k == s) {
-                    if !ent.val.is_nil() {
-                        ent.val = v;
-                    } else {
-                        self.revive(pos, (e - 1) as usize, v);
-                    }
-                    return;
-                }
-                pos = (pos + 1) & mask;
-            }
-        }
-        if !v.is_nil() {
-            self.insert_new(Value::Str(s), str_hash(s), v);
-        }
-    }
-
-    /// Raw `t[s] = v` only if `s` is present with a non-nil value (an
-    /// update, which never inserts, so a `__newindex` need not be looked
-    /// for). True if done. Resets `flags`, as every string-key assignment.
-    #[inline]
-    pub fn set_str_existing(&mut self, s: StrRef, v: Value) -> bool {
-        self.flags = 0;
-        if self.index.is_empty() {
-            return false;
-        }
-        let mask = self.index.len() - 1;
-        let mut pos = (str_hash(s) >> self.shift) as usize & mask;
-        loop {
-            let e = self.index[pos];
-            if e == 0 {
-                return false;
-            }
-            let ent = &mut self.entries[(e - 1) as usize];
-            if matches!(ent.key, Value::Str(k) if k == s) {
-                if ent.val.is_nil() {
-                    return false;
-                }
-                ent.val = v;
-                return true;
-            }
-            pos = (pos + 1) & mask;
-        }
-    }
-
-    /// Raw `t[i] = v` if it is an append to the array part within its
-    /// capacity (`i` is `array.len() + 1`, `v` is not nil, the hash part is
-    /// empty so it cannot hold key `i`): exactly what [`Table::set_int`]
-    /// would do, without the hash probe. True if done.
-    #[inline(always)]
-    pub fn try_append(&mut self, i: i64, v: Value) -> bool {
-        let n = self.array.len();
-        if i as u64 == n as u64 + 1 && n < self.array_cap && self.entries.is_empty() && !v.is_nil()
-        {
-            self.array.push(v);
-            return true;
-        }
-        false
-    }
-
-    #[inline(never)]
-    fn set_int_slow(&mut self, i: i64, v: Value) {
-        let key = Value::Int(i);
-        let h = int_hash(i);
-        if let Probe::Found(pos, e) = self.probe(key, h) {
-            self.update(pos, e, v);
-            return;
-        }
-        if v.is_nil() {
-            return;
-        }
-        if i as u64 == self.array.len() as u64 + 1 && self.array_room_for_one() {
-            self.array.push(v);
-            return;
-        }
-        self.insert_new(key, h, v);
-    }
-
-    /// Assignment to a normalized non-integer key.
-    fn set_hash(&mut self, key: Value, h: u64, v: Value) {
-        if let Value::Str(_) = key {
-            self.flags = 0;
-        }
-        match self.probe(key, h) {
-            Probe::Found(pos, e) => self.update(pos, e, v),
-            Probe::Absent if v.is_nil() => {}
-            Probe::Absent => self.insert_new(key, h, v),
-        }
-    }
-
-    /// Assigns to an existing entry (live or tombstone).
-    #[inline]
-    fn update(&mut self, pos: usize, e: usize, v: Value) {
-        if !self.entries[e].val.is_nil() {
-            self.entries[e].val = v;
-        } else {
-            self.revive(pos, e, v);
-        }
-    }
-
-    /// Re-insertion of a tombstoned key (index slot `pos`, entry `e`): the
-    /// key moves to the end of the order.
-    #[cold]
-    #[inline(never)]
-    fn revive(&mut self, pos: usize, e: usize, v: Value) {
-        if v.is_nil() {
-            return;
-        }
-        if e + 1 == self.entries.len() {
-            // Already last: reviving in place is the same order.
-            self.entries[e].val = v;
-            return;
-        }
-        let key = self.entries[e].key;
-        self.entries[e].key = Value::Nil;
-        if self.entries.len() < self.hash_cap {
-            self.index[pos] = self.entries.len() as u32 + 1;
-            self.entries.push(Entry { key, val: v });
-        } else {
-            self.rehash_and_set(key, v);
-        }
-    }
-
-    /// Inserts a key known to be absent (not even a tombstone).
-    fn insert_new(&mut self, key: Value, h: u64, v: Value) {
-        if self.entries.len() >= self.hash_cap {
-            self.rehash_and_set(key, v);
-            return;
-        }
-        let mask = self.index.len() - 1;
-        let mut pos = (h >> self.shift) as usize & mask;
-        while self.index[pos] != 0 {
-            pos = (pos + 1) & mask;
-        }
-        self.index[pos] = self.entries.len() as u32 + 1;
-        self.entries.push(Entry { key, val: v });
-    }
-
-    /// Whether key `array.len() + 1` may be appended to the array part,
-    /// growing its logical capacity if it pays (see the module docs).
-    fn array_room_for_one(&mut self) -> bool {
-        let n = self.array.len();
-        if n < self.array_cap {
-            return true;
-        }
-        let new_cap = (n * 2).clamp(1, MAX_ARRAY);
-        if new_cap <= n {
-            return false;
-        }
-        let used = self.array.iter().filter(|v| !v.is_nil()).count();
-        if (used + 1) * 2 > new_cap {
-            self.array_cap = new_cap;
-            self.array.reserve(new_cap - n);
-            true
-        } else {
-            false
-        }
-    }
-
-    // ----------------------------------------------------------------
-    // Rehash
-    // ----------------------------------------------------------------
-
-    /// Rehash for the insertion of absent key `key` (value `v`), then
-    /// inserts it.
-    #[cold]
-    fn rehash_and_set(&mut self, key: Value, v: Value) {
-        let extra_int = match key {
-            Value::Int(i) if i >= 1 => Some(i as u64),
-            _ => None,
-        };
-        let na = self.optimal_array_size(extra_int);
-        let extra_in_hash = !matches!(extra_int, Some(k) if k <= na as u64);
-        self.rebuild(na, usize::from(extra_in_hash));
-        match key {
-            Value::Int(i) => self.set_int(i, v),
-            _ => self.insert_new(key, key_hash(key), v),
-        }
-    }
-
     /// `computesizes` over the array part, the hash part's positive integer
     /// keys and `extra`; the current size if no positive integer key is
     /// involved.
-    fn optimal_array_size(&self, extra: Option<u64>) -> usize {
+    fn optimal_array_size(self, extra: Option<u64>) -> usize {
         let mut nums = [0usize; MAX_ARRAY_BITS + 1];
         let mut total = 0usize;
-        for ent in self.live_entries() {
-            if let Value::Int(k) = ent.key {
+        for (k, _) in self.live_entries() {
+            if let Value::Int(k) = k {
                 total += count_key(&mut nums, k as u64);
             }
         }
@@ -638,9 +808,9 @@ impl Table {
             total += count_key(&mut nums, k);
         }
         if total == 0 {
-            return self.array.len();
+            return self.t.alen as usize;
         }
-        for (i, v) in self.array.iter().enumerate() {
+        for (i, v) in self.array().iter().enumerate() {
             if !v.is_nil() {
                 total += count_key(&mut nums, i as u64 + 1);
             }
@@ -648,113 +818,37 @@ impl Table {
         computesizes(&nums, total)
     }
 
-    /// Rebuilds both parts: the array part gets size `na` (absorbing hash
-    /// keys in range, or spilling its keys above `na` to the end of the hash
-    /// order), tombstones and dead entries are dropped, and the hash part
-    /// gets room for its live keys plus `reserve` more.
-    fn rebuild(&mut self, na: usize, reserve: usize) {
-        let mut entries = std::mem::take(&mut self.entries);
-        let before = entries.len();
-        entries.retain(|e| !e.val.is_nil());
-        let had_garbage = entries.len() != before;
-        let old_len = self.array.len();
-        if na < old_len {
-            for (i, v) in self.array.iter().enumerate().skip(na) {
-                if !v.is_nil() {
-                    entries.push(Entry { key: Value::Int(i as i64 + 1), val: *v });
-                }
-            }
-            self.array.truncate(na);
-            self.array.shrink_to(na);
-            self.array_cap = na;
-        } else if na > old_len {
-            self.array.resize(na, Value::Nil);
-            self.array_cap = na;
-            let array = &mut self.array;
-            entries.retain(|e| match e.key {
-                Value::Int(k) if (k as u64).wrapping_sub(1) < na as u64 => {
-                    array[(k - 1) as usize] = e.val;
-                    false
-                }
-                _ => true,
-            });
-        }
-        let need = entries.len() + reserve;
-        let mut cap = if need == 0 { 0 } else { need.next_power_of_two().max(MIN_HASH) };
-        if had_garbage && need * 4 > cap * 3 {
-            // Churn: keep a quarter free so rehashes stay amortized O(1).
-            cap *= 2;
-        }
-        self.alloc_index(cap);
-        entries.reserve_exact(cap.saturating_sub(entries.len()));
-        if entries.capacity() > 2 * cap.max(1) {
-            entries.shrink_to(cap);
-        }
-        for (e, ent) in entries.iter().enumerate() {
-            let mask = self.index.len() - 1;
-            let mut pos = (key_hash(ent.key) >> self.shift) as usize & mask;
-            while self.index[pos] != 0 {
-                pos = (pos + 1) & mask;
-            }
-            self.index[pos] = e as u32 + 1;
-        }
-        self.entries = entries;
-    }
-
-    /// Empty hash part with room for `cap` entries (a power of two or 0).
-    fn alloc_hash(&mut self, cap: usize) {
-        self.alloc_index(cap);
-        self.entries = Vec::with_capacity(cap);
-    }
-
-    /// An empty index for `cap` entries (a power of two or 0).
-    fn alloc_index(&mut self, cap: usize) {
-        self.hash_cap = cap;
-        if cap == 0 {
-            self.index = Vec::new();
-            self.shift = 64;
-        } else {
-            let n = cap * 2;
-            self.index = vec![0; n];
-            self.shift = 64 - n.trailing_zeros();
-        }
+    /// The hash part's live pairs in order (after the array part in the
+    /// traversal order).
+    #[inline]
+    pub(crate) fn hash_pairs(self) -> impl Iterator<Item = (Value, Value)> + 'a {
+        self.live_entries()
     }
 
     /// Live hash entries in order.
-    fn live_entries(&self) -> impl Iterator<Item = &Entry> + '_ {
-        self.entries.iter().filter(|e| !e.val.is_nil())
+    fn live_entries(self) -> impl Iterator<Item = (Value, Value)> + 'a {
+        self.ents().chunks_exact(2).filter(|c| !c[1].is_nil()).map(|c| (c[0], c[1]))
     }
-
-    /// Sets the array part's size to `n` (clamped to 2^27): growing absorbs
-    /// hash keys in `1..=n`, shrinking moves the array's keys above `n` to
-    /// the end of the hash order (ascending). Rebuilds the hash part, so it
-    /// drops tombstones: do not call it during a traversal that deletes keys.
-    pub fn resize_array(&mut self, n: usize) {
-        self.rebuild(n.min(MAX_ARRAY), 0);
-    }
-
-    // ----------------------------------------------------------------
-    // Length and traversal
-    // ----------------------------------------------------------------
 
     /// The length operator `#t` (raw): a border, found as `luaH_getn` does
     /// (see the module documentation).
-    pub fn len(&self) -> i64 {
-        let n = self.array.len();
-        if n > 0 && self.array[n - 1].is_nil() {
-            if n >= 2 && !self.array[n - 2].is_nil() {
+    pub fn len(self) -> i64 {
+        let array = self.array();
+        let n = array.len();
+        if n > 0 && array[n - 1].is_nil() {
+            if n >= 2 && !array[n - 2].is_nil() {
                 return (n - 1) as i64;
             }
-            return binsearch(&self.array, 0, n) as i64;
+            return binsearch(array, 0, n) as i64;
         }
-        if self.entries.is_empty() || self.get_int_hash(n as i64 + 1).is_nil() {
+        if self.t.elen == 0 || self.get_int_hash(n as i64 + 1).is_nil() {
             return n as i64;
         }
         self.hash_search(n as u64)
     }
 
     /// `hash_search`: `t[j]` present (or `j == 0`), `t[j + 1]` present.
-    fn hash_search(&self, mut j: u64) -> i64 {
+    fn hash_search(self, mut j: u64) -> i64 {
         let max = i64::MAX as u64;
         let mut i;
         if j == 0 {
@@ -790,7 +884,7 @@ impl Table {
     /// the module documentation), `Ok(None)` at the end, `Err` when `key`
     /// is not in the table. `key` nil starts the traversal.
     #[inline]
-    pub fn next(&self, key: Value) -> Result<Option<(Value, Value)>, NextError> {
+    pub fn next(self, key: Value) -> Result<Option<(Value, Value)>, NextError> {
         let pos = match self.position_after(key) {
             Some(p) => p,
             None => return Err(NextError),
@@ -800,8 +894,8 @@ impl Table {
 
     /// The traversal position just after `key` (0 for nil), or `None` if
     /// the key is not in the table.
-    pub fn position_after(&self, key: Value) -> Option<usize> {
-        let n = self.array.len();
+    pub fn position_after(self, key: Value) -> Option<usize> {
+        let n = self.t.alen as usize;
         let k = match normalize(key) {
             Norm::Nil => return Some(0),
             Norm::NaN => return None,
@@ -818,111 +912,574 @@ impl Table {
     /// Positional traversal: the first live pair at position `>= pos`
     /// (positions `0..array_len_raw()` are the array part, then the hash
     /// entries), with the position to resume from. Positions stay valid
-    /// until the next rehash (an insertion, or [`Table::resize_array`]);
-    /// this avoids the key lookup that [`Table::next`] does at each step.
+    /// until the next rehash (an insertion, or [`TableMut::resize_array`]);
+    /// this avoids the key lookup that [`TableView::next`] does at each step.
     #[inline]
-    pub fn next_at(&self, pos: usize) -> Option<(usize, Value, Value)> {
-        let n = self.array.len();
+    pub fn next_at(self, pos: usize) -> Option<(usize, Value, Value)> {
+        let array = self.array();
+        let n = array.len();
         if pos < n {
-            if let Some(i) = self.array[pos..].iter().position(|v| !v.is_nil()) {
+            if let Some(i) = array[pos..].iter().position(|v| !v.is_nil()) {
                 let p = pos + i;
-                return Some((p + 1, Value::Int(p as i64 + 1), self.array[p]));
+                return Some((p + 1, Value::Int(p as i64 + 1), array[p]));
             }
         }
         let start = pos.saturating_sub(n);
-        let tail = self.entries.get(start..)?;
-        let i = tail.iter().position(|e| !e.val.is_nil())?;
-        let ent = tail[i];
-        Some((n + start + i + 1, ent.key, ent.val))
+        let tail = self.ents().get(2 * start..)?;
+        let i = tail.chunks_exact(2).position(|c| !c[1].is_nil())?;
+        Some((n + start + i + 1, tail[2 * i], tail[2 * i + 1]))
     }
 
     /// True when the table has no non-nil value.
-    pub fn is_empty(&self) -> bool {
+    pub fn is_empty(self) -> bool {
         self.next_at(0).is_none()
     }
 
-    // ----------------------------------------------------------------
-    // Collector support and introspection
-    // ----------------------------------------------------------------
-
     /// Every live key and value (array values with their integer keys),
     /// in traversal order.
-    pub fn iter(&self) -> impl Iterator<Item = (Value, Value)> + '_ {
+    pub fn iter(self) -> impl Iterator<Item = (Value, Value)> + 'a {
         let arr = self
-            .array
+            .array()
             .iter()
             .enumerate()
             .filter(|(_, v)| !v.is_nil())
             .map(|(i, v)| (Value::Int(i as i64 + 1), *v));
-        arr.chain(self.live_entries().map(|e| (e.key, e.val)))
+        arr.chain(self.live_entries())
     }
 
     /// Calls `f` on every live key and value, and on the metatable (the
     /// strong references of a non-weak table).
-    pub fn for_each_ref(&self, mut f: impl FnMut(Value)) {
-        if let Some(m) = self.meta {
+    pub fn for_each_ref(self, mut f: impl FnMut(Value)) {
+        if let Some(m) = self.t.meta {
             f(Value::Table(m));
         }
-        self.array.iter().filter(|v| !v.is_nil()).for_each(|v| f(*v));
-        for e in self.live_entries() {
-            f(e.key);
-            f(e.val);
+        self.array().iter().filter(|v| !v.is_nil()).for_each(|v| f(*v));
+        for (k, v) in self.live_entries() {
+            f(k);
+            f(v);
         }
+    }
+
+    /// Size of the array part (slots, nil or not).
+    #[inline]
+    pub fn array_len_raw(self) -> usize {
+        self.t.alen as usize
+    }
+
+    /// Hints the CPU to fetch the store's chunk entry for the body (the
+    /// step before [`TableView::prefetch_parts`]).
+    #[inline]
+    pub(crate) fn prefetch_chunk(self) {
+        crate::prefetch::prefetch_read(self.s.vals.chunk_entry_ptr(self.t.body));
+    }
+
+    /// Hints the CPU to fetch the first cache lines of the body: entries,
+    /// index and array (for traversals that know which table they will
+    /// read next; see `prefetch.rs`).
+    #[inline]
+    pub(crate) fn prefetch_parts(self) {
+        use crate::prefetch::prefetch_read;
+        let b = self.body().as_ptr();
+        let h = self.t.hcap as usize;
+        prefetch_read(b);
+        prefetch_read(b.wrapping_add(4));
+        prefetch_read(b.wrapping_add(2 * h));
+        prefetch_read(b.wrapping_add(3 * h));
+    }
+
+    /// Approximate heap bytes, from logical sizes only (deterministic).
+    pub fn estimated_bytes(self) -> usize {
+        std::mem::size_of::<Table>()
+            + (self.t.acap as usize + 3 * self.t.hcap as usize) * std::mem::size_of::<Value>()
+    }
+
+    /// The table's layout (see [`TableParts`]).
+    pub fn to_parts(self) -> TableParts {
+        TableParts {
+            meta: self.t.meta,
+            flags: self.t.flags,
+            array: self.array().to_vec(),
+            array_cap: self.t.acap as usize,
+            entries: self.ents().chunks_exact(2).map(|c| (c[0], c[1])).collect(),
+            hash_cap: self.t.hcap as usize,
+        }
+    }
+}
+
+// --------------------------------------------------------------------
+// Writes
+// --------------------------------------------------------------------
+
+/// Write access to a table (its reads too, through [`TableMut::view`] and
+/// the forwarding methods).
+///
+/// It works on a copy of the header and writes the copy back when dropped,
+/// only if it changed: most writes change only body cells, so the header's
+/// arena slot is neither written nor journaled (a snapshot then costs only
+/// the body's pages).
+pub struct TableMut<'a> {
+    t: Table,
+    orig: Table,
+    dst: HeaderDst<'a>,
+    s: &'a mut TableStore,
+}
+
+/// Where a [`TableMut`] writes its header back.
+enum HeaderDst<'a> {
+    /// A header owned outside the heap.
+    Plain(&'a mut Table),
+    /// A header in the heap's arena (journaled by `Arena::get_mut`).
+    Slot(&'a mut Arena<Table>, TableRef),
+}
+
+impl Drop for TableMut<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        if self.t != self.orig {
+            match &mut self.dst {
+                HeaderDst::Plain(t) => **t = self.t,
+                HeaderDst::Slot(a, h) => *a.get_mut(*h) = self.t,
+            }
+        }
+    }
+}
+
+impl std::ops::Deref for TableMut<'_> {
+    type Target = Table;
+    #[inline(always)]
+    fn deref(&self) -> &Table {
+        &self.t
+    }
+}
+
+impl std::ops::DerefMut for TableMut<'_> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut Table {
+        &mut self.t
+    }
+}
+
+/// Forwards read methods of [`TableView`] to [`TableMut`].
+macro_rules! forward_reads {
+    ($($(#[$m:meta])* fn $name:ident($($a:ident: $t:ty),*) -> $r:ty;)*) => {
+        $($(#[$m])* #[inline(always)]
+        pub fn $name(&self, $($a: $t),*) -> $r {
+            self.view().$name($($a),*)
+        })*
+    };
+}
+
+impl<'a> TableMut<'a> {
+    /// Read access to the same table.
+    #[inline(always)]
+    pub fn view(&self) -> TableView<'_> {
+        TableView { t: &self.t, s: self.s }
+    }
+
+    forward_reads! {
+        /// See [`TableView::get`].
+        fn get(key: Value) -> Value;
+        /// See [`TableView::get_int`].
+        fn get_int(i: i64) -> Value;
+        /// See [`TableView::get_str`].
+        fn get_str(s: StrRef) -> Value;
+        /// See [`TableView::len`].
+        fn len() -> i64;
+        /// See [`TableView::next`].
+        fn next(key: Value) -> Result<Option<(Value, Value)>, NextError>;
+        /// See [`TableView::next_at`].
+        fn next_at(pos: usize) -> Option<(usize, Value, Value)>;
+        /// See [`TableView::position_after`].
+        fn position_after(key: Value) -> Option<usize>;
+        /// See [`TableView::is_empty`].
+        fn is_empty() -> bool;
+        /// See [`TableView::array_len_raw`].
+        fn array_len_raw() -> usize;
+        /// See [`TableView::estimated_bytes`].
+        fn estimated_bytes() -> usize;
+    }
+
+    /// See [`TableView::array`].
+    pub fn array(&self) -> &[Value] {
+        self.view().array()
+    }
+
+    /// See [`TableView::iter`].
+    pub fn iter(&self) -> impl Iterator<Item = (Value, Value)> + '_ {
+        self.view().iter()
+    }
+
+    /// Body cell `i`, mutable (journals its page).
+    #[inline(always)]
+    fn cell_mut(&mut self, i: usize) -> &mut Value {
+        self.s.vals.get_mut(self.t.body, i)
+    }
+
+    /// Sets the value of entry `e`.
+    #[inline(always)]
+    fn set_entry_val(&mut self, e: usize, v: Value) {
+        *self.cell_mut(2 * e + 1) = v;
+    }
+
+    /// Sets index slot `p` to `v`.
+    #[inline]
+    fn set_islot(&mut self, p: usize, v: u32) {
+        let i = 2 * self.t.hcap as usize + (p >> 1);
+        let cell = self.s.vals.get(self.t.body, i);
+        *self.cell_mut(i) = with_islot(cell, p, v);
+    }
+
+    /// Appends an entry (the caller checked `elen < hcap`).
+    #[inline]
+    fn push_entry(&mut self, key: Value, val: Value) {
+        let e = self.t.elen as usize;
+        *self.cell_mut(2 * e) = key;
+        *self.cell_mut(2 * e + 1) = val;
+        self.t.elen += 1;
+    }
+
+    /// Appends to the array part (the caller checked `alen < acap`).
+    #[inline]
+    fn push_array(&mut self, v: Value) {
+        let i = 3 * self.t.hcap as usize + self.t.alen as usize;
+        *self.cell_mut(i) = v;
+        self.t.alen += 1;
+    }
+
+    /// Raw `t[key] = v` (no metamethods). Integral float keys are stored as
+    /// integers; assigning nil deletes. Fails for nil and NaN keys.
+    #[inline]
+    pub fn set(&mut self, key: Value, v: Value) -> Result<(), KeyError> {
+        match key {
+            Value::Int(i) => self.set_int(i, v),
+            Value::Str(s) => self.set_str(s, v),
+            _ => match normalize(key) {
+                Norm::Int(i) => self.set_int(i, v),
+                Norm::Other(k) => self.set_hash(k, key_hash(k), v),
+                Norm::Nil => return Err(KeyError::NilKey),
+                Norm::NaN => return Err(KeyError::NaNKey),
+            },
+        }
+        Ok(())
+    }
+
+    /// Raw `t[i] = v`.
+    #[inline(always)]
+    pub fn set_int(&mut self, i: i64, v: Value) {
+        let idx = (i as u64).wrapping_sub(1);
+        if idx < u64::from(self.t.alen) {
+            *self.array_slot_mut(idx as usize) = v;
+            return;
+        }
+        self.set_int_slow(i, v);
+    }
+
+    /// Raw `t[s] = v` for a string key (resets `flags`).
+    #[inline]
+    pub fn set_str(&mut self, s: StrRef, v: Value) {
+        self.t.flags = 0; // (the header is written back only if it changed)
+        if let Some((pos, e, old)) = self.view().find_str(s) {
+            if !old.is_nil() {
+                self.set_entry_val(e, v);
+            } else {
+                self.revive(pos, e, v);
+            }
+            return;
+        }
+        if !v.is_nil() {
+            self.insert_new(Value::Str(s), str_hash(s), v);
+        }
+    }
+
+    /// Raw `t[s] = v` only if `s` is present with a non-nil value (an
+    /// update, which never inserts, so a `__newindex` need not be looked
+    /// for). True if done. Resets `flags`, as every string-key assignment.
+    #[inline(always)]
+    pub fn set_str_existing(&mut self, s: StrRef, v: Value) -> bool {
+        self.t.flags = 0;
+        match self.view().find_str(s) {
+            Some((_, e, old)) if !old.is_nil() => {
+                self.set_entry_val(e, v);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Raw `t[i] = v` if it is an append to the array part within its
+    /// capacity (`i` is `alen + 1`, `v` is not nil, the hash part is
+    /// empty so it cannot hold key `i`): exactly what [`TableMut::set_int`]
+    /// would do, without the hash probe. True if done.
+    #[inline(always)]
+    pub fn try_append(&mut self, i: i64, v: Value) -> bool {
+        let n = self.t.alen;
+        if i as u64 == u64::from(n) + 1 && n < self.t.acap && self.t.elen == 0 && !v.is_nil() {
+            self.push_array(v);
+            return true;
+        }
+        false
+    }
+
+    #[inline(never)]
+    fn set_int_slow(&mut self, i: i64, v: Value) {
+        let key = Value::Int(i);
+        let h = int_hash(i);
+        if let Probe::Found(pos, e) = self.view().probe(key, h) {
+            self.update(pos, e, v);
+            return;
+        }
+        if v.is_nil() {
+            return;
+        }
+        if i as u64 == u64::from(self.t.alen) + 1 && self.array_room_for_one() {
+            self.push_array(v);
+            return;
+        }
+        self.insert_new(key, h, v);
+    }
+
+    /// Assignment to a normalized non-integer key.
+    fn set_hash(&mut self, key: Value, h: u64, v: Value) {
+        if let Value::Str(_) = key {
+            self.t.flags = 0;
+        }
+        match self.view().probe(key, h) {
+            Probe::Found(pos, e) => self.update(pos, e, v),
+            Probe::Absent if v.is_nil() => {}
+            Probe::Absent => self.insert_new(key, h, v),
+        }
+    }
+
+    /// Assigns to an existing entry (live or tombstone).
+    #[inline]
+    fn update(&mut self, pos: usize, e: usize, v: Value) {
+        if !self.view().ents()[2 * e + 1].is_nil() {
+            self.set_entry_val(e, v);
+        } else {
+            self.revive(pos, e, v);
+        }
+    }
+
+    /// Re-insertion of a tombstoned key (index slot `pos`, entry `e`): the
+    /// key moves to the end of the order.
+    #[cold]
+    #[inline(never)]
+    fn revive(&mut self, pos: usize, e: usize, v: Value) {
+        if v.is_nil() {
+            return;
+        }
+        if e + 1 == self.t.elen as usize {
+            // Already last: reviving in place is the same order.
+            self.set_entry_val(e, v);
+            return;
+        }
+        let key = self.view().ents()[2 * e];
+        *self.cell_mut(2 * e) = Value::Nil;
+        if self.t.elen < self.t.hcap {
+            let slot = self.t.elen + 1;
+            self.set_islot(pos, slot);
+            self.push_entry(key, v);
+        } else {
+            self.rehash_and_set(key, v);
+        }
+    }
+
+    /// Inserts a key known to be absent (not even a tombstone).
+    fn insert_new(&mut self, key: Value, h: u64, v: Value) {
+        if self.t.elen >= self.t.hcap {
+            self.rehash_and_set(key, v);
+            return;
+        }
+        let hc = self.t.hcap as usize;
+        let pos = free_slot(&self.view().body()[2 * hc..3 * hc], 2 * hc, self.t.shift, h);
+        let slot = self.t.elen + 1;
+        self.set_islot(pos, slot);
+        self.push_entry(key, v);
+    }
+
+    /// Whether key `alen + 1` may be appended to the array part, growing
+    /// its logical capacity if it pays (see the module docs).
+    fn array_room_for_one(&mut self) -> bool {
+        let n = self.t.alen as usize;
+        if n < self.t.acap as usize {
+            return true;
+        }
+        let new_cap = (n * 2).clamp(1, MAX_ARRAY);
+        if new_cap <= n {
+            return false;
+        }
+        let used = self.array().iter().filter(|v| !v.is_nil()).count();
+        if (used + 1) * 2 > new_cap {
+            self.grow_acap(new_cap);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Raises the array's logical capacity to `acap`, moving the body to a
+    /// larger block when the current one is too small (the array is last in
+    /// the body, so it grows into the block's slack otherwise).
+    fn grow_acap(&mut self, acap: usize) {
+        let hc = self.t.hcap as usize;
+        if body_cap(acap, hc) != body_cap(self.t.acap as usize, hc) {
+            let old = self.view().body().to_vec();
+            let b = self.s.alloc_body(acap, hc);
+            if !old.is_empty() {
+                self.s.vals.slice_mut(b, old.len()).copy_from_slice(&old);
+            }
+            let t = self.t;
+            self.s.free_body(&t);
+            self.t.body = b;
+        }
+        self.t.acap = acap as u32;
+    }
+
+    /// Rehash for the insertion of absent key `key` (value `v`), then
+    /// inserts it.
+    #[cold]
+    fn rehash_and_set(&mut self, key: Value, v: Value) {
+        let extra_int = match key {
+            Value::Int(i) if i >= 1 => Some(i as u64),
+            _ => None,
+        };
+        let na = self.view().optimal_array_size(extra_int);
+        let extra_in_hash = !matches!(extra_int, Some(k) if k <= na as u64);
+        self.rebuild(na, usize::from(extra_in_hash));
+        match key {
+            Value::Int(i) => self.set_int(i, v),
+            _ => self.insert_new(key, key_hash(key), v),
+        }
+    }
+
+    /// Rebuilds both parts: the array part gets size `na` (absorbing hash
+    /// keys in range, or spilling its keys above `na` to the end of the hash
+    /// order), tombstones and dead entries are dropped, and the hash part
+    /// gets room for its live keys plus `reserve` more. The body is
+    /// rewritten in place when neither capacity changes, else moved to a new
+    /// block.
+    fn rebuild(&mut self, na: usize, reserve: usize) {
+        let view = self.view();
+        let mut entries: Vec<(Value, Value)> = view.live_entries().collect();
+        let had_garbage = entries.len() != self.t.elen as usize;
+        let old_len = self.t.alen as usize;
+        let mut array: Option<Vec<Value>> = None;
+        if na < old_len {
+            for (i, v) in view.array().iter().enumerate().skip(na) {
+                if !v.is_nil() {
+                    entries.push((Value::Int(i as i64 + 1), *v));
+                }
+            }
+            array = Some(view.array()[..na].to_vec());
+        } else if na > old_len {
+            let mut a = view.array().to_vec();
+            a.resize(na, Value::Nil);
+            entries.retain(|&(k, v)| match k {
+                Value::Int(k) if (k as u64).wrapping_sub(1) < na as u64 => {
+                    a[(k - 1) as usize] = v;
+                    false
+                }
+                _ => true,
+            });
+            array = Some(a);
+        }
+        let need = entries.len() + reserve;
+        let mut cap = if need == 0 { 0 } else { need.next_power_of_two().max(MIN_HASH) };
+        if had_garbage && need * 4 > cap * 3 {
+            // Churn: keep a quarter free so rehashes stay amortized O(1).
+            cap *= 2;
+        }
+        let index = build_index(&entries, cap);
+        if array.is_none() && cap == self.t.hcap as usize {
+            self.write_hash(&entries, &index);
+            return;
+        }
+        let array = array.unwrap_or_else(|| self.view().array().to_vec());
+        let acap = if array.len() == old_len { self.t.acap as usize } else { array.len() };
+        let t = self.t;
+        self.s.free_body(&t);
+        let t = &mut self.t;
+        t.body = self.s.alloc_body(acap, cap);
+        (t.acap, t.alen, t.hcap, t.shift) =
+            (acap as u32, array.len() as u32, cap as u32, shift_for(cap));
+        self.write_hash(&entries, &index);
+        let base = 3 * cap;
+        if !array.is_empty() {
+            self.s.vals.slice_mut(self.t.body, base + array.len())[base..].copy_from_slice(&array);
+        }
+    }
+
+    /// Writes the entries and index cells of the hash part (capacity
+    /// `hcap`, already set) and sets `elen`.
+    fn write_hash(&mut self, entries: &[(Value, Value)], index: &[Value]) {
+        let hc = self.t.hcap as usize;
+        if hc > 0 {
+            let cells = self.s.vals.slice_mut(self.t.body, 3 * hc);
+            for (c, &(k, v)) in cells.chunks_exact_mut(2).zip(entries) {
+                c[0] = k;
+                c[1] = v;
+            }
+            cells[2 * hc..].copy_from_slice(index);
+        }
+        self.t.elen = entries.len() as u32;
+    }
+
+    /// Sets the array part's size to `n` (clamped to 2^27): growing absorbs
+    /// hash keys in `1..=n`, shrinking moves the array's keys above `n` to
+    /// the end of the hash order (ascending). Rebuilds the hash part, so it
+    /// drops tombstones: do not call it during a traversal that deletes keys.
+    pub fn resize_array(&mut self, n: usize) {
+        self.rebuild(n.min(MAX_ARRAY), 0);
     }
 
     /// Keeps only the live pairs for which `f(key, value)` is true (for weak
     /// tables). Dropped array slots become nil and dropped hash entries
     /// tombstones, so survivors keep their order and `next` still accepts
-    /// dropped keys until the next rehash.
+    /// dropped keys until the next rehash. Only the cells that change are
+    /// written (journaled).
     pub fn retain(&mut self, mut f: impl FnMut(Value, Value) -> bool) {
-        for (i, v) in self.array.iter_mut().enumerate() {
-            if !v.is_nil() && !f(Value::Int(i as i64 + 1), *v) {
-                *v = Value::Nil;
+        let base = 3 * self.t.hcap as usize;
+        for i in 0..self.t.alen as usize {
+            let v = self.s.vals.get(self.t.body, base + i);
+            if !v.is_nil() && !f(Value::Int(i as i64 + 1), v) {
+                *self.cell_mut(base + i) = Value::Nil;
             }
         }
-        for e in self.entries.iter_mut() {
-            if !e.val.is_nil() && !f(e.key, e.val) {
-                e.val = Value::Nil;
+        for e in 0..self.t.elen as usize {
+            let (k, v) =
+                (self.s.vals.get(self.t.body, 2 * e), self.s.vals.get(self.t.body, 2 * e + 1));
+            if !v.is_nil() && !f(k, v) {
+                self.set_entry_val(e, Value::Nil);
             }
         }
     }
 
-    /// Size of the array part (slots, nil or not).
-    pub fn array_len_raw(&self) -> usize {
-        self.array.len()
-    }
-
-    /// Hints the CPU to fetch the first cache lines of the array part and
-    /// of the hash part's entries (for traversals that know which table
-    /// they will read next; see `prefetch.rs`).
-    #[inline]
-    pub(crate) fn prefetch_parts(&self) {
-        use crate::prefetch::prefetch_read;
-        prefetch_read(self.array.as_ptr());
-        let e = self.entries.as_ptr();
-        prefetch_read(e);
-        prefetch_read(e.wrapping_add(2));
-        prefetch_read(e.wrapping_add(4));
-    }
-
-    /// The array part: slot `i` holds key `i + 1`.
-    pub fn array(&self) -> &[Value] {
-        &self.array
+    /// Array slot `i` (`i < alen`), mutable: journals only its page.
+    #[inline(always)]
+    pub fn array_slot_mut(&mut self, i: usize) -> &mut Value {
+        let base = 3 * self.t.hcap as usize;
+        self.cell_mut(base + i)
     }
 
     /// The array part, mutable (for `table.sort`, `table.insert`, ...):
-    /// writing through it is the same as [`Table::set_int`] in range.
+    /// writing through it is the same as [`TableMut::set_int`] in range.
     pub fn array_mut(&mut self) -> &mut [Value] {
-        &mut self.array
+        let base = 3 * self.t.hcap as usize;
+        &mut self.s.vals.slice_mut(self.t.body, base + self.t.alen as usize)[base..]
     }
+}
 
-    /// Approximate heap bytes, from logical sizes only (deterministic).
-    pub fn estimated_bytes(&self) -> usize {
-        std::mem::size_of::<Table>()
-            + self.array_cap * std::mem::size_of::<Value>()
-            + self.hash_cap * std::mem::size_of::<Entry>()
-            + self.index.len() * std::mem::size_of::<u32>()
+/// The index cells (`cap` cells, `2 * cap` slots) for `entries` in order.
+fn build_index(entries: &[(Value, Value)], cap: usize) -> Vec<Value> {
+    let mut index = vec![Value::Nil; cap];
+    if cap > 0 {
+        let shift = shift_for(cap);
+        for (e, &(k, _)) in entries.iter().enumerate().filter(|(_, (k, _))| !k.is_nil()) {
+            let p = free_slot(&index, 2 * cap, shift, key_hash(k));
+            index[p >> 1] = with_islot(index[p >> 1], p, e as u32 + 1);
+        }
     }
+    index
 }
 
 /// Counts key `k` in its `nums` slice if it is an array candidate;
@@ -993,7 +1550,7 @@ mod tests {
     }
 
     /// The whole traversal, through `next`.
-    fn keys(t: &Table) -> Vec<Value> {
+    fn keys(t: TableView<'_>) -> Vec<Value> {
         let mut out = Vec::new();
         let mut k = Value::Nil;
         while let Some((nk, v)) = t.next(k).unwrap() {
@@ -1010,7 +1567,8 @@ mod tests {
 
     #[test]
     fn basic_get_set_all_key_types() {
-        let mut t = Table::new(0, 0);
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
         let ks = [int(1), int(-5), int(0), s(3), tbl(3), Value::Bool(true), Value::Float(0.5)];
         for (n, k) in ks.iter().enumerate() {
             t.set(*k, int(n as i64 + 100)).unwrap();
@@ -1030,14 +1588,15 @@ mod tests {
         t.set(s(3), Value::Nil).unwrap();
         assert!(t.get(s(3)).is_nil());
         assert!(same(
-            &keys(&t),
+            &keys(t.view()),
             &[int(1), int(-5), int(0), tbl(3), Value::Bool(true), Value::Float(0.5)]
         ));
     }
 
     #[test]
     fn nil_and_nan_keys() {
-        let mut t = Table::new(0, 0);
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
         assert_eq!(t.set(Value::Nil, int(1)), Err(KeyError::NilKey));
         assert_eq!(t.set(Value::Float(f64::NAN), int(1)), Err(KeyError::NaNKey));
         assert_eq!(t.set(Value::Nil, Value::Nil), Err(KeyError::NilKey));
@@ -1052,7 +1611,8 @@ mod tests {
 
     #[test]
     fn float_keys_normalize() {
-        let mut t = Table::new(0, 0);
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
         t.set(Value::Float(1.0), int(10)).unwrap();
         assert!(t.get_int(1).raw_eq(int(10)));
         assert_eq!(t.array_len_raw(), 1);
@@ -1070,7 +1630,7 @@ mod tests {
         assert!(t.get_int(i64::MIN).raw_eq(int(-63)));
         t.set(Value::Float(1.5), int(15)).unwrap();
         assert!(t.get(Value::Float(1.5)).raw_eq(int(15)));
-        let ks = keys(&t);
+        let ks = keys(t.view());
         assert!(ks.iter().any(|k| matches!(k, Value::Int(i) if *i == 1 << 53)));
         assert!(ks.iter().any(|k| matches!(k, Value::Float(f) if *f == two63)));
         assert!(!ks.iter().any(|k| matches!(k, Value::Float(f) if *f == two53)));
@@ -1080,33 +1640,36 @@ mod tests {
 
     #[test]
     fn order_mixed_types_is_insertion_order() {
-        let mut t = Table::new(0, 0);
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
         let ks = [s(9), int(100), tbl(1), s(2), Value::Bool(false), int(-1), Value::Float(2.5)];
         for k in ks {
             t.set(k, int(1)).unwrap();
         }
-        assert!(same(&keys(&t), &ks));
+        assert!(same(&keys(t.view()), &ks));
         // updates do not move keys
         t.set(s(9), int(2)).unwrap();
         t.set(int(100), int(2)).unwrap();
-        assert!(same(&keys(&t), &ks));
+        assert!(same(&keys(t.view()), &ks));
     }
 
     #[test]
     fn array_part_first_then_hash() {
-        let mut t = Table::new(0, 0);
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
         t.set(s(1), int(1)).unwrap();
         for i in 1..=5 {
             t.set_int(i, int(i));
         }
         t.set(s(2), int(1)).unwrap();
         assert_eq!(t.array_len_raw(), 5);
-        assert!(same(&keys(&t), &[int(1), int(2), int(3), int(4), int(5), s(1), s(2)]));
+        assert!(same(&keys(t.view()), &[int(1), int(2), int(3), int(4), int(5), s(1), s(2)]));
     }
 
     #[test]
     fn deletion_during_traversal() {
-        let mut t = Table::new(0, 0);
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
         for i in 0..50 {
             t.set(s(i), int(i as i64)).unwrap();
         }
@@ -1122,12 +1685,13 @@ mod tests {
         }
         assert_eq!(seen, 70);
         assert!(t.is_empty());
-        assert!(keys(&t).is_empty());
+        assert!(keys(t.view()).is_empty());
     }
 
     #[test]
     fn next_after_deleted_key_continues() {
-        let mut t = Table::new(0, 0);
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
         for i in 0..5 {
             t.set(s(i), int(i as i64)).unwrap();
         }
@@ -1146,25 +1710,26 @@ mod tests {
 
     #[test]
     fn reinserted_key_goes_last() {
-        let mut t = Table::new(0, 0);
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
         for i in 0..4 {
             t.set(s(i), int(1)).unwrap();
         }
         t.set(s(1), Value::Nil).unwrap();
-        assert!(same(&keys(&t), &[s(0), s(2), s(3)]));
+        assert!(same(&keys(t.view()), &[s(0), s(2), s(3)]));
         t.set(s(1), int(5)).unwrap();
-        assert!(same(&keys(&t), &[s(0), s(2), s(3), s(1)]));
+        assert!(same(&keys(t.view()), &[s(0), s(2), s(3), s(1)]));
         assert!(t.get(s(1)).raw_eq(int(5)));
         // reinserting the last key keeps it last
         t.set(s(1), Value::Nil).unwrap();
         t.set(s(1), int(6)).unwrap();
-        assert!(same(&keys(&t), &[s(0), s(2), s(3), s(1)]));
+        assert!(same(&keys(t.view()), &[s(0), s(2), s(3), s(1)]));
         // deleting and reinserting many times stays correct through rehashes
         for round in 0..100 {
             let k = s(round % 4);
             t.set(k, Value::Nil).unwrap();
             t.set(k, int(round as i64)).unwrap();
-            let ks = keys(&t);
+            let ks = keys(t.view());
             assert!(key_eq(*ks.last().unwrap(), k));
             assert_eq!(ks.len(), 4);
         }
@@ -1173,25 +1738,27 @@ mod tests {
 
     #[test]
     fn array_migration_on_rehash() {
-        let mut t = Table::new(0, 0);
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
         // 3, 2 go to the hash part first (not appendable)
         t.set_int(3, int(3));
         t.set(s(0), int(0)).unwrap();
         t.set_int(2, int(2));
         assert_eq!(t.array_len_raw(), 0);
-        assert!(same(&keys(&t), &[int(3), s(0), int(2)]));
+        assert!(same(&keys(t.view()), &[int(3), s(0), int(2)]));
         // key 1 is appended; then a new key rehashes and absorbs 2 and 3
         t.set_int(1, int(1));
         t.set(s(1), int(1)).unwrap();
         t.set_int(4, int(4));
         assert!(t.array_len_raw() >= 4, "{}", t.array_len_raw());
-        assert!(same(&keys(&t), &[int(1), int(2), int(3), int(4), s(0), s(1)]));
+        assert!(same(&keys(t.view()), &[int(1), int(2), int(3), int(4), s(0), s(1)]));
         assert_eq!(t.len(), 4);
     }
 
     #[test]
     fn array_shrinks_when_sparse() {
-        let mut t = Table::new(0, 0);
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
         for i in 1..=64 {
             t.set_int(i, int(i));
         }
@@ -1202,12 +1769,13 @@ mod tests {
         // an integer key insertion into the (empty, full) hash part rehashes
         t.set_int(1000, int(1000));
         assert_eq!(t.array_len_raw(), 0);
-        assert!(same(&keys(&t), &[int(63), int(64), int(1000)]));
+        assert!(same(&keys(t.view()), &[int(63), int(64), int(1000)]));
     }
 
     #[test]
     fn queue_pattern_stays_small() {
-        let mut t = Table::new(0, 0);
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
         let (mut head, mut tail) = (1i64, 0i64);
         for i in 0..100_000 {
             tail += 1;
@@ -1219,12 +1787,13 @@ mod tests {
             }
         }
         assert!(t.estimated_bytes() < 4096, "{}", t.estimated_bytes());
-        assert_eq!(keys(&t).len(), 10);
+        assert_eq!(keys(t.view()).len(), 10);
     }
 
     #[test]
     fn sequence_building_uses_array() {
-        let mut t = Table::new(0, 0);
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
         for i in 1..=1000 {
             assert_eq!(t.len(), i - 1);
             t.set_int(t.len() + 1, int(i));
@@ -1243,7 +1812,8 @@ mod tests {
     #[test]
     fn len_borders() {
         // constructor-like: new(n, 0) then set 1..n
-        let mut t = Table::new(3, 0);
+        let mut owned = OwnedTable::new(3, 0);
+        let mut t = owned.view_mut();
         assert_eq!(t.len(), 0);
         for i in 1..=3 {
             t.set_int(i, int(i));
@@ -1254,7 +1824,8 @@ mod tests {
         t.set_int(2, Value::Nil);
         assert_eq!(t.len(), 1);
         // continue into the hash part
-        let mut t = Table::new(2, 0);
+        let mut owned = OwnedTable::new(2, 0);
+        let mut t = owned.view_mut();
         t.set_int(1, int(1));
         t.set_int(2, int(2));
         t.set(s(0), int(0)).unwrap();
@@ -1263,13 +1834,15 @@ mod tests {
         t.set_int(5, int(5));
         assert_eq!(t.len(), 5);
         // only hash keys
-        let mut t = Table::new(0, 4);
+        let mut owned = OwnedTable::new(0, 4);
+        let mut t = owned.view_mut();
         t.set_int(2, int(2));
         assert_eq!(t.len(), 0);
         t.set_int(1, int(1));
         assert_eq!(t.len(), 2);
         // a border is always returned
-        let mut t = Table::new(0, 0);
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
         for i in [1, 2, 3, 5, 8, 9, 10, 20] {
             t.set_int(i, int(i));
         }
@@ -1277,7 +1850,8 @@ mod tests {
         assert!(n == 0 || !t.get_int(n).is_nil());
         assert!(t.get_int(n + 1).is_nil());
         // max integer border
-        let mut t = Table::new(0, 0);
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
         t.set_int(1, int(1));
         t.set_int(2, int(1));
         t.set_int(i64::MAX, int(1));
@@ -1287,7 +1861,8 @@ mod tests {
 
     #[test]
     fn flags_reset_on_string_assignment() {
-        let mut t = Table::new(0, 0);
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
         t.flags = 0xff;
         t.set_int(1, int(1));
         assert_eq!(t.flags, 0xff);
@@ -1305,7 +1880,8 @@ mod tests {
 
     #[test]
     fn retain_and_refs() {
-        let mut t = Table::new(0, 0);
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
         for i in 1..=4 {
             t.set_int(i, tbl(i as u32));
         }
@@ -1314,39 +1890,41 @@ mod tests {
         }
         t.meta = Some(TableRef::from_index(99));
         let mut n = 0;
-        t.for_each_ref(|_| n += 1);
+        t.view().for_each_ref(|_| n += 1);
         assert_eq!(n, 1 + 4 + 12);
         assert_eq!(t.iter().count(), 10);
         // drop the odd ones
         t.retain(|_, v| matches!(v, Value::Table(h) if h.index() % 2 == 0));
-        assert!(same(&keys(&t), &[int(2), int(4), s(0), s(2), s(4)]));
+        assert!(same(&keys(t.view()), &[int(2), int(4), s(0), s(2), s(4)]));
         // dropped keys are still valid positions for next
         assert!(t.next(s(1)).unwrap().is_some());
         let mut n = 0;
-        t.for_each_ref(|_| n += 1);
+        t.view().for_each_ref(|_| n += 1);
         assert_eq!(n, 1 + 2 + 6);
     }
 
     #[test]
     fn resize_array_grow_and_shrink() {
-        let mut t = Table::new(0, 0);
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
         t.set(s(0), int(0)).unwrap();
         t.set_int(3, int(3));
         t.set_int(2, int(2));
         t.resize_array(4);
         assert_eq!(t.array_len_raw(), 4);
-        assert!(same(&keys(&t), &[int(2), int(3), s(0)]));
+        assert!(same(&keys(t.view()), &[int(2), int(3), s(0)]));
         t.set_int(4, int(4));
         t.resize_array(1);
-        assert!(same(&keys(&t), &[s(0), int(2), int(3), int(4)]));
+        assert!(same(&keys(t.view()), &[s(0), int(2), int(3), int(4)]));
         t.resize_array(0);
         assert_eq!(t.array_len_raw(), 0);
-        assert!(same(&keys(&t), &[s(0), int(2), int(3), int(4)]));
+        assert!(same(&keys(t.view()), &[s(0), int(2), int(3), int(4)]));
     }
 
     #[test]
     fn array_accessors() {
-        let mut t = Table::new(0, 0);
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
         for i in 1..=5 {
             t.set_int(i, int(6 - i));
         }
@@ -1362,14 +1940,15 @@ mod tests {
     #[test]
     fn deterministic_order() {
         let run = || {
-            let mut t = Table::new(0, 0);
+            let mut owned = OwnedTable::new(0, 0);
+            let mut t = owned.view_mut();
             let mut rng = Rng(42);
             for _ in 0..20_000 {
                 let k = random_key(&mut rng);
                 let v = if rng.below(4) == 0 { Value::Nil } else { int(rng.below(100) as i64) };
                 t.set(k, v).unwrap();
             }
-            keys(&t)
+            keys(t.view())
         };
         let a = run();
         let b = run();
@@ -1480,7 +2059,8 @@ mod tests {
     #[test]
     fn randomized_against_model() {
         let mut rng = Rng(0x1234_5678);
-        let mut t = Table::new(0, 0);
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
         let mut m = Model::default();
         for step in 0..100_000 {
             let k = normalized(random_key(&mut rng));
@@ -1508,7 +2088,7 @@ mod tests {
             }
             if step % 97 == 0 || step > 99_000 {
                 let want = m.order(t.array_len_raw());
-                let got = keys(&t);
+                let got = keys(t.view());
                 assert!(same(&got, &want), "step {step}:\n got {got:?}\nwant {want:?}");
                 for (k, v, _) in &m.live {
                     assert!(t.get(*k).raw_eq(*v));
@@ -1529,7 +2109,7 @@ mod tests {
 /// A table's layout as plain data: everything that makes two tables behave
 /// identically (contents, traversal order with tombstones and dead entries,
 /// logical capacities), but not the probe index, which
-/// [`Table::from_parts`] rebuilds from the entries.
+/// [`TableStore::from_parts`] rebuilds from the entries.
 #[derive(Clone, Debug, Default)]
 pub struct TableParts {
     /// The metatable.
@@ -1547,28 +2127,18 @@ pub struct TableParts {
     pub hash_cap: usize,
 }
 
-impl Table {
-    /// The table's layout (see [`TableParts`]).
-    pub fn to_parts(&self) -> TableParts {
-        TableParts {
-            meta: self.meta,
-            flags: self.flags,
-            array: self.array.clone(),
-            array_cap: self.array_cap,
-            entries: self.entries.iter().map(|e| (e.key, e.val)).collect(),
-            hash_cap: self.hash_cap,
-        }
-    }
-
+impl TableStore {
     /// Rebuilds a table from its layout, checking every invariant of the
-    /// module docs that lookups and traversal rely on: capacities in range,
-    /// keys normalized (no NaN, no integral float), no key twice, no
-    /// integer key of the array part's range in the hash part, dead entries
-    /// without a value. The probe index is rebuilt from the entries, so a
-    /// lookup finds exactly the keys listed. Handles are not checked here.
-    pub fn from_parts(p: TableParts) -> Result<Table, String> {
+    /// module docs that lookups and traversal rely on: capacities in range
+    /// (the array's logical capacity at most twice its length, as growth
+    /// leaves it), keys normalized (no NaN, no integral float), no key
+    /// twice, no integer key of the array part's range in the hash part,
+    /// dead entries without a value. The probe index is rebuilt from the
+    /// entries, so a lookup finds exactly the keys listed. Handles are not
+    /// checked here. Nothing is allocated unless the layout is valid.
+    pub fn from_parts(&mut self, p: TableParts) -> Result<Table, String> {
         let n = p.array.len();
-        if p.array_cap < n || p.array_cap > MAX_ARRAY {
+        if p.array_cap < n || p.array_cap > MAX_ARRAY || p.array_cap > (2 * n).max(1) {
             return Err(format!("array capacity {} for {} slots", p.array_cap, n));
         }
         let cap = p.hash_cap;
@@ -1577,29 +2147,35 @@ impl Table {
         if !cap_ok || cap > cap_bound || p.entries.len() > cap {
             return Err(format!("hash capacity {cap} for {} entries", p.entries.len()));
         }
+        let mut seen = OwnedTable::new(0, 0);
+        for &(key, val) in &p.entries {
+            check_part_key(key, val, n)?;
+            if !key.is_nil() {
+                let mut s = seen.view_mut();
+                if !s.get(key).is_nil() {
+                    return Err("a key twice in the hash part".into());
+                }
+                s.set(key, Value::Bool(true)).map_err(|e| e.to_string())?;
+            }
+        }
+        let index = build_index(&p.entries, cap);
         let mut t = Table {
             meta: p.meta,
             flags: p.flags,
-            array: p.array,
-            array_cap: p.array_cap,
+            body: self.alloc_body(p.array_cap, cap),
+            alen: n as u32,
+            acap: p.array_cap as u32,
+            hcap: cap as u32,
+            shift: shift_for(cap),
             ..Table::default()
         };
-        t.alloc_hash(cap);
-        for (key, val) in p.entries {
-            check_part_key(key, val, n)?;
-            if !key.is_nil() {
-                if let Probe::Found(..) = t.probe(key, key_hash(key)) {
-                    return Err("a key twice in the hash part".into());
-                }
-                let mask = t.index.len() - 1;
-                let mut pos = (key_hash(key) >> t.shift) as usize & mask;
-                while t.index[pos] != 0 {
-                    pos = (pos + 1) & mask;
-                }
-                t.index[pos] = t.entries.len() as u32 + 1;
-            }
-            t.entries.push(Entry { key, val });
+        let mut m = self.view_mut(&mut t);
+        m.write_hash(&p.entries, &index);
+        if n > 0 {
+            let base = 3 * cap;
+            m.s.vals.slice_mut(m.t.body, base + n)[base..].copy_from_slice(&p.array);
         }
+        drop(m);
         Ok(t)
     }
 }

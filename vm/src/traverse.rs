@@ -113,10 +113,9 @@
 //! table per number); nothing here recurses on the Rust stack (explicit
 //! queues) or allocates in the VM heap.
 
-use crate::arena::Arena;
 use crate::prefetch::prefetch_read;
 use crate::state::State;
-use crate::table::Table;
+use crate::table::{Table, TableView, Tables};
 use crate::value::{StrRef, TableRef, Value};
 
 // ---------------------------------------------------------------------------
@@ -210,7 +209,7 @@ pub fn is_sortable(k: Value) -> bool {
 /// (if `with_meta`), then every table value under a sortable key, in
 /// traversal order.
 #[inline]
-fn for_each_child(t: &Table, with_meta: bool, mut f: impl FnMut(TableRef)) {
+fn for_each_child(t: TableView<'_>, with_meta: bool, mut f: impl FnMut(TableRef)) {
     if with_meta {
         if let Some(m) = t.meta {
             f(m);
@@ -222,49 +221,49 @@ fn for_each_child(t: &Table, with_meta: bool, mut f: impl FnMut(TableRef)) {
             f(c);
         }
     }
-    let mut pos = t.array().len();
-    while let Some((next, k, v)) = t.next_at(pos) {
+    for (k, v) in t.hash_pairs() {
         if let Value::Table(c) = v {
             if is_sortable(k) {
                 f(c);
             }
         }
-        pos = next;
     }
 }
 
 /// Queue positions ahead of the one being scanned at which the next
-/// tables' arena slots, then their parts, are prefetched (see
-/// `prefetch.rs`: a table is two dependent cache misses away).
-const SLOT_AHEAD: usize = 8;
+/// tables' arena slots, then the store's chunk entries of their bodies,
+/// then their bodies are prefetched (see `prefetch.rs`: a table's body is
+/// three dependent cache misses away: header, chunk entry, body).
+const SLOT_AHEAD: usize = 12;
+const CHUNK_AHEAD: usize = 8;
 const PARTS_AHEAD: usize = 4;
 
-/// Prefetches the arena slot of table `t` (two cache lines: a `Table` is
-/// about 100 bytes).
+/// Prefetches the arena slot of table `t` (the slot may straddle two
+/// cache lines).
 #[inline(always)]
-fn prefetch_slot(tables: &Arena<Table>, t: TableRef) {
-    if let Some(slot) = tables.raw_slots().get(t.index() as usize) {
+fn prefetch_slot(tables: &Tables, t: TableRef) {
+    if let Some(slot) = tables.headers().raw_slots().get(t.index() as usize) {
         let p: *const Option<Table> = slot;
         prefetch_read(p);
-        prefetch_read(p.cast::<u8>().wrapping_add(64));
+        prefetch_read(p.cast::<u8>().wrapping_add(std::mem::size_of::<Option<Table>>() - 1));
     }
 }
 
 /// Prefetches for the table scanned `SLOT_AHEAD` positions later its slot,
-/// and for the one `PARTS_AHEAD` later (whose slot should be cached by now)
-/// its array and entries.
+/// for the one `CHUNK_AHEAD` later (whose slot should be cached by now) the
+/// chunk entry of its body, and for the one `PARTS_AHEAD` later its body.
 #[inline(always)]
-fn prefetch_ahead<T>(
-    tables: &Arena<Table>,
-    queue: &[T],
-    head: usize,
-    table: impl Fn(&T) -> TableRef,
-) {
+fn prefetch_ahead<T>(tables: &Tables, queue: &[T], head: usize, table: impl Fn(&T) -> TableRef) {
     if let Some(a) = queue.get(head + SLOT_AHEAD) {
         prefetch_slot(tables, table(a));
     }
+    if let Some(a) = queue.get(head + CHUNK_AHEAD) {
+        if let Some(t) = tables.try_get(table(a).index()) {
+            t.prefetch_chunk();
+        }
+    }
     if let Some(a) = queue.get(head + PARTS_AHEAD) {
-        if let Some(Some(t)) = tables.raw_slots().get(table(a).index() as usize) {
+        if let Some(t) = tables.try_get(table(a).index()) {
             t.prefetch_parts();
         }
     }
@@ -546,7 +545,7 @@ impl KeyMap<'_> {
     /// Client table `ctab` at master key `k` (nil if the client cannot
     /// hold the key).
     #[inline]
-    fn lookup(&mut self, ctab: &Table, k: Value) -> Value {
+    fn lookup(&mut self, ctab: TableView<'_>, k: Value) -> Value {
         match self.translate(k) {
             Some(Value::Int(i)) => ctab.get_int(i),
             Some(Value::Str(s)) => ctab.get_str(s),
@@ -641,19 +640,15 @@ impl<SM: IsSpecial + ?Sized, SC: IsSpecial + ?Sized> Pairer<'_, SM, SC> {
                 self.push(cm, cc);
             }
         }
-        let (mut mpos, mut cpos) = (mtab.array().len(), ctab.array().len());
-        while let Some((mnext, k, v)) = mtab.next_at(mpos) {
-            mpos = mnext;
-            let at_cursor = ctab.next_at(cpos);
-            if let Some((cnext, _, _)) = at_cursor {
-                cpos = cnext;
-            }
+        let mut cursor = ctab.hash_pairs();
+        for (k, v) in mtab.hash_pairs() {
+            let at_cursor = cursor.next();
             let Value::Table(cm) = v else { continue };
             if !is_sortable(k) {
                 continue;
             }
             let cv = match at_cursor {
-                Some((_, ck, cv)) if self.keys.same(k, ck) => cv,
+                Some((ck, cv)) if self.keys.same(k, ck) => cv,
                 _ => self.keys.lookup(ctab, k),
             };
             if let Value::Table(cc) = cv {

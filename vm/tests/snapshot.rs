@@ -189,6 +189,7 @@ fn replay(name: &str, a: &str, b: &str) -> (u128, u128) {
     run(&mut st, PRELUDE);
     run(&mut st, a);
     let at_snap = hashes(&st);
+    let layout = st.heap.tables.layout_digest();
     let s = st.snapshot().unwrap();
     assert_eq!(hashes(&st), at_snap, "{name}: taking a snapshot changed the state");
     for round in 0..3 {
@@ -198,6 +199,11 @@ fn replay(name: &str, a: &str, b: &str) -> (u128, u128) {
         assert_eq!(out.take(), o0, "{name}: round {round} output differs");
         st.rollback(s).unwrap();
         assert_eq!(hashes(&st), at_snap, "{name}: round {round}: rollback is not exact");
+        assert_eq!(
+            st.heap.tables.layout_digest(),
+            layout,
+            "{name}: round {round}: table headers or store layout not restored"
+        );
     }
     st.release(s).unwrap();
     assert_eq!(st.snapshot_depth(), 0);

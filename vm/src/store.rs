@@ -1,0 +1,1041 @@
+//! Paged block stores: where the contents of tables live.
+//!
+//! A [`Store<T>`] holds variable-sized *blocks* of `T` (capacities are
+//! powers of two) inside *chunks*. A block is named by an [`Addr`]
+//! (`chunk << SHIFT | offset`, see [`Store::SHIFT`]), never by a pointer,
+//! so the store is plain data and relocatable. The heap's tables keep
+//! their contents in one `Store<Value>`, one block (the *body*: hash
+//! entries, hash index, array part) per table (`table.rs`).
+//!
+//! # Size classes and chunks
+//!
+//! A page is `PAGE_BYTES` bytes: [`Store::PAGE`] elements. A block of
+//! capacity `cap = 2^k` belongs to size class `k` (0 to 27). A class with
+//! `cap <= PAGE` is *small*: its blocks are cut out of one-page chunks
+//! dedicated to the class (`PAGE / cap` blocks per page, at offsets that are
+//! multiples of `cap`), so a small block never crosses a page boundary. A
+//! class with `cap > PAGE` is *large*: each block is a chunk of its own, of
+//! exactly `cap` elements (several pages; when `PAGE` is not a power of two,
+//! its last page is partial).
+//!
+//! Chunks are only ever appended (and truncated by a rollback), so every
+//! page has a stable *global page number*: the store records the number of
+//! each chunk's first page, and the running page count. Every access goes
+//! through the chunk table (`chunks`, one fat pointer per chunk; the page
+//! numbers are kept apart, they serve only the journal), so it is kept
+//! small and hot.
+//!
+//! # Page size
+//!
+//! `PAGE_BYTES` trades two costs, measured on the benchmarks
+//! (`benches/RESULTS.md`): a write to a page not yet saved copies the whole
+//! page, so larger pages journal more bytes per scattered write (16 KB: a
+//! prediction that writes one field in each of 32 tables copies 512 KB,
+//! about 20 µs); smaller pages make more chunks, hence a larger chunk
+//! table and one more likely cache miss per table access (4 KB pages made
+//! a scan over 130,000 entities about 1.5 times slower than 16 KB pages,
+//! 64 KB pages no faster). 16 KB is the chosen balance.
+//!
+//! Free blocks of each size class form a LIFO free list threaded through
+//! the blocks themselves (the link is stored in the block's first element,
+//! [`Elem::from_link`]; the heads are a fixed array, `u32::MAX` = empty);
+//! allocation is therefore a pure function of the sequence of `alloc` and
+//! `free` calls (determinism). When a small class's list is empty, a new
+//! page is cut into blocks, threaded so that offset 0 is allocated first,
+//! then offset `cap`, and so on. Memory is never returned to the allocator
+//! while the store lives: a freed large block goes onto its class's free
+//! list like any other and is reused by the next allocation of that class.
+//!
+//! # The undo journal
+//!
+//! Like the arenas (`arena.rs`), a store keeps journal levels, one per
+//! open snapshot. The unit is the page. A level records, at the snapshot,
+//! the page count (pages at or above it are new: a rollback truncates
+//! them), the chunk count and the free-list heads. From then on the first
+//! write to an old page since the innermost snapshot — through
+//! [`Store::slice_mut`], [`Store::get_mut`], or the allocator's own writes
+//! (`alloc` clears a block, `free` writes a link) — saves a copy of the
+//! page in the journal; a dirty bitmap, one bit per old page, makes later
+//! writes free. With no snapshot open, a write costs one predictable
+//! branch; with one open, a page test and a bit test.
+//!
+//! A rollback of the innermost level puts every saved page back — for a
+//! one-page chunk by swapping the saved buffer in (no copy), for a page of
+//! a large chunk by copying it back — truncates the chunks created since,
+//! and restores the free-list heads: the layout (every element of every
+//! chunk, hence also every future allocation) is exactly the snapshot's,
+//! at a cost proportional to what changed. Committing a level folds its
+//! saved pages into the enclosing level, which keeps its own, older copy of
+//! a page saved by both and does not need pages that are new to it; at the
+//! outermost level the saved pages are dropped and journaling stops.
+//!
+//! # The page pool
+//!
+//! Page buffers that the journal retires (pages replaced by a rollback or
+//! released by a commit, one-page chunks truncated by a rollback) go to a
+//! pool that outlives the snapshots; the next saves and the next one-page
+//! chunks take their buffers from it. After its first round, the engine's
+//! predict/rollback cycle therefore makes no allocation here. The pool is
+//! bounded by the store's page count (extras are dropped), so it at most
+//! doubles the store's memory.
+//!
+//! # Bounds
+//!
+//! An [`Addr`] has `32 - SHIFT` bits of chunk number, where `SHIFT` is the
+//! number of bits of a page offset (`Store::PAGE <= 2^SHIFT`; at most
+//! [`ADDR_SHIFT`]). The last chunk number is never used, so no address is
+//! [`EMPTY`]. A store thus holds fewer than `2^(32 - SHIFT)` chunks, that
+//! is about `2^32 * size_of::<T>()` bytes when `PAGE` is a power of two
+//! (16 GiB of `u32`, 64 GiB of 16-byte values); `alloc` panics with a clear
+//! message past that, a size no memory limit the VM is run under allows.
+//! Capacities are at most 2^27 elements (`alloc` panics above: the caller
+//! bounds table sizes first).
+//!
+//! **Invariants:**
+//! * a small block lies within one page; a large block is its chunk;
+//! * every free block is on exactly one free list (its class's), and no
+//!   live block is;
+//! * every chunk is a whole number of pages, except possibly the last page
+//!   of a large chunk when `PAGE` is not a power of two; a one-page chunk
+//!   and every pool buffer hold exactly `PAGE` elements;
+//! * every mutation goes through `slice_mut`/`get_mut` (or the allocator's
+//!   writes, which use the same path), which journal the pages they touch;
+//! * while journaling, a page below the innermost level's page count has
+//!   its dirty bit set exactly when the innermost level holds a saved copy
+//!   of it, and each level holds at most one copy per page; every bit is
+//!   clear when no level is open.
+
+/// Bytes per page: the unit of journaling (see the module docs, "Page
+/// size").
+pub const PAGE_BYTES: usize = 16384;
+/// The widest offset field of an [`Addr`]: a store's offset field is
+/// [`Store::SHIFT`] bits, which is at most this (`Store::PAGE` may not
+/// exceed `2^ADDR_SHIFT` elements).
+pub const ADDR_SHIFT: u32 = 12;
+
+/// The address of a block: `chunk << Store::SHIFT | offset` (offset in
+/// elements, 0 for a large chunk).
+pub type Addr = u32;
+
+/// The address of every zero-capacity block (never dereferenced).
+pub const EMPTY: Addr = u32::MAX;
+
+/// Number of size classes: capacities 2^0 to 2^27.
+const NCLASS: usize = 28;
+/// The largest capacity.
+const MAX_CAP: usize = 1 << (NCLASS - 1);
+/// End of a free list, and an empty class's head.
+const END: u32 = u32::MAX;
+
+/// An element type of a store.
+pub trait Elem: Copy + Default + 'static {
+    /// An element that encodes a free-list link (`u32::MAX` = end).
+    fn from_link(link: u32) -> Self;
+    /// The link encoded by [`Elem::from_link`].
+    fn link(self) -> u32;
+}
+
+impl Elem for u32 {
+    fn from_link(link: u32) -> Self {
+        link
+    }
+    fn link(self) -> u32 {
+        self
+    }
+}
+
+/// One journal level (one snapshot).
+#[derive(Clone, Copy)]
+struct Level {
+    /// Page count at the snapshot: pages at or above it are new.
+    pages: u32,
+    /// Chunk count at the snapshot.
+    chunks: u32,
+    /// Free-list heads at the snapshot.
+    heads: [u32; NCLASS],
+    /// Where this level's saved pages start in `entries`.
+    start: usize,
+}
+
+/// A page's content at the snapshot.
+struct Saved<T> {
+    /// Global page number.
+    page: u32,
+    /// The chunk holding the page.
+    chunk: u32,
+    /// The page's elements (`PAGE` long; only the chunk's part of a partial
+    /// last page is meaningful).
+    buf: Box<[T]>,
+}
+
+/// The undo journal of a store (see the module docs).
+struct Jr<T> {
+    /// Open levels, outermost first.
+    levels: Vec<Level>,
+    /// Saved pages of every level, level after level.
+    entries: Vec<Saved<T>>,
+    /// One bit per page below `limit`: saved since the innermost snapshot.
+    dirty: Vec<u64>,
+    /// `pages` of the innermost level (0 when no level is open).
+    limit: u32,
+    /// Retired page buffers (`PAGE` elements each), at most the store's
+    /// page count.
+    pool: Vec<Box<[T]>>,
+    /// Page buffers allocated so far (tests check the pool with it).
+    #[cfg(test)]
+    fresh: usize,
+}
+
+impl<T> Jr<T> {
+    #[inline(always)]
+    fn is_dirty(&self, page: u32) -> bool {
+        self.dirty[(page / 64) as usize] & (1 << (page % 64)) != 0
+    }
+
+    fn set_bit(&mut self, page: u32, on: bool) {
+        let (w, b) = ((page / 64) as usize, page % 64);
+        if on {
+            self.dirty[w] |= 1 << b;
+        } else {
+            self.dirty[w] &= !(1 << b);
+        }
+    }
+
+    /// Sets or clears the dirty bits of the entries `from..to`.
+    fn mark_entries(&mut self, from: usize, to: usize, on: bool) {
+        for i in from..to {
+            let page = self.entries[i].page;
+            self.set_bit(page, on);
+        }
+    }
+
+    /// Keeps a retired page buffer if the pool has room (`bound` pages).
+    fn retire(&mut self, buf: Box<[T]>, bound: u32) {
+        if self.pool.len() < bound as usize {
+            self.pool.push(buf);
+        }
+    }
+}
+
+/// A paged block store (see the module docs).
+pub struct Store<T> {
+    /// The chunks: one page of small blocks, or one large block each (the
+    /// hot table of every access, kept to a fat pointer per chunk).
+    chunks: Vec<Box<[T]>>,
+    /// Global number of each chunk's first page (journaling only).
+    first_pages: Vec<u32>,
+    /// Number of pages of all chunks.
+    pages: u32,
+    /// Elements of all chunks.
+    elems: usize,
+    /// Free-list heads, one per size class (`END`: empty).
+    heads: [u32; NCLASS],
+    /// Whether a snapshot is open (the one branch of the hot paths).
+    on: bool,
+    jr: Jr<T>,
+}
+
+impl<T: Elem> Default for Store<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Elem> Store<T> {
+    /// Elements per page.
+    pub const PAGE: usize = PAGE_BYTES / std::mem::size_of::<T>();
+
+    /// Bits of an [`Addr`] that hold the offset inside the chunk: enough for
+    /// every offset below [`Store::PAGE`].
+    pub const SHIFT: u32 = usize::BITS - (Self::PAGE - 1).leading_zeros();
+
+    /// Offset bits of an address.
+    const MASK: u32 = (1 << Self::SHIFT) - 1;
+
+    /// Chunks a store can hold (the last chunk number is never used, so
+    /// that no address is `EMPTY`).
+    const MAX_CHUNKS: u64 = (1u64 << (32 - Self::SHIFT)) - 1;
+
+    /// An empty store.
+    pub fn new() -> Self {
+        // The element size must fit `PAGE_BYTES` (checked at compile time).
+        const { assert!(Self::PAGE >= 1 && Self::SHIFT <= ADDR_SHIFT, "element too large") };
+        Store {
+            chunks: Vec::new(),
+            first_pages: Vec::new(),
+            pages: 0,
+            elems: 0,
+            heads: [END; NCLASS],
+            on: false,
+            jr: Jr {
+                levels: Vec::new(),
+                entries: Vec::new(),
+                dirty: Vec::new(),
+                limit: 0,
+                pool: Vec::new(),
+                #[cfg(test)]
+                fresh: 0,
+            },
+        }
+    }
+
+    /// Chunk index and offset of address `a`.
+    #[inline(always)]
+    fn split(a: Addr) -> (usize, usize) {
+        ((a >> Self::SHIFT) as usize, (a & Self::MASK) as usize)
+    }
+
+    /// The size class of capacity `cap` (rounded up to a power of two).
+    fn class(cap: usize) -> usize {
+        assert!(cap <= MAX_CAP, "luprex-vm: store block of {cap} elements (at most 2^27)");
+        cap.next_power_of_two().trailing_zeros() as usize
+    }
+
+    /// Allocates a block of capacity `cap` (a power of two, at least 1, at
+    /// most 2^27), every element `T::default()`. Another `cap` is rounded
+    /// up to a power of two; `cap` 0 gives [`EMPTY`]. Panics if `cap`
+    /// exceeds 2^27 or the store is full (see the module docs' bounds).
+    pub fn alloc(&mut self, cap: usize) -> Addr {
+        if cap == 0 {
+            return EMPTY;
+        }
+        let k = Self::class(cap);
+        let a = self.heads[k];
+        if a == END {
+            return self.grow(k);
+        }
+        self.heads[k] = self.get(a, 0).link();
+        self.slice_mut(a, 1 << k).fill(T::default());
+        a
+    }
+
+    /// Appends a chunk for class `k`, whose list is empty, and returns its
+    /// first block (already cleared); the other blocks of a new page go
+    /// onto the free list.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, k: usize) -> Addr {
+        let c = self.chunks.len();
+        assert!(
+            (c as u64) < Self::MAX_CHUNKS,
+            "luprex-vm: table store full ({c} chunks of {} bytes)",
+            PAGE_BYTES
+        );
+        let base = (c as u32) << Self::SHIFT;
+        let cap = 1usize << k;
+        let (data, npages) = if cap <= Self::PAGE {
+            let mut data = self.page_buf();
+            data.fill(T::default());
+            let n = Self::PAGE / cap;
+            for i in 1..n {
+                let next = if i + 1 < n { base + ((i + 1) * cap) as u32 } else { END };
+                data[i * cap] = T::from_link(next);
+            }
+            if n > 1 {
+                self.heads[k] = base + cap as u32;
+            }
+            (data, 1)
+        } else {
+            (vec![T::default(); cap].into_boxed_slice(), cap.div_ceil(Self::PAGE) as u32)
+        };
+        self.elems += data.len();
+        self.chunks.push(data);
+        self.first_pages.push(self.pages);
+        self.pages += npages;
+        base
+    }
+
+    /// A page buffer from the pool, or a new one (contents unspecified).
+    fn page_buf(&mut self) -> Box<[T]> {
+        match self.jr.pool.pop() {
+            Some(b) => b,
+            None => {
+                #[cfg(test)]
+                {
+                    self.jr.fresh += 1;
+                }
+                vec![T::default(); Self::PAGE].into_boxed_slice()
+            }
+        }
+    }
+
+    /// Frees block `a` of capacity `cap` (as passed to `alloc`).
+    pub fn free(&mut self, a: Addr, cap: usize) {
+        if cap == 0 {
+            return;
+        }
+        let k = Self::class(cap);
+        *self.get_mut(a, 0) = T::from_link(self.heads[k]);
+        self.heads[k] = a;
+    }
+
+    /// The first `len` elements of block `a` (`len` 0: empty, whatever `a`).
+    #[inline(always)]
+    pub fn slice(&self, a: Addr, len: usize) -> &[T] {
+        if len == 0 {
+            return &[];
+        }
+        let (c, off) = Self::split(a);
+        &self.chunks[c][off..off + len]
+    }
+
+    /// The first `len` elements of block `a`, mutable; journals the pages
+    /// they cover.
+    #[inline]
+    pub fn slice_mut(&mut self, a: Addr, len: usize) -> &mut [T] {
+        if len == 0 {
+            return &mut [];
+        }
+        let (c, off) = Self::split(a);
+        if self.on {
+            let first = off / Self::PAGE;
+            let last = (off + len - 1) / Self::PAGE;
+            for p in first..=last {
+                self.touch(c, p);
+            }
+        }
+        &mut self.chunks[c][off..off + len]
+    }
+
+    /// Where the chunk entry of block `a` is (for a prefetch; nothing is
+    /// read). A dangling pointer for an address outside the store, which a
+    /// prefetch tolerates.
+    #[inline(always)]
+    pub(crate) fn chunk_entry_ptr(&self, a: Addr) -> *const u8 {
+        let (c, _) = Self::split(a);
+        self.chunks.as_ptr().wrapping_add(c).cast()
+    }
+
+    /// Element `i` of block `a`.
+    #[inline(always)]
+    pub fn get(&self, a: Addr, i: usize) -> T {
+        let (c, off) = Self::split(a);
+        self.chunks[c][off + i]
+    }
+
+    /// Element `i` of block `a`, mutable; journals its page.
+    #[inline(always)]
+    pub fn get_mut(&mut self, a: Addr, i: usize) -> &mut T {
+        let (c, off) = Self::split(a);
+        let off = off + i;
+        if self.on {
+            self.touch(c, off / Self::PAGE);
+        }
+        &mut self.chunks[c][off]
+    }
+
+    /// Saves page `p` of chunk `c` if it is old and not saved at the
+    /// innermost level.
+    #[inline(always)]
+    fn touch(&mut self, c: usize, p: usize) {
+        let page = self.first_pages[c] + p as u32;
+        if page < self.jr.limit && !self.jr.is_dirty(page) {
+            self.save(c, page);
+        }
+    }
+
+    /// Saves a copy of global page `page` (of chunk `c`) in the innermost
+    /// level.
+    #[cold]
+    #[inline(never)]
+    fn save(&mut self, c: usize, page: u32) {
+        let mut buf = self.page_buf();
+        let chunk = &self.chunks[c];
+        let start = (page - self.first_pages[c]) as usize * Self::PAGE;
+        let end = chunk.len().min(start + Self::PAGE);
+        buf[..end - start].copy_from_slice(&chunk[start..end]);
+        self.jr.set_bit(page, true);
+        self.jr.entries.push(Saved { page, chunk: c as u32, buf });
+    }
+
+    /// A digest of the store's whole layout: page count, free-list heads
+    /// and every element of every chunk (`elem` digests one element). Equal
+    /// digests mean the same future allocations; tests compare it across a
+    /// rollback.
+    pub fn layout_digest(&self, elem: impl Fn(&T) -> u64) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut mix = |x: u64| h = (h ^ x).wrapping_mul(0x0000_0100_0000_01b3);
+        mix(u64::from(self.pages));
+        self.heads.iter().for_each(|&x| mix(u64::from(x)));
+        for chunk in &self.chunks {
+            mix(chunk.len() as u64);
+            chunk.iter().for_each(|e| mix(elem(e)));
+        }
+        h
+    }
+
+    /// Bytes reserved by chunks (for reports; not the collector's figure).
+    pub fn reserved_bytes(&self) -> usize {
+        self.elems * std::mem::size_of::<T>()
+    }
+
+    /// Number of retired page buffers kept for reuse (see the module docs).
+    pub fn pool_len(&self) -> usize {
+        self.jr.pool.len()
+    }
+
+    /// Opens a journal level.
+    pub fn journal_begin(&mut self) {
+        let jr = &mut self.jr;
+        if let Some(top) = jr.levels.last() {
+            jr.mark_entries(top.start, jr.entries.len(), false);
+        }
+        jr.levels.push(Level {
+            pages: self.pages,
+            chunks: self.chunks.len() as u32,
+            heads: self.heads,
+            start: jr.entries.len(),
+        });
+        jr.limit = self.pages;
+        let words = (self.pages as usize).div_ceil(64);
+        if jr.dirty.len() < words {
+            jr.dirty.resize(words, 0);
+        }
+        self.on = true;
+    }
+
+    /// Undoes every change since level `level` was opened and closes the
+    /// levels above it; `level` stays open.
+    pub fn journal_rollback_to(&mut self, level: usize) {
+        let Some(target) = self.jr.levels.get(level) else {
+            return;
+        };
+        let keep_below = target.pages;
+        while self.jr.levels.len() > level {
+            self.rollback_top(keep_below);
+            if self.jr.levels.len() == level + 1 {
+                break;
+            }
+            self.jr.levels.pop();
+        }
+        self.jr.limit = keep_below;
+    }
+
+    /// Undoes the innermost level's changes; the level stays open. Saved
+    /// pages at or above `keep_below` (new to the level being rolled back
+    /// to, hence about to be truncated) are not put back.
+    fn rollback_top(&mut self, keep_below: u32) {
+        let Some(&top) = self.jr.levels.last() else {
+            return;
+        };
+        let bound = self.pages;
+        let Jr { entries, dirty, pool, .. } = &mut self.jr;
+        for s in entries.drain(top.start..) {
+            dirty[(s.page / 64) as usize] &= !(1 << (s.page % 64));
+            let buf = if s.page < keep_below {
+                let c = s.chunk as usize;
+                restore(&mut self.chunks[c], self.first_pages[c], s.page, s.buf, Self::PAGE)
+            } else {
+                s.buf
+            };
+            if pool.len() < bound as usize {
+                pool.push(buf);
+            }
+        }
+        self.first_pages.truncate(top.chunks as usize);
+        for chunk in self.chunks.drain(top.chunks as usize..) {
+            self.elems -= chunk.len();
+            if chunk.len() == Self::PAGE && pool.len() < bound as usize {
+                pool.push(chunk);
+            }
+        }
+        self.pages = top.pages;
+        pool.truncate(self.pages as usize);
+        self.heads = top.heads;
+    }
+
+    /// Closes level `level` and those above it, keeping the current state.
+    pub fn journal_commit_to(&mut self, level: usize) {
+        while self.jr.levels.len() > level {
+            self.commit_top();
+        }
+    }
+
+    /// Folds the innermost level into its parent (or ends journaling).
+    fn commit_top(&mut self) {
+        let bound = self.pages;
+        let jr = &mut self.jr;
+        let Some(top) = jr.levels.pop() else {
+            return;
+        };
+        jr.mark_entries(top.start, jr.entries.len(), false);
+        let Some(parent) = jr.levels.last() else {
+            while let Some(s) = jr.entries.pop() {
+                jr.retire(s.buf, bound);
+            }
+            jr.limit = 0;
+            self.on = false;
+            return;
+        };
+        let (pstart, plimit) = (parent.start, parent.pages);
+        jr.limit = plimit;
+        jr.mark_entries(pstart, top.start, true);
+        // Keep, at the front of the moved entries, those the parent needs.
+        let mut w = top.start;
+        for r in top.start..jr.entries.len() {
+            let page = jr.entries[r].page;
+            if page < plimit && !jr.is_dirty(page) {
+                jr.set_bit(page, true);
+                jr.entries.swap(w, r);
+                w += 1;
+            }
+        }
+        while jr.entries.len() > w {
+            if let Some(s) = jr.entries.pop() {
+                jr.retire(s.buf, bound);
+            }
+        }
+    }
+
+    /// Number of open levels.
+    pub fn journal_depth(&self) -> usize {
+        self.jr.levels.len()
+    }
+
+    /// Number of pages saved by the open levels.
+    pub fn journal_len(&self) -> usize {
+        self.jr.entries.len()
+    }
+}
+
+/// Puts saved page `page` back into `chunk` (whose first page is
+/// `first_page`); returns the buffer to retire (the replaced one for a
+/// one-page chunk, whose buffer is swapped in).
+fn restore<T: Copy>(
+    chunk: &mut Box<[T]>,
+    first_page: u32,
+    page: u32,
+    buf: Box<[T]>,
+    per_page: usize,
+) -> Box<[T]> {
+    if chunk.len() == per_page {
+        return std::mem::replace(chunk, buf);
+    }
+    let start = (page - first_page) as usize * per_page;
+    let end = chunk.len().min(start + per_page);
+    chunk[start..end].copy_from_slice(&buf[..end - start]);
+    buf
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fmt::Debug;
+
+    /// A 16-byte element.
+    #[derive(Clone, Copy, Default, PartialEq, Debug)]
+    struct P16(u64, u64);
+
+    impl Elem for P16 {
+        fn from_link(link: u32) -> Self {
+            P16(link as u64, 7)
+        }
+        fn link(self) -> u32 {
+            self.0 as u32
+        }
+    }
+
+    /// A 24-byte element: `PAGE` is then not a power of two.
+    #[derive(Clone, Copy, Default, PartialEq, Debug)]
+    struct P24(u64, u64, u64);
+
+    impl Elem for P24 {
+        fn from_link(link: u32) -> Self {
+            P24(3, link as u64, 9)
+        }
+        fn link(self) -> u32 {
+            self.1 as u32
+        }
+    }
+
+    trait TestElem: Elem + PartialEq + Debug {
+        fn val(x: u64) -> Self;
+    }
+    impl TestElem for u32 {
+        fn val(x: u64) -> Self {
+            x as u32
+        }
+    }
+    impl TestElem for P16 {
+        fn val(x: u64) -> Self {
+            P16(x, !x)
+        }
+    }
+    impl TestElem for P24 {
+        fn val(x: u64) -> Self {
+            P24(x, x + 1, !x)
+        }
+    }
+
+    /// Everything a store's future behaviour depends on.
+    type Layout<T> = (u32, [u32; NCLASS], Vec<(u32, Vec<T>)>);
+
+    impl<T: Elem> Store<T> {
+        fn debug_layout(&self) -> Layout<T> {
+            let chunks =
+                self.first_pages.iter().zip(&self.chunks).map(|(&f, c)| (f, c.to_vec())).collect();
+            (self.pages, self.heads, chunks)
+        }
+    }
+
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    #[derive(Clone, Copy, Debug)]
+    enum Op {
+        Alloc(usize),
+        Free(Addr, usize),
+        Write(Addr, usize, u64),
+        Fill(Addr, usize, usize, u64),
+    }
+
+    /// A store and a model of its live blocks (address, capacity, contents).
+    struct Sim<T: TestElem> {
+        s: Store<T>,
+        live: Vec<(Addr, usize, Vec<T>)>,
+    }
+
+    impl<T: TestElem> Sim<T> {
+        fn new() -> Self {
+            Sim { s: Store::new(), live: Vec::new() }
+        }
+
+        /// A random operation on the current state.
+        fn random_op(&self, r: &mut Rng, step: u64) -> Op {
+            let page = Store::<T>::PAGE;
+            let n = self.live.len();
+            match r.below(10) {
+                0..=3 if n < 300 || r.below(3) == 0 => {
+                    let cap = match r.below(8) {
+                        0 => page.next_power_of_two() * (1 + r.below(2)),
+                        1 => (page / 2).max(1),
+                        _ => 1 << r.below(6),
+                    };
+                    Op::Alloc(cap)
+                }
+                0..=4 if n > 0 => {
+                    let (a, cap, _) = self.live[r.below(n)];
+                    Op::Free(a, cap)
+                }
+                5..=7 if n > 0 => {
+                    let (a, cap, _) = self.live[r.below(n)];
+                    Op::Write(a, r.below(cap), step)
+                }
+                _ if n > 0 => {
+                    let (a, cap, _) = self.live[r.below(n)];
+                    let from = r.below(cap);
+                    Op::Fill(a, from, 1 + r.below(cap - from), step)
+                }
+                _ => Op::Alloc(1),
+            }
+        }
+
+        fn apply(&mut self, op: Op) {
+            match op {
+                Op::Alloc(cap) => {
+                    let a = self.s.alloc(cap);
+                    assert!(self.s.slice(a, cap).iter().all(|&x| x == T::default()));
+                    assert!(self.live.iter().all(|l| l.0 != a), "{a:#x} allocated twice");
+                    self.live.push((a, cap, vec![T::default(); cap]));
+                }
+                Op::Free(a, cap) => {
+                    let i = self.live.iter().position(|l| l.0 == a).unwrap();
+                    self.live.swap_remove(i);
+                    self.s.free(a, cap);
+                }
+                Op::Write(a, i, v) => {
+                    let l = self.live.iter_mut().find(|l| l.0 == a).unwrap();
+                    l.2[i] = T::val(v);
+                    *self.s.get_mut(a, i) = T::val(v);
+                }
+                Op::Fill(a, from, len, v) => {
+                    let l = self.live.iter_mut().find(|l| l.0 == a).unwrap();
+                    l.2[from..from + len].fill(T::val(v));
+                    self.s.slice_mut(a, from + len)[from..].fill(T::val(v));
+                }
+            }
+        }
+
+        fn check_live(&self) {
+            for (a, cap, data) in &self.live {
+                assert_eq!(self.s.slice(*a, *cap), &data[..], "block {a:#x}");
+                for (i, x) in data.iter().enumerate() {
+                    assert_eq!(self.s.get(*a, i), *x);
+                }
+            }
+        }
+
+        /// The addresses of a fixed sequence of allocations from the current
+        /// state, which is left unchanged (probed in a level rolled back).
+        fn probe(&mut self) -> Vec<Addr> {
+            let before = self.s.debug_layout();
+            let d = self.s.journal_depth();
+            self.s.journal_begin();
+            let page = Store::<T>::PAGE;
+            let caps = [1, 2, 1, (page / 2).max(1), page.next_power_of_two() * 2, 8, 1];
+            let addrs = caps.iter().map(|&c| self.s.alloc(c)).collect();
+            self.s.journal_rollback_to(d);
+            self.s.journal_commit_to(d);
+            assert_eq!(self.s.journal_depth(), d);
+            assert!(self.s.debug_layout() == before, "probe changed the layout");
+            addrs
+        }
+    }
+
+    /// Applies `op` to a store without a model.
+    fn apply_raw<T: TestElem>(s: &mut Store<T>, op: Op) {
+        match op {
+            Op::Alloc(cap) => {
+                s.alloc(cap);
+            }
+            Op::Free(a, cap) => s.free(a, cap),
+            Op::Write(a, i, v) => *s.get_mut(a, i) = T::val(v),
+            Op::Fill(a, from, len, v) => s.slice_mut(a, from + len)[from..].fill(T::val(v)),
+        }
+    }
+
+    struct Snap<T: TestElem> {
+        layout: Layout<T>,
+        live: Vec<(Addr, usize, Vec<T>)>,
+        probe: Vec<Addr>,
+        log_len: usize,
+        journal_len: usize,
+    }
+
+    /// Random allocations, frees and writes under nested levels with random
+    /// rollbacks and commits. Every rollback must restore the exact layout
+    /// of its level (every chunk's elements, page count, free-list heads),
+    /// the contents of every live block, and the addresses of the next
+    /// allocations. At the end, the store must equal one fed only the
+    /// operations that were not rolled back (no journaling at all), and a
+    /// twin store fed the same operations and levels (but not the probes,
+    /// so its pool differs) must have the same layout throughout.
+    fn random_journal<T: TestElem>(seed: u64, steps: u64) {
+        let mut r = Rng(seed);
+        let mut sim = Sim::<T>::new();
+        // Fed the same operations and levels, but no probes.
+        let mut twin = Store::<T>::new();
+        let mut log: Vec<Op> = Vec::new();
+        let mut snaps: Vec<Snap<T>> = Vec::new();
+        let (mut rollbacks, mut commits) = (0, 0);
+        for step in 0..steps {
+            match r.below(40) {
+                0 if snaps.len() < 6 => {
+                    sim.s.journal_begin();
+                    let probe = sim.probe();
+                    let layout = sim.s.debug_layout();
+                    let (live, log_len) = (sim.live.clone(), log.len());
+                    let journal_len = sim.s.journal_len();
+                    snaps.push(Snap { layout, live, probe, log_len, journal_len });
+                    twin.journal_begin();
+                }
+                1 if !snaps.is_empty() => {
+                    let l = r.below(snaps.len());
+                    sim.s.journal_rollback_to(l);
+                    twin.journal_rollback_to(l);
+                    snaps.truncate(l + 1);
+                    let snap = &snaps[l];
+                    assert!(sim.s.debug_layout() == snap.layout, "step {step}: layout");
+                    sim.live = snap.live.clone();
+                    log.truncate(snap.log_len);
+                    sim.check_live();
+                    assert_eq!(sim.s.journal_len(), snap.journal_len);
+                    let probe = snaps[l].probe.clone();
+                    assert_eq!(sim.probe(), probe, "step {step}: next allocations");
+                    rollbacks += 1;
+                }
+                2 if !snaps.is_empty() => {
+                    let l = r.below(snaps.len());
+                    sim.s.journal_commit_to(l);
+                    twin.journal_commit_to(l);
+                    snaps.truncate(l);
+                    commits += 1;
+                }
+                _ => {
+                    let op = sim.random_op(&mut r, step);
+                    sim.apply(op);
+                    apply_raw(&mut twin, op);
+                    log.push(op);
+                }
+            }
+            assert_eq!(sim.s.journal_depth(), snaps.len());
+            if step % 64 == 0 {
+                sim.check_live();
+                assert!(twin.debug_layout() == sim.s.debug_layout(), "step {step}: twin");
+                assert_eq!(twin.journal_len(), sim.s.journal_len());
+            }
+        }
+        assert!(rollbacks > 100 && commits > 100, "{rollbacks} {commits}");
+        sim.check_live();
+        let mut replay = Sim::<T>::new();
+        for &op in &log {
+            replay.apply(op);
+        }
+        assert!(replay.s.debug_layout() == sim.s.debug_layout(), "replay differs");
+    }
+
+    #[test]
+    fn journal_restores_exact_layouts_u32() {
+        random_journal::<u32>(0x2545_f491_4f6c_dd1d, 12_000);
+    }
+
+    #[test]
+    fn journal_restores_exact_layouts_16_bytes() {
+        random_journal::<P16>(0x9e37_79b9_7f4a_7c15, 12_000);
+    }
+
+    #[test]
+    fn journal_restores_exact_layouts_24_bytes() {
+        random_journal::<P24>(0xd1b5_4a32_d192_ed03, 12_000);
+    }
+
+    /// A large block partially written is restored exactly, and only the
+    /// pages written are saved.
+    #[test]
+    fn large_block_saves_only_touched_pages() {
+        fn run<T: TestElem>() {
+            let page = Store::<T>::PAGE;
+            let cap = (8 * page).next_power_of_two();
+            let mut s = Store::<T>::new();
+            let small = s.alloc(4);
+            let a = s.alloc(cap);
+            for i in 0..cap {
+                *s.get_mut(a, i) = T::val(i as u64);
+            }
+            let before = s.debug_layout();
+            s.journal_begin();
+            *s.get_mut(a, page + 3) = T::val(1_000_000);
+            *s.get_mut(a, page + 4) = T::val(1_000_001);
+            assert_eq!(s.journal_len(), 1);
+            *s.get_mut(a, 5 * page) = T::val(1_000_002);
+            assert_eq!(s.journal_len(), 2);
+            // A slice over pages 0 to 4 (written from page 2 on).
+            s.slice_mut(a, 5 * page)[2 * page + 1..].fill(T::val(7));
+            assert_eq!(s.journal_len(), 6, "pages 0 to 5");
+            *s.get_mut(small, 1) = T::val(9);
+            assert_eq!(s.journal_len(), 7);
+            s.journal_begin();
+            *s.get_mut(a, cap - 1) = T::val(8);
+            *s.get_mut(a, page + 1) = T::val(8);
+            assert_eq!(s.journal_len(), 9);
+            s.journal_commit_to(1);
+            assert_eq!(s.journal_len(), 8, "one inner page folded into the outer level");
+            s.journal_rollback_to(0);
+            assert_eq!(s.journal_len(), 0);
+            assert!(s.debug_layout() == before);
+            for i in 0..cap {
+                assert_eq!(s.get(a, i), T::val(i as u64));
+            }
+            // Freed large blocks are reused; the reuse is undone too.
+            s.free(a, cap);
+            assert_eq!(s.journal_len(), 1);
+            let b = s.alloc(cap);
+            assert_eq!(b, a);
+            assert!(s.slice(b, cap).iter().all(|&x| x == T::default()));
+            s.journal_rollback_to(0);
+            assert!(s.debug_layout() == before);
+            s.journal_commit_to(0);
+            assert_eq!(s.journal_depth(), 0);
+        }
+        run::<u32>();
+        run::<P16>();
+        run::<P24>();
+    }
+
+    /// The predict/rollback cycle: the first round fills the pool; an
+    /// identical second round allocates no page buffer (its saves and new
+    /// pages, 27 of them, fit in the pool, bounded by the 40 pages).
+    #[test]
+    fn second_cycle_allocates_no_page_buffer() {
+        let page = Store::<u32>::PAGE;
+        let mut s = Store::<u32>::new();
+        let blocks: Vec<Addr> = (0..40 * page / 16).map(|_| s.alloc(16)).collect();
+        let half = &blocks[..blocks.len() / 2];
+        let cycle = |s: &mut Store<u32>| {
+            s.journal_begin();
+            for (i, &a) in half.iter().enumerate().step_by(3) {
+                *s.get_mut(a, i % 16) += 1;
+            }
+            s.journal_begin();
+            for &a in half[..4 * page / 16].iter().step_by(5) {
+                s.free(a, 16);
+            }
+            let new: Vec<Addr> = (0..3 * page / 8).map(|_| s.alloc(8)).collect();
+            *s.get_mut(new[0], 0) = 5;
+            s.journal_commit_to(1);
+            s.journal_rollback_to(0);
+            s.journal_commit_to(0);
+        };
+        let before = s.debug_layout();
+        let fresh0 = s.jr.fresh;
+        cycle(&mut s);
+        let fresh1 = s.jr.fresh;
+        assert_eq!(fresh1 - fresh0, 27, "20 + 4 saved pages and 3 new pages");
+        assert!(s.debug_layout() == before);
+        assert_eq!(s.pool_len(), 27);
+        cycle(&mut s);
+        assert_eq!(s.jr.fresh, fresh1, "second cycle allocated page buffers");
+        assert!(s.debug_layout() == before);
+    }
+
+    /// The pool never holds more buffers than the store has pages.
+    #[test]
+    fn pool_is_bounded_by_page_count() {
+        let page = Store::<u32>::PAGE;
+        let mut s = Store::<u32>::new();
+        let a = s.alloc(page);
+        s.journal_begin();
+        for _ in 0..50 {
+            s.alloc(page);
+        }
+        *s.get_mut(a, 0) = 1;
+        s.journal_rollback_to(0);
+        assert_eq!(s.pages, 1);
+        assert!(s.pool_len() <= 1, "{}", s.pool_len());
+        s.journal_commit_to(0);
+        assert!(s.pool_len() <= 1);
+    }
+
+    #[test]
+    fn small_pages_are_cut_in_order_and_lifo() {
+        let page = Store::<u32>::PAGE as u32;
+        let mut s = Store::<u32>::new();
+        let a: Vec<Addr> = (0..page / 4 + 1).map(|_| s.alloc(4)).collect();
+        for (i, &x) in a[..(page / 4) as usize].iter().enumerate() {
+            assert_eq!(x, i as u32 * 4);
+        }
+        assert_eq!(a[(page / 4) as usize], 1 << Store::<u32>::SHIFT);
+        s.free(a[3], 4);
+        s.free(a[1], 4);
+        assert_eq!(s.alloc(4), a[1]);
+        assert_eq!(s.alloc(3), a[3]);
+        assert_eq!(s.alloc(0), EMPTY);
+        assert!(s.slice(EMPTY, 0).is_empty());
+        assert!(s.slice_mut(EMPTY, 0).is_empty());
+        s.free(EMPTY, 0);
+        assert_eq!(s.reserved_bytes(), 2 * PAGE_BYTES);
+    }
+
+    #[test]
+    fn rollback_past_the_outer_level_is_harmless() {
+        let mut s = Store::<u32>::new();
+        let a = s.alloc(2);
+        s.journal_rollback_to(0);
+        s.journal_commit_to(0);
+        assert_eq!(s.journal_depth(), 0);
+        s.journal_begin();
+        *s.get_mut(a, 1) = 3;
+        s.journal_rollback_to(1);
+        assert_eq!(s.get(a, 1), 3);
+        s.journal_rollback_to(0);
+        assert_eq!(s.get(a, 1), 0);
+        assert_eq!(s.journal_depth(), 1);
+    }
+}
