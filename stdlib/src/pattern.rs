@@ -483,6 +483,45 @@ impl Gsub {
         self.count
     }
 
+    /// The state as plain words (for writing a suspended gsub to bytes;
+    /// [`Gsub::from_words`] reads them back).
+    pub fn to_words(&self) -> [i64; 6] {
+        [
+            self.src as i64,
+            self.lastmatch.map_or(-1, |l| l as i64),
+            i64::from(self.anchored),
+            self.count,
+            self.max,
+            i64::from(self.done),
+        ]
+    }
+
+    /// A state from [`Gsub::to_words`], or `None` if the words cannot be
+    /// one (negative offsets or count, flags other than 0 and 1). Offsets
+    /// are checked against the subject by [`Gsub::fits`].
+    pub fn from_words(w: [i64; 6]) -> Option<Gsub> {
+        let [src, last, anchored, count, max, done] = w;
+        let flag = |x: i64| match x {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        };
+        Some(Gsub {
+            src: usize::try_from(src).ok()?,
+            lastmatch: if last == -1 { None } else { Some(usize::try_from(last).ok()?) },
+            anchored: flag(anchored)?,
+            count: if count >= 0 { count } else { return None },
+            max,
+            done: flag(done)?,
+        })
+    }
+
+    /// Whether the state's offsets lie within a subject of `len` bytes
+    /// (always true of a state this module made for that subject).
+    pub fn fits(&self, len: usize) -> bool {
+        self.src <= len && self.lastmatch.is_none_or(|l| l <= len)
+    }
+
     /// Finds the next match to replace, copying the skipped subject bytes to
     /// `out`. `subject` and `pattern` (the full pattern) must be the same on
     /// every call.

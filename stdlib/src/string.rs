@@ -50,7 +50,7 @@ use crate::pack::{self, PackArgs, PackError, PackValue};
 use crate::pattern::{self, Capture, Gsub, Matcher, PatternError};
 use luprex_vm::format::{format_char, format_float, format_int, Spec};
 use luprex_vm::number;
-use luprex_vm::userdata::{Cloneable, UserData};
+use luprex_vm::userdata::{Payload, UserData};
 use luprex_vm::value::{StrRef, TableRef};
 use luprex_vm::{Action, ArithOp, Error, NativeFn, State, Status, Type, Value};
 use std::borrow::Cow;
@@ -88,6 +88,7 @@ pub fn open(st: &mut State) -> Result<(), Error> {
     }
     st.native_id("string.gmatch_iterator", gmatch_aux);
     st.register_continuation("string.gsub_k", gsub_k);
+    st.register_payload_loader(GSUB_PAYLOAD, load_gsub_payload);
     open_metatable(st, t);
     st.set_global("string", Value::Table(t));
     let loaded = st.loaded_table();
@@ -454,6 +455,77 @@ struct GsubState {
 /// Stack slot of the gsub state userdata.
 const GSUB_SLOT: usize = 5;
 
+/// The name under which a suspended gsub's state is written to bytes.
+const GSUB_PAYLOAD: &str = "string.gsub_state";
+
+/// The userdata payload holding a gsub suspended in its replacement
+/// function: copied for snapshots, written to bytes for `save_state`
+/// (format: a `u8` 0/1 for none/some, then the six [`Gsub::to_words`]
+/// as little-endian `i64`, `changed` as a `u8`, the current match's two
+/// offsets and the output's length as `u64`, and the output's bytes).
+struct GsubPayload(Option<GsubState>);
+
+impl Payload for GsubPayload {
+    fn as_any(&self) -> &dyn std::any::Any {
+        &self.0
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        &mut self.0
+    }
+    fn type_name(&self) -> &'static str {
+        "GsubState"
+    }
+    fn clone_payload(&self) -> Option<Box<dyn Payload>> {
+        Some(Box::new(GsubPayload(self.0.clone())))
+    }
+    fn persist_name(&self) -> Option<&'static str> {
+        Some(GSUB_PAYLOAD)
+    }
+    fn persist(&self, out: &mut Vec<u8>) -> bool {
+        let Some(gs) = &self.0 else {
+            out.push(0);
+            return true;
+        };
+        out.push(1);
+        gs.g.to_words().iter().for_each(|w| out.extend_from_slice(&w.to_le_bytes()));
+        out.push(u8::from(gs.changed));
+        for x in [gs.cur.0, gs.cur.1, gs.out.len()] {
+            out.extend_from_slice(&(x as u64).to_le_bytes());
+        }
+        out.extend_from_slice(&gs.out);
+        true
+    }
+}
+
+/// Reads a [`GsubPayload`] back (the loader registered as
+/// [`GSUB_PAYLOAD`]); `None` for bytes it cannot have written.
+fn load_gsub_payload(b: &[u8]) -> Option<Box<dyn Payload>> {
+    let word =
+        |i: usize| -> Option<u64> { Some(u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?)) };
+    match b.first()? {
+        0 if b.len() == 1 => return Some(Box::new(GsubPayload(None))),
+        1 => {}
+        _ => return None,
+    }
+    let mut w = [0i64; 6];
+    for (k, x) in w.iter_mut().enumerate() {
+        *x = word(1 + 8 * k)? as i64;
+    }
+    let g = Gsub::from_words(w)?;
+    let changed = match b.get(49)? {
+        0 => false,
+        1 => true,
+        _ => return None,
+    };
+    let (a, e, n) = (word(50)?, word(58)?, word(66)?);
+    let out = b.get(74..)?;
+    if out.len() as u64 != n || a > e {
+        return None;
+    }
+    let cur = (usize::try_from(a).ok()?, usize::try_from(e).ok()?);
+    Some(Box::new(GsubPayload(Some(GsubState { g, out: out.to_vec(), changed, cur }))))
+}
+
 fn gsub(st: &mut State) -> R {
     let s = st.check_str(1)?;
     let p = st.check_str(2)?;
@@ -520,6 +592,11 @@ fn gsub_k(st: &mut State, _status: Status, _ctx: i64) -> R {
         return Err(st.native_error("invalid gsub state"));
     };
     let Value::Str(s) = st.arg(1) else { return Err(st.native_error("invalid gsub state")) };
+    let len = st.heap.str(s).len();
+    if !gs.g.fits(len) || gs.cur.1 > len {
+        // Only a state loaded from corrupt bytes can be out of range.
+        return Err(st.native_error("invalid gsub state"));
+    }
     add_value(st, &mut gs, s, v)?;
     gsub_run(st, gs)
 }
@@ -533,7 +610,8 @@ fn put_gsub_state(st: &mut State, gs: GsubState) {
             return;
         }
     }
-    let ud = UserData { meta: None, user_values: Vec::new(), data: Cloneable::boxed(Some(gs)) };
+    let ud =
+        UserData { meta: None, user_values: Vec::new(), data: Box::new(GsubPayload(Some(gs))) };
     let u = st.heap.new_userdata(ud);
     st.set_arg(GSUB_SLOT, Value::UserData(u));
 }

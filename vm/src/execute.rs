@@ -186,11 +186,9 @@ fn upval_read(heap: &Heap, running: ThreadRef, stack: &[Value], uv: UpvalRef) ->
 /// like heapsort's.
 #[inline(always)]
 fn get_int(tab: TableView<'_>, n: i64) -> Value {
-    let (array, idx) = (tab.array(), (n as u64).wrapping_sub(1));
-    if idx < array.len() as u64 {
-        load(&array[idx as usize])
-    } else {
-        tab.get_int(n)
+    match tab.array_cell((n as u64).wrapping_sub(1)) {
+        Some(cell) => load(cell),
+        None => tab.get_int(n),
     }
 }
 
@@ -799,16 +797,17 @@ impl State {
                         let key = kst!(i.b());
                         let v = rk!(i);
                         if let (Value::Table(h), Value::Str(ks)) = (t, key) {
+                            // An existing key is updated raw, metatable or not.
+                            if self.heap.tables.set_str_existing(h, ks, v) {
+                                continue;
+                            }
                             let mut tab = self.heap.tables.get_mut(h);
                             if tab.meta.is_none() {
                                 let before = tab.estimated_bytes();
                                 tab.set_str(ks, v);
                                 let after = tab.estimated_bytes();
+                                drop(tab);
                                 self.heap.bytes = (self.heap.bytes + after).saturating_sub(before);
-                                continue;
-                            }
-                            // With a metatable: an existing key is updated raw.
-                            if tab.set_str_existing(ks, v) {
                                 continue;
                             }
                         }
@@ -824,19 +823,20 @@ impl State {
                         let key = kst!(i.b());
                         let v = rk!(i);
                         if let (Value::Table(h), Value::Str(ks)) = (t, key) {
+                            // An existing key is updated raw, metatable or not.
+                            if self.heap.tables.set_str_existing(h, ks, v) {
+                                continue;
+                            }
                             let mut tab = self.heap.tables.get_mut(h);
                             if tab.meta.is_none() {
                                 let before = tab.estimated_bytes();
                                 tab.set_str(ks, v);
                                 let after = tab.estimated_bytes();
+                                drop(tab);
                                 if after != before {
                                     self.heap.bytes =
                                         (self.heap.bytes + after).saturating_sub(before);
                                 }
-                                continue;
-                            }
-                            // With a metatable: an existing key is updated raw.
-                            if tab.set_str_existing(ks, v) {
                                 continue;
                             }
                         }
@@ -856,15 +856,23 @@ impl State {
                         };
                         let v = rk!(i);
                         if let Value::Table(h) = t {
-                            let mut tab = self.heap.tables.get_mut(h);
-                            if let Value::Int(n) = key {
-                                let idx = (n as u64).wrapping_sub(1);
-                                if idx < tab.array_len_raw() as u64
-                                    && (tab.meta.is_none() || !tab.array()[idx as usize].is_nil())
-                                {
-                                    store(tab.array_slot_mut(idx as usize), v);
+                            match key {
+                                Value::Int(n) => {
+                                    let idx = (n as u64).wrapping_sub(1);
+                                    let tables = &mut self.heap.tables;
+                                    if let Some(slot) = tables.array_slot_for_set(h, idx) {
+                                        store(slot, v);
+                                        continue;
+                                    }
+                                }
+                                // An existing key is updated raw, metatable or not.
+                                Value::Str(ks) if self.heap.tables.set_str_existing(h, ks, v) => {
                                     continue;
                                 }
+                                _ => {}
+                            }
+                            let mut tab = self.heap.tables.get_mut(h);
+                            if let Value::Int(n) = key {
                                 if tab.meta.is_none() && tab.try_append(n, v) {
                                     continue;
                                 }

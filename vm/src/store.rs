@@ -413,6 +413,13 @@ impl<T: Elem> Store<T> {
         self.chunks[c][off + i]
     }
 
+    /// Element `i` of block `a`, by reference.
+    #[inline(always)]
+    pub fn get_ref(&self, a: Addr, i: usize) -> &T {
+        let (c, off) = Self::split(a);
+        &self.chunks[c][off + i]
+    }
+
     /// Element `i` of block `a`, mutable; journals its page.
     #[inline(always)]
     pub fn get_mut(&mut self, a: Addr, i: usize) -> &mut T {

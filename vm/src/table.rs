@@ -597,6 +597,42 @@ impl Tables {
         self.arena.journal_len()
     }
 
+    /// The dispatch loop's `t[i] = v` for an existing array slot (key
+    /// `idx + 1`): the slot, mutable, if it is in the array part and the
+    /// assignment is raw (no metatable, or the slot holds a value, so no
+    /// `__newindex` applies). Touches no header.
+    #[inline(always)]
+    pub fn array_slot_for_set(&mut self, h: TableRef, idx: u64) -> Option<&mut Value> {
+        let t = self.arena.get(h);
+        if idx < u64::from(t.alen) {
+            let i = 3 * t.hcap as usize + idx as usize;
+            if t.meta.is_none() || !self.store.vals.get(t.body, i).is_nil() {
+                return Some(self.store.vals.get_mut(t.body, i));
+            }
+        }
+        None
+    }
+
+    /// The dispatch loop's `t[s] = v` when `s` is present with a non-nil
+    /// value (an update: raw whatever the metatable). True if done. The
+    /// header is written (to reset the metamethod cache, as every
+    /// string-key assignment does) only if the cache is not already clear.
+    #[inline(always)]
+    pub fn set_str_existing(&mut self, h: TableRef, s: StrRef, v: Value) -> bool {
+        let t = self.arena.get(h);
+        let (body, flags) = (t.body, t.flags);
+        match (TableView { t, s: &self.store }).find_str(s) {
+            Some((_, e, old)) if !old.is_nil() => {
+                *self.store.vals.get_mut(body, 2 * e + 1) = v;
+                if flags != 0 {
+                    self.arena.get_mut(h).flags = 0;
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Content pages saved by the open levels.
     pub fn journal_pages(&self) -> usize {
         self.store.journal_len()
@@ -724,6 +760,16 @@ impl<'a> TableView<'a> {
             return self.s.vals.get(t.body, 3 * t.hcap as usize + idx as usize);
         }
         self.get_int_hash(i)
+    }
+
+    /// Array slot `idx` (key `idx + 1`) if it is in the array part.
+    #[inline(always)]
+    pub fn array_cell(self, idx: u64) -> Option<&'a Value> {
+        let t = self.t;
+        if idx < u64::from(t.alen) {
+            return Some(self.s.vals.get_ref(t.body, 3 * t.hcap as usize + idx as usize));
+        }
+        None
     }
 
     /// Raw `t[s]` for a string key.
