@@ -1019,18 +1019,23 @@ impl<'a> TableView<'a> {
         crate::prefetch::prefetch_read(self.s.vals.chunk_entry_ptr(self.t.body));
     }
 
-    /// Hints the CPU to fetch the first cache lines of the body: entries,
-    /// index and array (for traversals that know which table they will
-    /// read next; see `prefetch.rs`).
+    /// Hints the CPU to fetch the cache lines a traversal reads next: the
+    /// entries in use (up to four lines) and the start of the array part
+    /// (see `prefetch.rs`; the index is not read by traversals).
     #[inline]
     pub(crate) fn prefetch_parts(self) {
         use crate::prefetch::prefetch_read;
-        let b = self.body().as_ptr();
-        let h = self.t.hcap as usize;
-        prefetch_read(b);
-        prefetch_read(b.wrapping_add(4));
-        prefetch_read(b.wrapping_add(2 * h));
-        prefetch_read(b.wrapping_add(3 * h));
+        let t = self.t;
+        let b = self.body().as_ptr().cast::<u8>();
+        let ent_bytes = (32 * t.elen as usize).min(256);
+        let mut off = 0;
+        while off < ent_bytes {
+            prefetch_read(b.wrapping_add(off));
+            off += 64;
+        }
+        if t.alen > 0 {
+            prefetch_read(b.wrapping_add(48 * t.hcap as usize));
+        }
     }
 
     /// Approximate heap bytes, from logical sizes only (deterministic).
