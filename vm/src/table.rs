@@ -786,8 +786,10 @@ impl<'a> TableView<'a> {
         if h == 0 {
             return None;
         }
-        let body = self.body();
-        let (ents, index) = (&body[..2 * self.t.elen as usize], &body[2 * h..3 * h]);
+        // Entries and index only: an index slot never names an entry at or
+        // past `elen`, so the entries need no bound of their own.
+        let cells = self.s.vals.slice(self.t.body, 3 * h);
+        let (ents, index) = cells.split_at(2 * h);
         let mask = 2 * h - 1;
         let mut pos = (str_hash(s) >> self.t.shift) as usize & mask;
         loop {
@@ -823,8 +825,8 @@ impl<'a> TableView<'a> {
         if hc == 0 {
             return Probe::Absent;
         }
-        let body = self.body();
-        let (ents, index) = (&body[..2 * self.t.elen as usize], &body[2 * hc..3 * hc]);
+        let cells = self.s.vals.slice(self.t.body, 3 * hc);
+        let (ents, index) = cells.split_at(2 * hc);
         let mask = 2 * hc - 1;
         let mut pos = (h >> self.t.shift) as usize & mask;
         loop {
