@@ -864,6 +864,9 @@ impl State {
                                         store(slot, v);
                                         continue;
                                     }
+                                    if self.heap.tables.try_append(h, n, v) {
+                                        continue;
+                                    }
                                 }
                                 // An existing key is updated raw, metatable or not.
                                 Value::Str(ks) if self.heap.tables.set_str_existing(h, ks, v) => {
@@ -871,14 +874,7 @@ impl State {
                                 }
                                 _ => {}
                             }
-                            let mut tab = self.heap.tables.get_mut(h);
-                            if let Value::Int(n) = key {
-                                if tab.meta.is_none() && tab.try_append(n, v) {
-                                    continue;
-                                }
-                            }
-                            let plain = tab.meta.is_none();
-                            drop(tab);
+                            let plain = self.heap.tables.get(h).meta.is_none();
                             if plain {
                                 savepc!();
                                 self.raw_set_checked(h, key, v)?;

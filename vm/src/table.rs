@@ -613,6 +613,27 @@ impl Tables {
         None
     }
 
+    /// The dispatch loop's append `t[#t + 1] = v` on a table without a
+    /// metatable: [`TableMut::try_append`] without building a `TableMut`
+    /// (the header changes, so it is written, hence journaled).
+    #[inline(always)]
+    pub fn try_append(&mut self, h: TableRef, i: i64, v: Value) -> bool {
+        let t = self.arena.get(h);
+        let n = t.alen;
+        if t.meta.is_none()
+            && i as u64 == u64::from(n) + 1
+            && n < t.acap
+            && t.elen == 0
+            && !v.is_nil()
+        {
+            let (body, cell) = (t.body, 3 * t.hcap as usize + n as usize);
+            *self.store.vals.get_mut(body, cell) = v;
+            self.arena.get_mut(h).alen = n + 1;
+            return true;
+        }
+        false
+    }
+
     /// The dispatch loop's `t[s] = v` when `s` is present with a non-nil
     /// value (an update: raw whatever the metatable). True if done. The
     /// header is written (to reset the metamethod cache, as every
@@ -1376,11 +1397,9 @@ impl<'a> TableMut<'a> {
     fn grow_acap(&mut self, acap: usize) {
         let hc = self.t.hcap as usize;
         if body_cap(acap, hc) != body_cap(self.t.acap as usize, hc) {
-            let old = self.view().body().to_vec();
+            let used = 3 * hc + self.t.alen as usize;
             let b = self.s.alloc_body(acap, hc);
-            if !old.is_empty() {
-                self.s.vals.slice_mut(b, old.len()).copy_from_slice(&old);
-            }
+            self.s.vals.copy_block(self.t.body, b, used);
             let t = self.t;
             self.s.free_body(&t);
             self.t.body = b;
