@@ -106,7 +106,7 @@
 use crate::arena::Arena;
 use crate::func::{FnProto, ProtoRef, UpVal, UpvalRef};
 use crate::state::State;
-use crate::thread::{CallInfo, Callee, CoStatus, ExecState, MetaRet};
+use crate::thread::{CallInfo, Callee, ExecState, MetaRet};
 use crate::value::{LuaFnRef, RustFnRef, StrRef, TableRef, ThreadRef, UserDataRef, Value};
 use std::any::Any;
 
@@ -587,12 +587,7 @@ impl<'a> Walker<'a> {
     fn thread(&mut self, h: ThreadRef) {
         let st = self.st;
         let th = st.heap.threads.get(h);
-        self.w(match th.status {
-            CoStatus::Suspended => 0,
-            CoStatus::Running => 1,
-            CoStatus::Normal => 2,
-            CoStatus::Dead => 3,
-        });
+        self.w(u64::from(th.status.code()));
         self.w(u64::from(th.started));
         self.w(u64::from(th.is_main));
         self.value(th.error);

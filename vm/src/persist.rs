@@ -456,12 +456,7 @@ impl Writer<'_> {
     }
 
     fn thread(&mut self, t: &Thread) -> WResult {
-        self.u8(match t.status {
-            CoStatus::Suspended => 0,
-            CoStatus::Running => 1,
-            CoStatus::Normal => 2,
-            CoStatus::Dead => 3,
-        });
+        self.u8(t.status.code());
         self.u8(u8::from(t.started));
         self.u8(u8::from(t.is_main));
         self.value(t.error);
@@ -851,13 +846,8 @@ impl<'a> Reader<'a> {
     }
 
     fn thread(&mut self) -> RResult<Thread> {
-        let status = match self.u8()? {
-            0 => CoStatus::Suspended,
-            1 => CoStatus::Running,
-            2 => CoStatus::Normal,
-            3 => CoStatus::Dead,
-            s => return Err(format!("bad thread status {s}")),
-        };
+        let s = self.u8()?;
+        let status = CoStatus::from_code(s).ok_or_else(|| format!("bad thread status {s}"))?;
         let started = self.bool()?;
         let is_main = self.bool()?;
         let error = self.value()?;

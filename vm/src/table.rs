@@ -616,9 +616,12 @@ impl Tables {
         None
     }
 
-    /// The dispatch loop's append `t[#t + 1] = v` on a table without a
-    /// metatable: [`TableMut::try_append`] without building a `TableMut`
-    /// (the header changes, so it is written, hence journaled).
+    /// The dispatch loop's append: raw `t[i] = v` on a table without a
+    /// metatable if it is an append to the array part within its capacity
+    /// (`i` is `alen + 1`, `v` is not nil, the hash part is empty so it
+    /// cannot hold key `i`): exactly what [`TableMut::set_int`] would do,
+    /// without the hash probe and without building a `TableMut` (the
+    /// header changes, so it is written, hence journaled). True if done.
     #[inline(always)]
     pub fn try_append(&mut self, h: TableRef, i: i64, v: Value) -> bool {
         let t = self.arena.get(h);
@@ -893,7 +896,7 @@ impl<'a> TableView<'a> {
     fn optimal_array_size(self, extra: Option<u64>) -> usize {
         let mut nums = [0usize; MAX_ARRAY_BITS + 1];
         let mut total = 0usize;
-        for (k, _) in self.live_entries() {
+        for (k, _) in self.hash_pairs() {
             if let Value::Int(k) = k {
                 total += count_key(&mut nums, k as u64);
             }
@@ -916,11 +919,6 @@ impl<'a> TableView<'a> {
     /// traversal order).
     #[inline]
     pub(crate) fn hash_pairs(self) -> impl Iterator<Item = (Value, Value)> + 'a {
-        self.live_entries()
-    }
-
-    /// Live hash entries in order.
-    fn live_entries(self) -> impl Iterator<Item = (Value, Value)> + 'a {
         self.ents().chunks_exact(2).filter(|c| !c[1].is_nil()).map(|c| (c[0], c[1]))
     }
 
@@ -1038,7 +1036,7 @@ impl<'a> TableView<'a> {
             .enumerate()
             .filter(|(_, v)| !v.is_nil())
             .map(|(i, v)| (Value::Int(i as i64 + 1), *v));
-        arr.chain(self.live_entries())
+        arr.chain(self.hash_pairs())
     }
 
     /// Calls `f` on every live key and value, and on the metatable (the
@@ -1048,7 +1046,7 @@ impl<'a> TableView<'a> {
             f(Value::Table(m));
         }
         self.array().iter().filter(|v| !v.is_nil()).for_each(|v| f(*v));
-        for (k, v) in self.live_entries() {
+        for (k, v) in self.hash_pairs() {
             f(k);
             f(v);
         }
@@ -1290,35 +1288,6 @@ impl<'a> TableMut<'a> {
         }
     }
 
-    /// Raw `t[s] = v` only if `s` is present with a non-nil value (an
-    /// update, which never inserts, so a `__newindex` need not be looked
-    /// for). True if done. Resets `flags`, as every string-key assignment.
-    #[inline(always)]
-    pub fn set_str_existing(&mut self, s: StrRef, v: Value) -> bool {
-        self.t.flags = 0;
-        match self.view().find_str_entry(s) {
-            Some((e, old)) if !old.is_nil() => {
-                self.set_entry_val(e, v);
-                true
-            }
-            _ => false,
-        }
-    }
-
-    /// Raw `t[i] = v` if it is an append to the array part within its
-    /// capacity (`i` is `alen + 1`, `v` is not nil, the hash part is
-    /// empty so it cannot hold key `i`): exactly what [`TableMut::set_int`]
-    /// would do, without the hash probe. True if done.
-    #[inline(always)]
-    pub fn try_append(&mut self, i: i64, v: Value) -> bool {
-        let n = self.t.alen;
-        if i as u64 == u64::from(n) + 1 && n < self.t.acap && self.t.elen == 0 && !v.is_nil() {
-            self.push_array(v);
-            return true;
-        }
-        false
-    }
-
     #[inline(never)]
     fn set_int_slow(&mut self, i: i64, v: Value) {
         let key = Value::Int(i);
@@ -1457,7 +1426,7 @@ impl<'a> TableMut<'a> {
     /// block.
     fn rebuild(&mut self, na: usize, reserve: usize) {
         let view = self.view();
-        let mut entries: Vec<(Value, Value)> = view.live_entries().collect();
+        let mut entries: Vec<(Value, Value)> = view.hash_pairs().collect();
         let had_garbage = entries.len() != self.t.elen as usize;
         let old_len = self.t.alen as usize;
         let mut array: Option<Vec<Value>> = None;

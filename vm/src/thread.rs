@@ -206,6 +206,24 @@ impl CoStatus {
             CoStatus::Dead => "dead",
         }
     }
+
+    /// A stable number for the status (0 to 3), for the state hash and the
+    /// persisted form.
+    pub fn code(self) -> u8 {
+        match self {
+            CoStatus::Suspended => 0,
+            CoStatus::Running => 1,
+            CoStatus::Normal => 2,
+            CoStatus::Dead => 3,
+        }
+    }
+
+    /// The status of [`CoStatus::code`] `c`, if it is one.
+    pub fn from_code(c: u8) -> Option<CoStatus> {
+        [CoStatus::Suspended, CoStatus::Running, CoStatus::Normal, CoStatus::Dead]
+            .get(usize::from(c))
+            .copied()
+    }
 }
 
 /// A coroutine (or the main thread).
