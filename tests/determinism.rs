@@ -10,7 +10,7 @@
 //! have done anyway. The same holds with nested snapshots, and a child
 //! process computes the same hashes.
 
-use luprex_vm::State;
+use luprex_vm::raw::State;
 use std::process::Command;
 
 include!("../vm/tests/support/capture.rs");

@@ -4,7 +4,7 @@
 //! inside a `table.sort` comparator (a frame waiting in `sort`'s
 //! continuation), and the same results and hashes when both states go on.
 
-use luprex_vm::{State, Value};
+use luprex_vm::raw::{State, Value};
 
 const WORLD: &str = r#"
     math.randomseed(42)

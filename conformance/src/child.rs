@@ -9,7 +9,7 @@
 
 use crate::plan::Plan;
 use anyhow::{Context, Result};
-use luprex_vm::{State, Value};
+use luprex_vm::raw::{State, Value};
 use std::io::Write;
 
 /// Prefix of the error line the parent looks for.

@@ -10,7 +10,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use luprex_vm::{State, Value};
+use luprex_vm::raw::{State, Value};
 
 fn run(st: &mut State, f: Value) -> Vec<Value> {
     st.set_instruction_limit(Some(20_000));

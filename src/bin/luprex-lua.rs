@@ -22,7 +22,7 @@ use std::io::{self, BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use luprex_vm::{State, Value};
+use luprex_vm::raw::{State, Value};
 
 const PROGNAME: &str = "luprex-lua";
 

@@ -30,15 +30,15 @@
 //!   `setuservalue` fails, as for a userdata created with none.
 //! * `setcstacklimit` does nothing and returns 200, as 5.4.4 does.
 
-use luprex_vm::debug::{hookmask, DebugInfo, FrameId, HookEvent};
-use luprex_vm::{Action, Error, NativeFn, State, Value};
+use luprex_vm::raw::debug::{hookmask, DebugInfo, FrameId, HookEvent};
+use luprex_vm::raw::{Action, Error, NativeFn, State, Value};
 use std::io::BufRead;
 
 type R = Result<Action, Error>;
 
 /// Opens the library: the `debug` global and `package.loaded.debug`.
 pub fn open(st: &mut State) -> Result<(), Error> {
-    let t = st.heap.new_table(0, 20);
+    let t = st.new_table_sized(0, 20);
     let fns: &[(&str, &'static str, NativeFn)] = &[
         ("debug", "debug.debug", debug),
         ("getuservalue", "debug.getuservalue", getuservalue),
@@ -63,7 +63,7 @@ pub fn open(st: &mut State) -> Result<(), Error> {
     }
     st.set_global("debug", Value::Table(t));
     let loaded = st.loaded_table();
-    let k = st.heap.intern(b"debug");
+    let k = st.intern(b"debug");
     st.raw_set_str(loaded, k, Value::Table(t));
     Ok(())
 }
@@ -80,7 +80,7 @@ fn push_str(st: &mut State, s: &str) {
 
 /// The thread argument, if any, and the index of the argument before the
 /// others (`getthread`).
-fn getthread(st: &State) -> (luprex_vm::value::ThreadRef, usize) {
+fn getthread(st: &State) -> (luprex_vm::raw::ThreadRef, usize) {
     match st.arg(1) {
         Value::Thread(t) => (t, 1),
         _ => (st.running_thread(), 0),
@@ -99,11 +99,7 @@ fn check_function(st: &mut State, i: usize) -> Result<Value, Error> {
 
 /// The frame at the level in argument `i` of thread `th`, or `level out of
 /// range`.
-fn check_level(
-    st: &mut State,
-    th: luprex_vm::value::ThreadRef,
-    i: usize,
-) -> Result<FrameId, Error> {
+fn check_level(st: &mut State, th: luprex_vm::raw::ThreadRef, i: usize) -> Result<FrameId, Error> {
     let level = st.check_int(i)?;
     match st.frame_by_level(th, level) {
         Some(f) => Ok(f),
@@ -173,7 +169,7 @@ fn info_table(st: &mut State, info: &DebugInfo, opts: &[u8]) -> Value {
 fn getinfo(st: &mut State) -> R {
     let (th, arg) = getthread(st);
     let opts: Vec<u8> = match st.opt_str(arg + 2)? {
-        Some(s) => st.heap.str(s).to_vec(),
+        Some(s) => st.str_bytes(s).to_vec(),
         None => b"flnSrtu".to_vec(),
     };
     if opts.first() == Some(&b'>') {
@@ -347,7 +343,7 @@ fn traceback(st: &mut State) -> R {
     let (th, arg) = getthread(st);
     let m = st.arg(arg + 1);
     let msg = match m {
-        Value::Str(s) => Some(String::from_utf8_lossy(st.heap.str(s)).into_owned()),
+        Value::Str(s) => Some(String::from_utf8_lossy(st.str_bytes(s)).into_owned()),
         Value::Int(_) | Value::Float(_) => {
             Some(String::from_utf8_lossy(&st.tostring_bytes(m)?).into_owned())
         }
@@ -438,7 +434,7 @@ fn sethook(st: &mut State) -> R {
         let f = check_function(st, arg + 1)?;
         let count = st.opt_int(arg + 3, 0)?;
         let mut mask = 0u8;
-        for &c in st.heap.str(smask) {
+        for &c in st.str_bytes(smask) {
             mask |= match c {
                 b'c' => hookmask::CALL,
                 b'r' => hookmask::RET,
@@ -453,7 +449,7 @@ fn sethook(st: &mut State) -> R {
     };
     let t = hook_table(st);
     st.table_set(t, Value::Thread(th), f);
-    st.set_hook(th, (mask != 0).then_some(hookf as luprex_vm::debug::HookFn), mask, count);
+    st.set_hook(th, (mask != 0).then_some(hookf as luprex_vm::raw::debug::HookFn), mask, count);
     Ok(Action::Return(0))
 }
 

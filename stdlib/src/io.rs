@@ -31,8 +31,8 @@
 pub mod stream;
 
 use crate::io::stream::{BufMode, OsError, Source, Stream, Whence};
-use luprex_vm::value::TableRef;
-use luprex_vm::{Action, Error, State, Value};
+use luprex_vm::raw::TableRef;
+use luprex_vm::raw::{Action, Error, State, Value};
 use std::path::PathBuf;
 
 type R = Result<Action, Error>;
@@ -79,8 +79,8 @@ pub struct LStream {
 /// Opens the library: the `io` table, the `FILE*` metatable, the standard
 /// files.
 pub fn open(st: &mut State) -> Result<(), Error> {
-    let io = st.heap.new_table(0, 16);
-    let fns: &[(&str, &'static str, luprex_vm::NativeFn)] = &[
+    let io = st.new_table_sized(0, 16);
+    let fns: &[(&str, &'static str, luprex_vm::raw::NativeFn)] = &[
         ("close", "io.close", io_close),
         ("flush", "io.flush", io_flush),
         ("input", "io.input", io_input),
@@ -114,14 +114,14 @@ pub fn open(st: &mut State) -> Result<(), Error> {
 
 /// Builds the `FILE*` metatable (`createmeta`).
 fn create_meta(st: &mut State) {
-    let mt = st.heap.new_table(0, 8);
+    let mt = st.new_table_sized(0, 8);
     let name = st.new_string(FILEHANDLE.as_bytes());
     set_field(st, mt, "__name", name);
     st.set_native_field(mt, "__gc", "io.file:__gc", f_gc);
     st.set_native_field(mt, "__close", "io.file:__close", f_gc);
     st.set_native_field(mt, "__tostring", "io.file:__tostring", f_tostring);
-    let meth = st.heap.new_table(0, 8);
-    let methods: &[(&str, &'static str, luprex_vm::NativeFn)] = &[
+    let meth = st.new_table_sized(0, 8);
+    let methods: &[(&str, &'static str, luprex_vm::raw::NativeFn)] = &[
         ("read", "io.file:read", f_read),
         ("write", "io.file:write", f_write),
         ("lines", "io.file:lines", f_lines),
@@ -140,7 +140,7 @@ fn create_meta(st: &mut State) {
 // ----- small helpers --------------------------------------------------------
 
 fn set_field(st: &mut State, t: TableRef, key: &str, v: Value) {
-    let k = st.heap.intern(key.as_bytes());
+    let k = st.intern(key.as_bytes());
     st.raw_set_str(t, k, v);
 }
 
@@ -214,7 +214,7 @@ fn check_option(
         (Some(d), true) => d.as_bytes().to_vec(),
         _ => {
             let s = st.check_str(i)?;
-            st.heap.str(s).to_vec()
+            st.str_bytes(s).to_vec()
         }
     };
     if let Some(k) = names.iter().position(|n| n.as_bytes() == name.as_slice()) {
@@ -368,7 +368,7 @@ fn f_tostring(st: &mut State) -> R {
     let text = if is_closed(st, v) {
         "file (closed)".to_owned()
     } else {
-        format!("file (0x{:012x})", luprex_vm::heap::Heap::object_id(v))
+        format!("file (0x{:012x})", luprex_vm::raw::object_id(v))
     };
     let s = st.new_string(text.as_bytes());
     ret1(st, s)
@@ -389,13 +389,13 @@ fn io_type(st: &mut State) -> R {
 fn io_open(st: &mut State) -> R {
     let name = st.check_str(1)?;
     let mode = match st.opt_str(2)? {
-        Some(m) => st.heap.str(m).to_vec(),
+        Some(m) => st.str_bytes(m).to_vec(),
         None => b"r".to_vec(),
     };
     if !check_mode(c_bytes(&mode)) {
         return Err(st.arg_error(2, "invalid mode"));
     }
-    let name = st.heap.str(name).to_vec();
+    let name = st.str_bytes(name).to_vec();
     match fopen(&name, c_bytes(&mode)) {
         Ok(s) => {
             let f = new_file(st, Handle::Stream(s));
@@ -408,7 +408,7 @@ fn io_open(st: &mut State) -> R {
 fn io_popen(st: &mut State) -> R {
     st.check_str(1)?;
     let mode = match st.opt_str(2)? {
-        Some(m) => st.heap.str(m).to_vec(),
+        Some(m) => st.str_bytes(m).to_vec(),
         None => b"r".to_vec(),
     };
     if !matches!(c_bytes(&mode), b"r" | b"w") {
@@ -472,7 +472,7 @@ fn g_iofile(st: &mut State, key: &str, mode: &[u8]) -> R {
         let f = match a {
             Value::Str(_) | Value::Int(_) | Value::Float(_) => {
                 let s = st.check_str(1)?;
-                let name = st.heap.str(s).to_vec();
+                let name = st.str_bytes(s).to_vec();
                 open_check(st, &name, mode)?
             }
             _ => to_file(st)?,
@@ -523,7 +523,7 @@ fn io_lines(st: &mut State) -> R {
         false
     } else {
         let s = st.check_str(1)?;
-        let name = st.heap.str(s).to_vec();
+        let name = st.str_bytes(s).to_vec();
         let f = open_check(st, &name, b"r")?;
         replace_arg1(st, f);
         true
@@ -609,7 +609,7 @@ fn read_format(st: &mut State, i: usize) -> Result<Format, Error> {
         return Ok(Format::Count(n as u64));
     }
     let s = st.check_str(i)?;
-    let b = st.heap.str(s);
+    let b = st.str_bytes(s);
     let p = b.strip_prefix(b"*").unwrap_or(b);
     match p.first() {
         Some(b'n') => Ok(Format::Number),
@@ -646,7 +646,7 @@ fn read_one(st: &mut State, file: Value, fmt: &Format) -> (Piece, bool) {
     });
     match r.flatten() {
         Some((Piece::Bytes(b), true)) if matches!(fmt, Format::Number) => {
-            match luprex_vm::number::str_to_number(&b) {
+            match luprex_vm::raw::number::str_to_number(&b) {
                 Some(n) => (Piece::Number(n.into()), true),
                 None => (Piece::Number(Value::Nil), false),
             }
@@ -742,14 +742,14 @@ fn f_read(st: &mut State) -> R {
 fn write_bytes(st: &mut State, i: usize) -> Result<Vec<u8>, Error> {
     let mut b = Vec::new();
     match st.arg(i) {
-        Value::Int(n) => luprex_vm::number::fmt_int(n, &mut b),
+        Value::Int(n) => luprex_vm::raw::number::fmt_int(n, &mut b),
         Value::Float(x) => {
-            let spec = luprex_vm::format::Spec::new(b'g').with_precision(14);
-            luprex_vm::format::format_float(&mut b, &spec, x);
+            let spec = luprex_vm::raw::format::Spec::new(b'g').with_precision(14);
+            luprex_vm::raw::format::format_float(&mut b, &spec, x);
         }
         _ => {
             let s = st.check_str(i)?;
-            b.extend_from_slice(st.heap.str(s));
+            b.extend_from_slice(st.str_bytes(s));
         }
     }
     Ok(b)
@@ -909,8 +909,7 @@ fn f_flush(st: &mut State) -> R {
 /// Flushes every open file of the state and its stdout (what C's `exit`
 /// does to all `FILE*` streams); used by `os.exit`.
 pub fn flush_all(st: &mut State) {
-    let handles: Vec<_> =
-        st.heap.userdata.iter().filter(|(_, u)| u.data.is::<LStream>()).map(|(h, _)| h).collect();
+    let handles = st.userdata_of_type::<LStream>();
     for h in handles {
         let _ = flush_file(st, Value::UserData(h));
     }

@@ -15,7 +15,7 @@
 //!
 //! `COMPATIBILITY.md` lists every function of the 5.4 manual and its status.
 
-use luprex_vm::{Error, State};
+use luprex_vm::raw::{Error, State};
 
 pub mod pack;
 pub mod pattern;

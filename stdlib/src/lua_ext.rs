@@ -23,7 +23,8 @@
 //! assert!(lua.load("io").eval::<Option<luprex_vm::Table>>().unwrap().is_none());
 //! ```
 
-use luprex_vm::{Error, Lua, LuaOptions, State};
+use luprex_vm::raw::{Error, State};
+use luprex_vm::{Lua, LuaOptions};
 
 /// A set of standard libraries (combine with `|`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

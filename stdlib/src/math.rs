@@ -41,8 +41,8 @@
 //!   all zeros).
 
 use crate::random::{RandomArgs, RandomError, RandomState, RandomValue};
-use luprex_vm::value::TableRef;
-use luprex_vm::{Action, Error, NativeFn, State, Value};
+use luprex_vm::raw::TableRef;
+use luprex_vm::raw::{Action, Error, NativeFn, State, Value};
 
 type R = Result<Action, Error>;
 
@@ -60,7 +60,7 @@ const FIXED_SEED: (i64, i64) = (0, 0);
 
 /// Opens the library: the `math` global and `package.loaded.math`.
 pub fn open(st: &mut State, seeding: Seeding) -> Result<(), Error> {
-    let t = st.heap.new_table(0, 48);
+    let t = st.new_table_sized(0, 48);
     let fns: &[(&str, &'static str, NativeFn)] = &[
         ("abs", "math.abs", abs),
         ("acos", "math.acos", acos),
@@ -102,19 +102,19 @@ pub fn open(st: &mut State, seeding: Seeding) -> Result<(), Error> {
     open_random(st, t, seeding);
     st.set_global("math", Value::Table(t));
     let loaded = st.loaded_table();
-    let k = st.heap.intern(b"math");
+    let k = st.intern(b"math");
     st.raw_set_str(loaded, k, Value::Table(t));
     Ok(())
 }
 
 fn set_field(st: &mut State, t: TableRef, field: &str, v: Value) {
-    let k = st.heap.intern(field.as_bytes());
+    let k = st.intern(field.as_bytes());
     st.raw_set_str(t, k, v);
 }
 
 /// Creates the generator state table and the two random functions.
 fn open_random(st: &mut State, t: TableRef, seeding: Seeding) {
-    let state = st.heap.new_table(4, 0);
+    let state = st.new_table_sized(4, 0);
     let deterministic = seeding == Seeding::Deterministic;
     let (n1, n2) = if deterministic { FIXED_SEED } else { environment_seed(st) };
     store_state(st, state, &RandomState::from_seed(n1, n2));
@@ -439,7 +439,7 @@ fn state_table(st: &State) -> Option<TableRef> {
 }
 
 fn load_state(st: &State, t: TableRef) -> RandomState {
-    let tab = st.heap.tables.get(t);
+    let tab = st.table(t);
     let w = |i| match tab.get_int(i) {
         Value::Int(n) => n as u64,
         _ => 0,

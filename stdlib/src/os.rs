@@ -28,15 +28,15 @@ use crate::io::stream::OsError;
 use crate::io::{c_bytes, c_path, file_result, push_os_error};
 use crate::strftime::{self, DateError, FieldValue, Tm, DATE_FIELDS};
 use localtime::Zone;
-use luprex_vm::value::TableRef;
-use luprex_vm::{Action, Error, State, Value};
+use luprex_vm::raw::TableRef;
+use luprex_vm::raw::{Action, Error, State, Value};
 
 type R = Result<Action, Error>;
 
 /// Opens the library.
 pub fn open(st: &mut State) -> Result<(), Error> {
-    let os = st.heap.new_table(0, 12);
-    let fns: &[(&str, &'static str, luprex_vm::NativeFn)] = &[
+    let os = st.new_table_sized(0, 12);
+    let fns: &[(&str, &'static str, luprex_vm::raw::NativeFn)] = &[
         ("clock", "os.clock", os_clock),
         ("date", "os.date", os_date),
         ("difftime", "os.difftime", os_difftime),
@@ -53,7 +53,7 @@ pub fn open(st: &mut State) -> Result<(), Error> {
         st.set_native_field(os, field, name, f);
     }
     let loaded = st.loaded_table();
-    let k = st.heap.intern(b"os");
+    let k = st.intern(b"os");
     st.raw_set_str(loaded, k, Value::Table(os));
     st.set_global("os", Value::Table(os));
     Ok(())
@@ -66,7 +66,7 @@ fn ret1(st: &mut State, v: Value) -> R {
 
 fn arg_bytes(st: &mut State, i: usize) -> Result<Vec<u8>, Error> {
     let s = st.check_str(i)?;
-    Ok(st.heap.str(s).to_vec())
+    Ok(st.str_bytes(s).to_vec())
 }
 
 // ----- processes and files ----------------------------------------------------
@@ -77,7 +77,7 @@ fn os_execute(st: &mut State) -> R {
         let has_shell = std::path::Path::new("/bin/sh").exists();
         return ret1(st, Value::Bool(has_shell));
     };
-    let cmd = c_bytes(st.heap.str(cmd)).to_vec();
+    let cmd = c_bytes(st.str_bytes(cmd)).to_vec();
     st.flush_stdout();
     use std::os::unix::ffi::OsStrExt;
     let status = std::process::Command::new("/bin/sh")
@@ -238,7 +238,7 @@ fn set_all_fields(st: &mut State, t: Value, tm: &Tm) -> Result<(), Error> {
 
 fn os_date(st: &mut State) -> R {
     let format = match st.opt_str(1)? {
-        Some(s) => st.heap.str(s).to_vec(),
+        Some(s) => st.str_bytes(s).to_vec(),
         None => b"%c".to_vec(),
     };
     let t = if st.arg(2).is_nil() { now() } else { st.check_int(2)? };
@@ -252,7 +252,7 @@ fn os_date(st: &mut State) -> R {
         return Err(date_error(st, &DateError::DateNotRepresentable));
     };
     if strftime::is_table_format(fmt) {
-        let table = Value::Table(st.heap.new_table(0, 9));
+        let table = Value::Table(st.new_table_sized(0, 9));
         set_all_fields(st, table, &tm)?;
         return ret1(st, table);
     }
@@ -321,7 +321,7 @@ fn os_difftime(st: &mut State) -> R {
 }
 
 fn os_setlocale(st: &mut State) -> R {
-    let locale = st.opt_str(1)?.map(|s| st.heap.str(s).to_vec());
+    let locale = st.opt_str(1)?.map(|s| st.str_bytes(s).to_vec());
     let names = ["all", "collate", "ctype", "monetary", "numeric", "time"];
     let cat = match st.arg(2) {
         Value::Nil => 0,

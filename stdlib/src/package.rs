@@ -37,8 +37,8 @@
 
 use crate::io::c_bytes;
 use crate::io::stream::OsError;
-use luprex_vm::value::TableRef;
-use luprex_vm::{Action, Error, State, Status, Value};
+use luprex_vm::raw::TableRef;
+use luprex_vm::raw::{Action, Error, State, Status, Value};
 use std::io::Read;
 
 type R = Result<Action, Error>;
@@ -62,7 +62,7 @@ pub fn open(st: &mut State) -> Result<(), Error> {
     let reg = st.registry();
     let clibs = sub_table(st, reg, "_CLIBS");
     let _ = clibs;
-    let pkg = st.heap.new_table(0, 8);
+    let pkg = st.new_table_sized(0, 8);
     st.set_native_field(pkg, "loadlib", "package.loadlib", ll_loadlib);
     st.set_native_field(pkg, "searchpath", "package.searchpath", ll_searchpath);
     create_searchers(st, pkg);
@@ -89,7 +89,7 @@ pub fn open(st: &mut State) -> Result<(), Error> {
 // ----- helpers --------------------------------------------------------------
 
 fn set_field(st: &mut State, t: TableRef, key: &str, v: Value) {
-    let k = st.heap.intern(key.as_bytes());
+    let k = st.intern(key.as_bytes());
     st.raw_set_str(t, k, v);
 }
 
@@ -103,7 +103,7 @@ fn sub_table(st: &mut State, t: TableRef, key: &str) -> TableRef {
     if let Value::Table(s) = get_field(st, t, key.as_bytes()) {
         return s;
     }
-    let s = st.heap.new_table(0, 4);
+    let s = st.new_table_sized(0, 4);
     set_field(st, t, key, Value::Table(s));
     s
 }
@@ -116,10 +116,10 @@ fn ret1(st: &mut State, v: Value) -> R {
 /// `lua_tostring` for messages: strings and numbers.
 fn to_bytes(st: &mut State, v: Value) -> Option<Vec<u8>> {
     match v {
-        Value::Str(s) => Some(st.heap.str(s).to_vec()),
+        Value::Str(s) => Some(st.str_bytes(s).to_vec()),
         Value::Int(_) | Value::Float(_) => {
             let mut b = Vec::new();
-            luprex_vm::number::fmt_number(v, &mut b);
+            luprex_vm::raw::number::fmt_number(v, &mut b);
             Some(b)
         }
         _ => None,
@@ -220,9 +220,9 @@ pub fn search_path(
 fn ll_searchpath(st: &mut State) -> R {
     let name = st.check_str(1)?;
     let path = st.check_str(2)?;
-    let sep = st.opt_str(3)?.map_or(b".".to_vec(), |s| st.heap.str(s).to_vec());
-    let rep = st.opt_str(4)?.map_or(b"/".to_vec(), |s| st.heap.str(s).to_vec());
-    let (name, path) = (st.heap.str(name).to_vec(), st.heap.str(path).to_vec());
+    let sep = st.opt_str(3)?.map_or(b".".to_vec(), |s| st.str_bytes(s).to_vec());
+    let rep = st.opt_str(4)?.map_or(b"/".to_vec(), |s| st.str_bytes(s).to_vec());
+    let (name, path) = (st.str_bytes(name).to_vec(), st.str_bytes(path).to_vec());
     match search_path(&name, &path, &sep, &rep) {
         Ok(f) => {
             let v = st.new_string(&f);
@@ -251,13 +251,13 @@ fn ll_loadlib(st: &mut State) -> R {
 // ----- searchers ----------------------------------------------------------------
 
 fn create_searchers(st: &mut State, pkg: TableRef) {
-    let list: [(&'static str, luprex_vm::NativeFn); 4] = [
+    let list: [(&'static str, luprex_vm::raw::NativeFn); 4] = [
         ("package.searchers.preload", searcher_preload),
         ("package.searchers.Lua", searcher_lua),
         ("package.searchers.C", searcher_c),
         ("package.searchers.Croot", searcher_croot),
     ];
-    let t = st.heap.new_table(4, 0);
+    let t = st.new_table_sized(4, 0);
     for (i, (name, f)) in list.into_iter().enumerate() {
         let id = st.native_id(name, f);
         let c = st.new_rust_closure(id, vec![Value::Table(pkg)]);
@@ -301,7 +301,7 @@ fn check_load(st: &mut State, name: &[u8], loaded: Result<Value, Vec<u8>>, file:
 
 fn searcher_preload(st: &mut State) -> R {
     let name = st.check_str(1)?;
-    let name = st.heap.str(name).to_vec();
+    let name = st.str_bytes(name).to_vec();
     let reg = st.registry();
     let preload = get_field(st, reg, b"_PRELOAD");
     let k = st.new_string(&name);
@@ -320,7 +320,7 @@ fn searcher_preload(st: &mut State) -> R {
 
 fn searcher_lua(st: &mut State) -> R {
     let name = st.check_str(1)?;
-    let name = st.heap.str(name).to_vec();
+    let name = st.str_bytes(name).to_vec();
     let file = match find_file(st, &name, "path")? {
         Ok(f) => f,
         Err(msg) => {
@@ -340,7 +340,7 @@ fn error_bytes(st: &mut State, e: &Error) -> Vec<u8> {
 
 fn searcher_c(st: &mut State) -> R {
     let name = st.check_str(1)?;
-    let name = st.heap.str(name).to_vec();
+    let name = st.str_bytes(name).to_vec();
     match find_file(st, &name, "cpath")? {
         Ok(file) => check_load(st, &name, Err(DLMSG.as_bytes().to_vec()), &file),
         Err(msg) => {
@@ -352,7 +352,7 @@ fn searcher_c(st: &mut State) -> R {
 
 fn searcher_croot(st: &mut State) -> R {
     let name = st.check_str(1)?;
-    let name = st.heap.str(name).to_vec();
+    let name = st.str_bytes(name).to_vec();
     let Some(dot) = c_bytes(&name).iter().position(|&c| c == b'.') else {
         return Ok(Action::Return(0));
     };
@@ -378,7 +378,7 @@ fn find_loader(st: &mut State, name: Value) -> Result<(Value, Value), Error> {
     };
     let mut msg = Vec::new();
     for i in 1.. {
-        let searcher = st.heap.tables.get(searchers).get_int(i);
+        let searcher = st.table(searchers).get_int(i);
         if searcher.is_nil() {
             let n = to_bytes(st, name).unwrap_or_default();
             let text = format!(
@@ -511,10 +511,10 @@ pub fn load_file(
 }
 
 fn luab_loadfile(st: &mut State) -> R {
-    let fname = st.opt_str(1)?.map(|s| st.heap.str(s).to_vec());
-    let mode = st
-        .opt_str(2)?
-        .map_or("bt".to_owned(), |m| String::from_utf8_lossy(c_bytes(st.heap.str(m))).into_owned());
+    let fname = st.opt_str(1)?.map(|s| st.str_bytes(s).to_vec());
+    let mode = st.opt_str(2)?.map_or("bt".to_owned(), |m| {
+        String::from_utf8_lossy(c_bytes(st.str_bytes(m))).into_owned()
+    });
     let env = if st.arg_is_none(3) { Value::Table(st.globals()) } else { st.arg(3) };
     match load_file(st, fname.as_deref(), &mode, env) {
         Ok(f) => ret1(st, f),
@@ -527,7 +527,7 @@ fn luab_loadfile(st: &mut State) -> R {
 }
 
 fn luab_dofile(st: &mut State) -> R {
-    let fname = st.opt_str(1)?.map(|s| st.heap.str(s).to_vec());
+    let fname = st.opt_str(1)?.map(|s| st.str_bytes(s).to_vec());
     st.set_top(0);
     let env = Value::Table(st.globals());
     let f = load_file(st, fname.as_deref(), "bt", env)?;

@@ -1,6 +1,6 @@
 //! The `string` library, the glue of Lua 5.4.4's `lstrlib.c` over the
 //! byte-level cores: [`crate::pattern`] (find, match, gmatch, gsub),
-//! [`crate::pack`] (pack, unpack, packsize) and `luprex_vm::format`
+//! [`crate::pack`] (pack, unpack, packsize) and `luprex_vm::raw::format`
 //! (`string.format`'s numeric conversions, byte-identical to glibc).
 //!
 //! # Design
@@ -48,11 +48,11 @@
 
 use crate::pack::{self, PackArgs, PackError, PackValue};
 use crate::pattern::{self, Capture, Gsub, Matcher, PatternError};
-use luprex_vm::format::{format_char, format_float, format_int, Spec};
-use luprex_vm::number;
-use luprex_vm::userdata::{Payload, UserData};
-use luprex_vm::value::{StrRef, TableRef};
-use luprex_vm::{Action, ArithOp, Error, NativeFn, State, Status, Type, Value};
+use luprex_vm::raw::format::{format_char, format_float, format_int, Spec};
+use luprex_vm::raw::number;
+use luprex_vm::raw::Payload;
+use luprex_vm::raw::{Action, ArithOp, Error, NativeFn, State, Status, Type, Value};
+use luprex_vm::raw::{StrRef, TableRef};
 use std::borrow::Cow;
 
 type R = Result<Action, Error>;
@@ -63,7 +63,7 @@ const MAX_SIZE: usize = i32::MAX as usize;
 /// Opens the library: the `string` global, `package.loaded.string` and
 /// the string metatable.
 pub fn open(st: &mut State) -> Result<(), Error> {
-    let t = st.heap.new_table(0, 24);
+    let t = st.new_table_sized(0, 24);
     let fns: &[(&str, &'static str, NativeFn)] = &[
         ("byte", "string.byte", byte),
         ("char", "string.char", char_),
@@ -92,14 +92,14 @@ pub fn open(st: &mut State) -> Result<(), Error> {
     open_metatable(st, t);
     st.set_global("string", Value::Table(t));
     let loaded = st.loaded_table();
-    let k = st.heap.intern(b"string");
+    let k = st.intern(b"string");
     st.raw_set_str(loaded, k, Value::Table(t));
     Ok(())
 }
 
 /// Creates the string metatable (`createmetatable` in C).
 fn open_metatable(st: &mut State, lib: TableRef) {
-    let mt = st.heap.new_table(0, 10);
+    let mt = st.new_table_sized(0, 10);
     let fns: &[(&str, &'static str, NativeFn)] = &[
         ("__add", "string.meta.__add", arith_add),
         ("__sub", "string.meta.__sub", arith_sub),
@@ -113,7 +113,7 @@ fn open_metatable(st: &mut State, lib: TableRef) {
     for &(field, name, f) in fns {
         st.set_native_field(mt, field, name, f);
     }
-    let k = st.heap.intern(b"__index");
+    let k = st.intern(b"__index");
     st.raw_set_str(mt, k, Value::Table(lib));
     st.set_type_metatable(Type::String, Some(mt));
 }
@@ -145,7 +145,7 @@ fn pattern_error(st: &mut State, e: PatternError) -> Error {
 
 /// The memory error (`not enough memory`, no position).
 fn memory_error(st: &mut State) -> Error {
-    st.error_string(b"not enough memory").with_kind(luprex_vm::error::ErrorKind::Memory)
+    st.error_string(b"not enough memory").with_kind(luprex_vm::raw::ErrorKind::Memory)
 }
 
 /// `luaL_checknumber`: the argument as a float.
@@ -185,7 +185,7 @@ fn end_pos(pos: i64, len: usize) -> usize {
 fn capture_value(st: &mut State, s: StrRef, c: Capture) -> Value {
     match c {
         Capture::Range(a, b) => {
-            let bytes = st.heap.str(s).get(a..b).unwrap_or(&[]).to_vec();
+            let bytes = st.str_bytes(s).get(a..b).unwrap_or(&[]).to_vec();
             st.new_string(&bytes)
         }
         Capture::Position(p) => Value::Int(p as i64 + 1),
@@ -206,38 +206,38 @@ fn push_captures(st: &mut State, s: StrRef, caps: &[Capture]) -> Result<usize, E
 
 fn len(st: &mut State) -> R {
     let s = st.check_str(1)?;
-    let n = st.heap.str(s).len() as i64;
+    let n = st.str_bytes(s).len() as i64;
     ret1(st, Value::Int(n))
 }
 
 fn sub(st: &mut State) -> R {
     let s = st.check_str(1)?;
-    let l = st.heap.str(s).len();
+    let l = st.str_bytes(s).len();
     let start = posrelat_start(st.check_int(2)?, l);
     let end = end_pos(st.opt_int(3, -1)?, l);
     if start > end {
         return ret_bytes(st, b"");
     }
-    let bytes = st.heap.str(s)[start - 1..end].to_vec();
+    let bytes = st.str_bytes(s)[start - 1..end].to_vec();
     ret_bytes(st, &bytes)
 }
 
 fn reverse(st: &mut State) -> R {
     let s = st.check_str(1)?;
-    let mut b = st.heap.str(s).to_vec();
+    let mut b = st.str_bytes(s).to_vec();
     b.reverse();
     ret_bytes(st, &b)
 }
 
 fn lower(st: &mut State) -> R {
     let s = st.check_str(1)?;
-    let b = st.heap.str(s).to_ascii_lowercase();
+    let b = st.str_bytes(s).to_ascii_lowercase();
     ret_bytes(st, &b)
 }
 
 fn upper(st: &mut State) -> R {
     let s = st.check_str(1)?;
-    let b = st.heap.str(s).to_ascii_uppercase();
+    let b = st.str_bytes(s).to_ascii_uppercase();
     ret_bytes(st, &b)
 }
 
@@ -248,8 +248,8 @@ fn rep(st: &mut State) -> R {
     if n <= 0 {
         return ret_bytes(st, b"");
     }
-    let l = st.heap.str(s).len();
-    let lsep = sep.map_or(0, |x| st.heap.str(x).len());
+    let l = st.str_bytes(s).len();
+    let lsep = sep.map_or(0, |x| st.str_bytes(x).len());
     let unit = l + lsep;
     if unit == 0 {
         return ret_bytes(st, b"");
@@ -266,7 +266,7 @@ fn rep(st: &mut State) -> R {
     if out.try_reserve_exact(total).is_err() {
         return Err(memory_error(st));
     }
-    let sb = st.heap.str(s);
+    let sb = st.str_bytes(s);
     if lsep == 0 {
         // Doubling: O(log n) copies.
         out.extend_from_slice(sb);
@@ -275,7 +275,7 @@ fn rep(st: &mut State) -> R {
             out.extend_from_within(..k);
         }
     } else {
-        let sepb: &[u8] = sep.map_or(&[], |x| st.heap.str(x));
+        let sepb: &[u8] = sep.map_or(&[], |x| st.str_bytes(x));
         for i in 0..n {
             if i > 0 {
                 out.extend_from_slice(sepb);
@@ -288,7 +288,7 @@ fn rep(st: &mut State) -> R {
 
 fn byte(st: &mut State) -> R {
     let s = st.check_str(1)?;
-    let l = st.heap.str(s).len();
+    let l = st.str_bytes(s).len();
     let pi = st.opt_int(2, 1)?;
     let posi = posrelat_start(pi, l);
     let pose = end_pos(st.opt_int(3, pi)?, l);
@@ -301,7 +301,7 @@ fn byte(st: &mut State) -> R {
     let n = pose - posi + 1;
     st.check_stack(n, "string slice too long")?;
     for i in 0..n {
-        let b = st.heap.str(s)[posi - 1 + i];
+        let b = st.str_bytes(s)[posi - 1 + i];
         st.push(Value::Int(i64::from(b)));
     }
     Ok(Action::Return(n))
@@ -344,12 +344,12 @@ fn find_aux(st: &mut State, find: bool) -> R {
     let s = st.check_str(1)?;
     let p = st.check_str(2)?;
     let init = st.opt_int(3, 1)?;
-    let Some(init) = pattern::start_offset(init, st.heap.str(s).len()) else {
+    let Some(init) = pattern::start_offset(init, st.str_bytes(s).len()) else {
         return ret1(st, Value::Nil);
     };
     if find {
         let plain = st.arg(4).truthy();
-        let r = pattern::find(st.heap.str(s), st.heap.str(p), init, plain);
+        let r = pattern::find(st.str_bytes(s), st.str_bytes(p), init, plain);
         match r {
             Err(e) => Err(pattern_error(st, e)),
             Ok(None) => ret1(st, Value::Nil),
@@ -361,7 +361,7 @@ fn find_aux(st: &mut State, find: bool) -> R {
             }
         }
     } else {
-        let r = pattern::match_pattern(st.heap.str(s), st.heap.str(p), init);
+        let r = pattern::match_pattern(st.str_bytes(s), st.str_bytes(p), init);
         match r {
             Err(e) => Err(pattern_error(st, e)),
             Ok(None) => ret1(st, Value::Nil),
@@ -385,7 +385,7 @@ fn gmatch(st: &mut State) -> R {
     let s = st.check_str(1)?;
     let p = st.check_str(2)?;
     let init = st.opt_int(3, 1)?;
-    let len = st.heap.str(s).len();
+    let len = st.str_bytes(s).len();
     let src = pattern::start_offset(init, len).unwrap_or(len + 1);
     let id = st.native_id("string.gmatch_iterator", gmatch_aux);
     let ups = vec![Value::Str(s), Value::Str(p), Value::Int(src as i64), Value::Int(-1)];
@@ -405,7 +405,7 @@ fn gmatch_aux(st: &mut State) -> R {
     };
     let start = usize::try_from(int_up(st, 2)).unwrap_or(usize::MAX);
     let last = usize::try_from(int_up(st, 3)).ok();
-    let found = gmatch_search(st.heap.str(s), st.heap.str(p), start, last);
+    let found = gmatch_search(st.str_bytes(s), st.str_bytes(p), start, last);
     match found {
         Err(e) => Err(pattern_error(st, e)),
         Ok(None) => Ok(Action::Return(0)),
@@ -529,7 +529,7 @@ fn load_gsub_payload(b: &[u8]) -> Option<Box<dyn Payload>> {
 fn gsub(st: &mut State) -> R {
     let s = st.check_str(1)?;
     let p = st.check_str(2)?;
-    let srcl = st.heap.str(s).len();
+    let srcl = st.str_bytes(s).len();
     let max = st.opt_int(4, srcl as i64 + 1)?;
     match st.arg(3) {
         Value::Int(_) | Value::Float(_) => {
@@ -539,7 +539,7 @@ fn gsub(st: &mut State) -> R {
         _ => return Err(st.arg_type_error(3, "string/function/table")),
     }
     st.set_top(GSUB_SLOT);
-    let g = Gsub::new(srcl, st.heap.str(p), Some(max));
+    let g = Gsub::new(srcl, st.str_bytes(p), Some(max));
     gsub_run(st, GsubState { g, out: Vec::new(), changed: false, cur: (0, 0) })
 }
 
@@ -551,7 +551,7 @@ fn gsub_run(st: &mut State, mut gs: GsubState) -> R {
     };
     let repl = st.arg(3);
     loop {
-        let r = gs.g.next(st.heap.str(s), st.heap.str(p), &mut gs.out);
+        let r = gs.g.next(st.str_bytes(s), st.str_bytes(p), &mut gs.out);
         let m = match r {
             Err(e) => return Err(pattern_error(st, e)),
             Ok(None) => return gsub_finish(st, s, gs),
@@ -560,7 +560,7 @@ fn gsub_run(st: &mut State, mut gs: GsubState) -> R {
         gs.cur = (m.start(), m.end());
         let v = match repl {
             Value::Str(r) => {
-                let (subj, rb) = (st.heap.str(s), st.heap.str(r));
+                let (subj, rb) = (st.str_bytes(s), st.str_bytes(r));
                 if let Err(e) = m.expand_replacement(subj, rb, &mut gs.out) {
                     return Err(pattern_error(st, e));
                 }
@@ -592,7 +592,7 @@ fn gsub_k(st: &mut State, _status: Status, _ctx: i64) -> R {
         return Err(st.native_error("invalid gsub state"));
     };
     let Value::Str(s) = st.arg(1) else { return Err(st.native_error("invalid gsub state")) };
-    let len = st.heap.str(s).len();
+    let len = st.str_bytes(s).len();
     if !gs.g.fits(len) || gs.cur.1 > len {
         // Only a state loaded from corrupt bytes can be out of range.
         return Err(st.native_error("invalid gsub state"));
@@ -604,21 +604,18 @@ fn gsub_k(st: &mut State, _status: Status, _ctx: i64) -> R {
 /// Stores the state in the userdata of slot 5 (created on first use;
 /// `gsub` reserved the slot).
 fn put_gsub_state(st: &mut State, gs: GsubState) {
-    if let Value::UserData(u) = st.arg(GSUB_SLOT) {
-        if let Some(slot) = st.heap.userdata.get_mut(u).data.downcast_mut::<Option<GsubState>>() {
-            *slot = Some(gs);
-            return;
-        }
+    let slot = st.arg(GSUB_SLOT);
+    if let Some(slot) = st.userdata_mut::<Option<GsubState>>(slot) {
+        *slot = Some(gs);
+        return;
     }
-    let ud =
-        UserData { meta: None, user_values: Vec::new(), data: Box::new(GsubPayload(Some(gs))) };
-    let u = st.heap.new_userdata(ud);
-    st.set_arg(GSUB_SLOT, Value::UserData(u));
+    let u = st.new_userdata(Box::new(GsubPayload(Some(gs))), None);
+    st.set_arg(GSUB_SLOT, u);
 }
 
 fn take_gsub_state(st: &mut State) -> Option<GsubState> {
-    let Value::UserData(u) = st.arg(GSUB_SLOT) else { return None };
-    st.heap.userdata.get_mut(u).data.downcast_mut::<Option<GsubState>>()?.take()
+    let slot = st.arg(GSUB_SLOT);
+    st.userdata_mut::<Option<GsubState>>(slot)?.take()
 }
 
 /// `add_value` for table and function replacements: `nil`/`false` keeps
@@ -627,10 +624,10 @@ fn add_value(st: &mut State, gs: &mut GsubState, s: StrRef, v: Value) -> Result<
     match v {
         Value::Nil | Value::Bool(false) => {
             let (a, b) = gs.cur;
-            gs.out.extend_from_slice(st.heap.str(s).get(a..b).unwrap_or(&[]));
+            gs.out.extend_from_slice(st.str_bytes(s).get(a..b).unwrap_or(&[]));
         }
         Value::Str(r) => {
-            gs.out.extend_from_slice(st.heap.str(r));
+            gs.out.extend_from_slice(st.str_bytes(r));
             gs.changed = true;
         }
         Value::Int(_) | Value::Float(_) => {
@@ -648,7 +645,7 @@ fn add_value(st: &mut State, gs: &mut GsubState, s: StrRef, v: Value) -> Result<
 fn gsub_finish(st: &mut State, s: StrRef, mut gs: GsubState) -> R {
     let count = gs.g.count();
     let result = if gs.changed {
-        gs.g.finish(st.heap.str(s), &mut gs.out);
+        gs.g.finish(st.str_bytes(s), &mut gs.out);
         st.new_string(&gs.out)
     } else {
         Value::Str(s)
@@ -699,7 +696,7 @@ fn check_format(form: &[u8], flags: &[u8], precision: bool) -> bool {
 fn format(st: &mut State) -> R {
     let top = st.nargs();
     let fs = st.check_str(1)?;
-    let fmt = st.heap.str(fs).to_vec();
+    let fmt = st.str_bytes(fs).to_vec();
     let mut out = Vec::with_capacity(fmt.len() + 16);
     let mut arg = 1;
     let mut i = 0;
@@ -766,7 +763,7 @@ fn format_item(st: &mut State, out: &mut Vec<u8>, form: &[u8], arg: usize) -> Re
         b'p' => {
             check_spec(st, form, FLAGS_C, false)?;
             let v = st.arg(arg);
-            let id = luprex_vm::heap::Heap::object_id(v);
+            let id = luprex_vm::raw::object_id(v);
             let text = if id == 0 { "(null)".to_string() } else { format!("0x{id:012x}") };
             pad_str(out, &spec_of(form), text.as_bytes());
         }
@@ -839,7 +836,7 @@ fn format_s(st: &mut State, out: &mut Vec<u8>, form: &[u8], arg: usize) -> Resul
 /// `addliteral`: `%q`.
 fn add_literal(st: &mut State, out: &mut Vec<u8>, arg: usize) -> Result<(), Error> {
     match st.arg(arg) {
-        Value::Str(s) => add_quoted(out, st.heap.str(s)),
+        Value::Str(s) => add_quoted(out, st.str_bytes(s)),
         Value::Int(n) if n == i64::MIN => out.extend_from_slice(b"0x8000000000000000"),
         Value::Int(n) => number::fmt_int(n, out),
         Value::Float(f) => quote_float(out, f),
@@ -918,7 +915,7 @@ impl PackArgs for StateArgs<'_> {
 
     fn string(&mut self, arg: usize) -> Result<Cow<'_, [u8]>, PackFail> {
         let s = self.st.check_str(arg).map_err(PackFail::Lua)?;
-        Ok(Cow::Borrowed(self.st.heap.str(s)))
+        Ok(Cow::Borrowed(self.st.str_bytes(s)))
     }
 }
 
@@ -933,7 +930,7 @@ fn pack_error(st: &mut State, e: PackError) -> Error {
 
 fn pack(st: &mut State) -> R {
     let f = st.check_str(1)?;
-    let fmt = st.heap.str(f).to_vec();
+    let fmt = st.str_bytes(f).to_vec();
     // C pushes a nil mark after the arguments: a missing value is "nil".
     st.push(Value::Nil);
     match pack::pack_with(&fmt, &mut StateArgs { st }) {
@@ -945,7 +942,7 @@ fn pack(st: &mut State) -> R {
 
 fn packsize(st: &mut State) -> R {
     let f = st.check_str(1)?;
-    match pack::packsize(st.heap.str(f)) {
+    match pack::packsize(st.str_bytes(f)) {
         Ok(n) => ret1(st, Value::Int(n)),
         Err(e) => Err(pack_error(st, e)),
     }
@@ -955,7 +952,7 @@ fn unpack(st: &mut State) -> R {
     let f = st.check_str(1)?;
     let d = st.check_str(2)?;
     let init = st.opt_int(3, 1)?;
-    let r = pack::unpack(st.heap.str(f), st.heap.str(d), init);
+    let r = pack::unpack(st.str_bytes(f), st.str_bytes(d), init);
     let u = r.map_err(|e| pack_error(st, e))?;
     st.check_stack(u.values.len() + 1, "too many results")?;
     let n = u.values.len() + 1;
@@ -977,7 +974,7 @@ fn unpack(st: &mut State) -> R {
 fn tonum(st: &State, v: Value) -> Option<Value> {
     match v {
         Value::Int(_) | Value::Float(_) => Some(v),
-        Value::Str(s) => number::str_to_number(st.heap.str(s)).map(Value::from),
+        Value::Str(s) => number::str_to_number(st.str_bytes(s)).map(Value::from),
         _ => None,
     }
 }

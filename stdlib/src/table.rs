@@ -52,7 +52,7 @@
 //!   re-reads a result, so a comparator with side effects sees exactly the
 //!   calls C would make.
 
-use luprex_vm::{Action, Error, NativeFn, State, Status, Value};
+use luprex_vm::raw::{Action, Error, NativeFn, State, Status, Value};
 
 type R = Result<Action, Error>;
 
@@ -67,7 +67,7 @@ const INT_MAX: i64 = i32::MAX as i64;
 
 /// Opens the library: the `table` global and `package.loaded.table`.
 pub fn open(st: &mut State) -> Result<(), Error> {
-    let t = st.heap.new_table(0, 8);
+    let t = st.new_table_sized(0, 8);
     let fns: &[(&str, &'static str, NativeFn)] = &[
         ("concat", "table.concat", concat),
         ("insert", "table.insert", insert),
@@ -83,7 +83,7 @@ pub fn open(st: &mut State) -> Result<(), Error> {
     st.register_continuation("table.sort_k", sort_k);
     st.set_global("table", Value::Table(t));
     let loaded = st.loaded_table();
-    let k = st.heap.intern(b"table");
+    let k = st.intern(b"table");
     st.raw_set_str(loaded, k, Value::Table(t));
     Ok(())
 }
@@ -93,7 +93,7 @@ pub fn open(st: &mut State) -> Result<(), Error> {
 /// `lua_geti`: `t[i]` with `__index`.
 fn geti(st: &mut State, t: Value, i: i64) -> Result<Value, Error> {
     if let Value::Table(h) = t {
-        let tab = st.heap.tables.get(h);
+        let tab = st.table(h);
         let v = tab.get_int(i);
         if !v.is_nil() || tab.meta.is_none() {
             return Ok(v);
@@ -105,7 +105,7 @@ fn geti(st: &mut State, t: Value, i: i64) -> Result<Value, Error> {
 /// `lua_seti`: `t[i] = v` with `__newindex`.
 fn seti(st: &mut State, t: Value, i: i64, v: Value) -> Result<(), Error> {
     if let Value::Table(h) = t {
-        if st.heap.tables.get(h).meta.is_none() {
+        if st.table(h).meta.is_none() {
             return st.try_table_set(t, Value::Int(i), v);
         }
     }
@@ -134,7 +134,7 @@ fn check_tab(st: &mut State, arg: usize, what: u8) -> Result<(), Error> {
 fn len_of(st: &mut State, arg: usize) -> Result<i64, Error> {
     let v = st.arg(arg);
     if let Value::Table(h) = v {
-        let tab = st.heap.tables.get(h);
+        let tab = st.table(h);
         if tab.meta.is_none() {
             return Ok(tab.len());
         }
@@ -228,8 +228,8 @@ fn move_(st: &mut State) -> R {
 /// number.
 fn add_field(st: &mut State, t: Value, i: i64, out: &mut Vec<u8>) -> Result<(), Error> {
     match geti(st, t, i)? {
-        Value::Str(s) => out.extend_from_slice(st.heap.str(s)),
-        v @ (Value::Int(_) | Value::Float(_)) => luprex_vm::number::fmt_number(v, out),
+        Value::Str(s) => out.extend_from_slice(st.str_bytes(s)),
+        v @ (Value::Int(_) | Value::Float(_)) => luprex_vm::raw::number::fmt_number(v, out),
         v => {
             let msg =
                 format!("invalid value ({}) at index {i} in table for 'concat'", v.type_name());
@@ -243,7 +243,7 @@ fn concat(st: &mut State) -> R {
     let t = st.arg(1);
     let last = aux_getn(st, 1, TAB_R)?;
     let sep = match st.opt_str(2)? {
-        Some(s) => st.heap.str(s).to_vec(),
+        Some(s) => st.str_bytes(s).to_vec(),
         None => Vec::new(),
     };
     let mut i = st.opt_int(3, 1)?;
@@ -264,12 +264,12 @@ fn concat(st: &mut State) -> R {
 
 fn pack(st: &mut State) -> R {
     let n = st.nargs();
-    let h = st.heap.new_table(n, 1);
+    let h = st.new_table_sized(n, 1);
     for i in 1..=n {
         let v = st.arg(i);
         st.raw_set_int(h, i as i64, v);
     }
-    let k = st.heap.intern(b"n");
+    let k = st.intern(b"n");
     st.raw_set_str(h, k, Value::Int(n as i64));
     st.push(Value::Table(h));
     Ok(Action::Return(1))

@@ -21,13 +21,13 @@
 //!   stack limit before decoding (`string slice too long`).
 
 use crate::utf8_core::{self, Utf8Error, CHARPATTERN};
-use luprex_vm::{Action, Error, NativeFn, State, Value};
+use luprex_vm::raw::{Action, Error, NativeFn, State, Value};
 
 type R = Result<Action, Error>;
 
 /// Opens the library: the `utf8` global and `package.loaded.utf8`.
 pub fn open(st: &mut State) -> Result<(), Error> {
-    let t = st.heap.new_table(0, 8);
+    let t = st.new_table_sized(0, 8);
     let fns: &[(&str, &'static str, NativeFn)] = &[
         ("offset", "utf8.offset", offset),
         ("codepoint", "utf8.codepoint", codepoint),
@@ -41,14 +41,14 @@ pub fn open(st: &mut State) -> Result<(), Error> {
     let lax = st.register_native("utf8.codes_iterator_lax", codes_lax);
     let id = st.native_id("utf8.codes", codes);
     let codes_fn = st.new_rust_closure(id, vec![strict, lax]);
-    let k = st.heap.intern(b"codes");
+    let k = st.intern(b"codes");
     st.raw_set_str(t, k, codes_fn);
     let pat = st.new_string(CHARPATTERN);
-    let k = st.heap.intern(b"charpattern");
+    let k = st.intern(b"charpattern");
     st.raw_set_str(t, k, pat);
     st.set_global("utf8", Value::Table(t));
     let loaded = st.loaded_table();
-    let k = st.heap.intern(b"utf8");
+    let k = st.intern(b"utf8");
     st.raw_set_str(loaded, k, Value::Table(t));
     Ok(())
 }
@@ -66,7 +66,7 @@ fn len(st: &mut State) -> R {
     let i = st.opt_int(2, 1)?;
     let j = st.opt_int(3, -1)?;
     let lax = st.arg(4).truthy();
-    match utf8_core::len(st.heap.str(s), i, j, lax) {
+    match utf8_core::len(st.str_bytes(s), i, j, lax) {
         Ok(Ok(n)) => {
             st.push(Value::Int(n));
             Ok(Action::Return(1))
@@ -82,7 +82,7 @@ fn len(st: &mut State) -> R {
 
 fn codepoint(st: &mut State) -> R {
     let s = st.check_str(1)?;
-    let l = st.heap.str(s).len();
+    let l = st.str_bytes(s).len();
     let i = st.opt_int(2, 1)?;
     // The default of `j` is the translated `i` (the core computes it).
     let j = if st.arg(3).is_nil() { None } else { Some(st.check_int(3)?) };
@@ -90,7 +90,7 @@ fn codepoint(st: &mut State) -> R {
     let range = utf8_core::codepoint_range(l, i, j).map_err(|e| raise(st, e))?;
     let Some((start, end)) = range else { return Ok(Action::Return(0)) };
     st.check_stack(end - start, "string slice too long")?;
-    let codes = utf8_core::codepoints(st.heap.str(s), start, end, lax);
+    let codes = utf8_core::codepoints(st.str_bytes(s), start, end, lax);
     let codes = codes.map_err(|e| raise(st, e))?;
     for &c in &codes {
         st.push(Value::Int(i64::from(c)));
@@ -114,7 +114,7 @@ fn offset(st: &mut State) -> R {
     let s = st.check_str(1)?;
     let n = st.check_int(2)?;
     let i = if st.arg(3).is_nil() { None } else { Some(st.check_int(3)?) };
-    let r = utf8_core::offset(st.heap.str(s), n, i).map_err(|e| raise(st, e))?;
+    let r = utf8_core::offset(st.str_bytes(s), n, i).map_err(|e| raise(st, e))?;
     st.push(r.map_or(Value::Nil, Value::Int));
     Ok(Action::Return(1))
 }
@@ -133,7 +133,7 @@ fn codes(st: &mut State) -> R {
 fn codes_step(st: &mut State, lax: bool) -> R {
     let s = st.check_str(1)?;
     let control = st.to_integer(st.arg(2)).unwrap_or(0);
-    match utf8_core::codes_next(st.heap.str(s), control, lax) {
+    match utf8_core::codes_next(st.str_bytes(s), control, lax) {
         Ok(None) => Ok(Action::Return(0)),
         Ok(Some((pos, code))) => {
             st.push(Value::Int(pos));

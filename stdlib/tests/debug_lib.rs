@@ -5,7 +5,7 @@
 //! passes under Debian's `lua5.4` (run them from `tests/debug/`, since a
 //! few assertions look at the chunk name `debug.lua`).
 
-use luprex_vm::{State, Value};
+use luprex_vm::raw::{State, Value};
 use std::path::Path;
 
 fn run_script(name: &str) {

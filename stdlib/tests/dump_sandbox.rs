@@ -4,8 +4,8 @@
 //! string library, absent from the conformance runner's base state) runs
 //! here with the full set; load errors carry `ErrorKind::Syntax`.
 
-use luprex_vm::error::ErrorKind;
-use luprex_vm::{State, Value};
+use luprex_vm::raw::ErrorKind;
+use luprex_vm::raw::{State, Value};
 use std::path::Path;
 
 fn state(sandbox: bool) -> State {

@@ -9,7 +9,7 @@
 //! `package.loadlib` and the C searchers answer like a Lua built without
 //! dynamic-library support.
 
-use luprex_vm::State;
+use luprex_vm::raw::State;
 use std::cell::RefCell;
 use std::io::Write;
 use std::rc::Rc;

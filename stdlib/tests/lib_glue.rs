@@ -9,7 +9,7 @@
 //! the corpus cannot see (heap integrity after continuations, sandbox
 //! seeding, error values with non-UTF-8 bytes).
 
-use luprex_vm::State;
+use luprex_vm::raw::State;
 use std::cell::RefCell;
 use std::io::Write;
 use std::rc::Rc;

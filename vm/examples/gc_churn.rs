@@ -1,6 +1,6 @@
 //! GC churn: allocates 10 million short-lived tables. Measure the peak
 //! RSS with `/usr/bin/time -v`.
-use luprex_vm::State;
+use luprex_vm::raw::State;
 
 fn main() {
     let n: u64 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(10_000_000);

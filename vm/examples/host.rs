@@ -4,7 +4,7 @@
 //! Run with `cargo run -p luprex-vm --example host`. It also prints a rough
 //! per-call cost of both directions (use `--release` for meaningful numbers).
 
-use luprex_vm::lua::Result;
+use luprex_vm::Result;
 use luprex_vm::{Function, Lua, MetaMethod, Table, UserData, UserDataFields, UserDataMethods};
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -76,7 +76,7 @@ fn main() -> Result<()> {
     }
     println!("total items: {}", lua.load("#inv").eval::<i64>()?);
     // A script error comes back as a Rust error with a traceback.
-    if let Err(e) = craft.call::<_, bool>((&inv, "shield")) {
+    if let Err(e) = craft.call::<bool>((&inv, "shield")) {
         println!("error: {e}\n{}", e.traceback());
     }
     println!("inventory from Rust: {:?}", inv.borrow::<Inventory>()?.items);

@@ -4,8 +4,8 @@
 //!
 //! `cargo run -p luprex-vm --example repl`, or pipe a script into it.
 
-use luprex_vm::lua::{MultiValue, Value};
 use luprex_vm::Lua;
+use luprex_vm::{MultiValue, Value};
 use std::io::{BufRead, Write};
 
 /// The printed form of a value, as `print` shows it.
@@ -14,7 +14,7 @@ fn show(lua: &Lua, v: &Value) -> String {
         Ok(f) => f,
         Err(_) => return format!("{v:?}"),
     };
-    tostring.call::<_, String>(v.clone()).unwrap_or_else(|_| v.type_name().to_string())
+    tostring.call::<String>(v.clone()).unwrap_or_else(|_| v.type_name().to_string())
 }
 
 fn main() {

@@ -1,6 +1,6 @@
 //! Runs a Lua file (or `-e` code) with the luprex VM: a small driver for
 //! development and benchmarks.
-use luprex_vm::State;
+use luprex_vm::raw::State;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -13,8 +13,8 @@
 //! one). After a script is stopped, the same state runs a normal call to
 //! show that it is still usable.
 
-use luprex_vm::error::ErrorKind;
-use luprex_vm::{InterruptHandle, State};
+use luprex_vm::raw::ErrorKind;
+use luprex_vm::raw::{InterruptHandle, State};
 use std::sync::mpsc;
 use std::time::Duration;
 

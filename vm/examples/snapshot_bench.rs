@@ -14,7 +14,7 @@
 //! cargo run --release -p luprex-vm --example snapshot_bench [MB] [RUNS]
 //! ```
 
-use luprex_vm::{State, Value};
+use luprex_vm::raw::{State, Value};
 use std::time::{Duration, Instant};
 
 const PROGRAM: &str = r#"
@@ -106,7 +106,7 @@ fn measure_cycles(st: &mut State, dirty: Value, label: String, writes: i64, runs
     for r in 0..=runs {
         let v = Value::Float(0.5 + r as f64);
         let first = time(|| st.call(dirty, &[Value::Int(writes), v]).expect("dirty")).0;
-        saved = (st.heap.journal_len(), st.heap.tables.journal_pages());
+        saved = (st.heap_stats().journal_slots, st.heap_stats().journal_pages);
         let again = time(|| st.call(dirty, &[Value::Int(writes), v]).expect("dirty")).0;
         let rb = time(|| st.rollback(s).expect("rollback")).0;
         if r > 0 {
@@ -126,7 +126,7 @@ fn measure(st: &mut State, dirty: Value, label: String, writes: i64, runs: usize
         snaps.push(t);
         let v = Value::Float(0.5 + r as f64);
         let first = time(|| st.call(dirty, &[Value::Int(writes), v]).expect("dirty")).0;
-        saved = (st.heap.journal_len(), st.heap.tables.journal_pages());
+        saved = (st.heap_stats().journal_slots, st.heap_stats().journal_pages);
         let again = time(|| st.call(dirty, &[Value::Int(writes), v]).expect("dirty")).0;
         let rb = time(|| st.rollback(s).expect("rollback")).0;
         st.release(s).expect("release");
@@ -155,9 +155,9 @@ fn main() {
         "heap: {entities} entity tables ({{id, name, x, y, hp}} + 8 array slots), \
          {} interned strings; memory_in_use {:.1} MB (table store pages {:.1} MB), \
          RSS {:.1} MB (built in {:.1} s)",
-        st.heap.strings.len(),
+        st.heap_stats().strings,
         st.memory_in_use() as f64 / 1048576.0,
-        st.heap.tables.store().reserved_bytes() as f64 / 1048576.0,
+        st.heap_stats().store_reserved_bytes as f64 / 1048576.0,
         rss_mb(),
         t0.elapsed().as_secs_f64()
     );

@@ -1,15 +1,13 @@
-//! Micro-benchmarks for the table, interner and number formatting:
+//! Micro-benchmarks for the table, interner and number formatting,
+//! through the low-level API (`luprex_vm::raw`):
 //! `cargo run --release -p luprex-vm --example table_bench`.
 //!
 //! Each benchmark runs 20 repetitions of 500k operations (10M in all) and
 //! prints the best repetition's nanoseconds per operation: on a shared
 //! machine, the minimum is the run least disturbed by other processes.
 
-use luprex_vm::number::{fmt_float, str_to_number};
-use luprex_vm::string::{hash_bytes, Interner, LuaStr};
-use luprex_vm::table::OwnedTable;
-use luprex_vm::value::StrRef;
-use luprex_vm::{Arena, Value};
+use luprex_vm::raw::number::{fmt_float, str_to_number};
+use luprex_vm::raw::{State, StrRef, Value};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -28,141 +26,131 @@ fn bench(name: &str, ops: usize, mut f: impl FnMut()) {
 }
 
 fn main() {
-    let mut strings: Arena<LuaStr> = Arena::new();
-    let mut interner = Interner::new();
-    let names: Vec<StrRef> = (0..10_000)
-        .map(|i| interner.intern(&mut strings, format!("field{i}").as_bytes()))
-        .collect();
+    let mut st = State::new_bare();
+    let names: Vec<StrRef> =
+        (0..10_000).map(|i| st.intern(format!("field{i}").as_bytes())).collect();
     // Values come from memory, as they do from VM registers.
     let vals: Vec<Value> = (0..1024).map(Value::Int).collect();
 
-    table_benches(&names, &vals);
-    string_benches();
+    table_benches(&mut st, &names, &vals);
+    string_benches(&mut st);
     number_benches();
 }
 
-fn table_benches(names: &[StrRef], vals: &[Value]) {
-    let mut t_owned = OwnedTable::new(0, 0);
-    let mut t = t_owned.view_mut();
+fn table_benches(st: &mut State, names: &[StrRef], vals: &[Value]) {
+    let t = st.new_table_sized(0, 0);
     for i in 1..=1000 {
-        t.set_int(i, Value::Int(i));
+        st.raw_set_int(t, i, Value::Int(i));
     }
     bench("set_int (array part, 1000 slots)", OPS, || {
         for k in 0..OPS {
             let i = (k % 1000) as i64 + 1;
-            t.set_int(black_box(i), vals[k & 1023]);
+            st.raw_set_int(t, black_box(i), vals[k & 1023]);
         }
     });
     bench("get_int (array part, 1000 slots)", OPS, || {
         let mut acc = 0usize;
         for k in 0..OPS {
             let i = (k % 1000) as i64 + 1;
-            acc += t.get_int(black_box(i)).is_nil() as usize;
+            acc += st.table(t).get_int(black_box(i)).is_nil() as usize;
         }
         black_box(acc);
     });
     bench("append t[#t+1]=v (fresh tables of 1000)", OPS, || {
         for _ in 0..OPS / 1000 {
-            let mut t_owned = OwnedTable::new(0, 0);
-            let mut t = t_owned.view_mut();
+            let t = st.new_table_sized(0, 0);
             for k in 0..1000 {
-                let n = t.len();
-                t.set_int(n + 1, vals[k & 1023]);
+                let n = st.table(t).len();
+                st.raw_set_int(t, n + 1, vals[k & 1023]);
             }
-            black_box(&t);
+            black_box(t);
         }
     });
 
-    let mut obj_owned = OwnedTable::new(0, 0);
-    let mut obj = obj_owned.view_mut();
+    let obj = st.new_table_sized(0, 0);
     for s in &names[..16] {
-        obj.set_str(*s, Value::Int(1));
+        st.raw_set_str(obj, *s, Value::Int(1));
     }
     bench("get_str (16-key table)", OPS, || {
         let mut acc = 0usize;
         for k in 0..OPS {
-            acc += obj.get_str(black_box(names[k & 15])).is_nil() as usize;
+            acc += st.table(obj).get_str(black_box(names[k & 15])).is_nil() as usize;
         }
         black_box(acc);
     });
     bench("set_str existing key (16-key table)", OPS, || {
         for k in 0..OPS {
-            obj.set_str(black_box(names[k & 15]), vals[k & 1023]);
+            st.raw_set_str(obj, black_box(names[k & 15]), vals[k & 1023]);
         }
     });
     bench("get_str miss (16-key table)", OPS, || {
         let mut acc = 0usize;
         for k in 0..OPS {
-            acc += obj.get_str(black_box(names[16 + (k & 1023)])).is_nil() as usize;
+            acc += st.table(obj).get_str(black_box(names[16 + (k & 1023)])).is_nil() as usize;
         }
         black_box(acc);
     });
     bench("get(Value::Str) generic (16-key table)", OPS, || {
         let mut acc = 0usize;
         for k in 0..OPS {
-            acc += obj.get(black_box(Value::Str(names[k & 15]))).is_nil() as usize;
+            acc += st.table(obj).get(black_box(Value::Str(names[k & 15]))).is_nil() as usize;
         }
         black_box(acc);
     });
 
-    let mut big_owned = OwnedTable::new(0, 0);
-    let mut big = big_owned.view_mut();
+    let big = st.new_table_sized(0, 0);
     for s in names {
-        big.set_str(*s, Value::Int(1));
+        st.raw_set_str(big, *s, Value::Int(1));
     }
     bench("get_str (10k-key table, strided)", OPS, || {
         let mut acc = 0usize;
         for k in 0..OPS {
             let s = names[(k * 7919) % names.len()];
-            acc += big.get_str(black_box(s)).is_nil() as usize;
+            acc += st.table(big).get_str(black_box(s)).is_nil() as usize;
         }
         black_box(acc);
     });
     bench("set_str new keys (empty tables -> 16 keys)", OPS, || {
         for _ in 0..OPS / 16 {
-            let mut t_owned = OwnedTable::new(0, 0);
-            let mut t = t_owned.view_mut();
+            let t = st.new_table_sized(0, 0);
             for s in &names[..16] {
-                t.set_str(*s, vals[1]);
+                st.raw_set_str(t, *s, vals[1]);
             }
-            black_box(&t);
+            black_box(t);
         }
     });
     bench("set_str new keys (presized 16-key tables)", OPS, || {
         for _ in 0..OPS / 16 {
-            let mut t_owned = OwnedTable::new(0, 16);
-            let mut t = t_owned.view_mut();
+            let t = st.new_table_sized(0, 16);
             for s in &names[..16] {
-                t.set_str(*s, vals[1]);
+                st.raw_set_str(t, *s, vals[1]);
             }
-            black_box(&t);
+            black_box(t);
         }
     });
-    let mut sparse_owned = OwnedTable::new(0, 0);
-    let mut sparse = sparse_owned.view_mut();
+    let sparse = st.new_table_sized(0, 0);
     for i in 0..1000 {
-        sparse.set_int(i * 1_000_003, Value::Int(i));
+        st.raw_set_int(sparse, i * 1_000_003, Value::Int(i));
     }
     bench("get_int (hash part, 1000 sparse keys)", OPS, || {
         let mut acc = 0usize;
         for k in 0..OPS {
             let i = (k % 1000) as i64 * 1_000_003;
-            acc += sparse.get_int(black_box(i)).is_nil() as usize;
+            acc += st.table(sparse).get_int(black_box(i)).is_nil() as usize;
         }
         black_box(acc);
     });
-    let mut mixed_owned = OwnedTable::new(0, 0);
-    let mut mixed = mixed_owned.view_mut();
+    let mixed = st.new_table_sized(0, 0);
     for i in 1..=1000 {
-        mixed.set_int(i, Value::Int(i));
+        st.raw_set_int(mixed, i, Value::Int(i));
     }
     for s in &names[..1000] {
-        mixed.set_str(*s, Value::Int(1));
+        st.raw_set_str(mixed, *s, Value::Int(1));
     }
     bench("next(k) per step (1000 array + 1000 hash)", OPS, || {
         for _ in 0..OPS / 2000 {
             let mut k = Value::Nil;
-            while let Ok(Some((nk, _))) = mixed.next(k) {
+            while let Ok(Some((nk, _))) = st.table(mixed).next(k) {
                 k = nk;
             }
             black_box(k);
@@ -171,7 +159,7 @@ fn table_benches(names: &[StrRef], vals: &[Value]) {
     bench("next_at(pos) per step (1000 array + 1000 hash)", OPS, || {
         for _ in 0..OPS / 2000 {
             let mut pos = 0;
-            while let Some((p, k, _)) = mixed.next_at(pos) {
+            while let Some((p, k, _)) = st.table(mixed).next_at(pos) {
                 pos = p;
                 black_box(k);
             }
@@ -179,30 +167,18 @@ fn table_benches(names: &[StrRef], vals: &[Value]) {
     });
 }
 
-fn string_benches() {
-    for (len, name) in [(7, "hash_bytes (7 bytes)"), (32, "hash_bytes (32 bytes)")] {
-        let buf = vec![b'x'; len];
-        bench(name, OPS, || {
-            let mut acc = 0u64;
-            for _ in 0..OPS {
-                acc ^= hash_bytes(black_box(&buf));
-            }
-            black_box(acc);
-        });
-    }
-    let mut arena: Arena<LuaStr> = Arena::new();
-    let mut it = Interner::new();
+fn string_benches(st: &mut State) {
     let hot: Vec<Vec<u8>> = (0..1000).map(|i| format!("name{i}").into_bytes()).collect();
     bench("intern existing (1000 hot strings)", OPS, || {
         for k in 0..OPS {
-            black_box(it.intern(&mut arena, &hot[k % 1000]));
+            black_box(st.intern(&hot[k % 1000]));
         }
     });
     let words: Vec<Vec<u8>> = (0..OPS * REPS).map(|i| format!("w{i}").into_bytes()).collect();
     let mut chunks = words.chunks(OPS);
     bench("intern new (10M distinct, growing)", OPS, || {
         for w in chunks.next().unwrap_or(&[]) {
-            black_box(it.intern(&mut arena, w));
+            black_box(st.intern(w));
         }
     });
 }

@@ -21,7 +21,7 @@
 //! and prints nanoseconds per table, wall-clock and CPU time (Linux: from
 //! `/proc/thread-self/schedstat`). The goal is under 100 ns per table.
 
-use luprex_vm::{pair_tables, SpecialSet, State, Value};
+use luprex_vm::raw::{pair_tables, SpecialSet, State, Value};
 use std::time::Instant;
 
 const REPS: usize = 5;
@@ -82,7 +82,7 @@ fn bench<R>(name: &str, tables: usize, mut f: impl FnMut() -> R) {
 /// Reads every live table's slot and entries in index order.
 fn scan_all(st: &State) -> u64 {
     let mut acc = 0u64;
-    for (_, t) in st.heap.tables.iter() {
+    for (_, t) in st.live_tables() {
         for (_, v) in t.iter() {
             if let Value::Table(c) = v {
                 acc = acc.wrapping_add(u64::from(c.index()));

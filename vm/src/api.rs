@@ -8,7 +8,8 @@
 
 use crate::error::Error;
 use crate::state::State;
-use crate::value::{StrRef, TableRef, Value};
+use crate::table::TableView;
+use crate::value::{StrRef, TableRef, UserDataRef, Value};
 
 /// A message handler for [`State::call_msgh`].
 pub type MsgHandler = fn(&mut State, Value) -> Value;
@@ -96,6 +97,50 @@ impl State {
         Value::Table(self.heap.new_table(0, 0))
     }
 
+    /// A new empty table with room for `narray` array slots and `nhash`
+    /// other keys (`lua_createtable`).
+    pub fn new_table_sized(&mut self, narray: usize, nhash: usize) -> TableRef {
+        self.heap.new_table(narray, nhash)
+    }
+
+    /// Interns `bytes`: the string with that content (strings are interned,
+    /// so equal contents are the same handle).
+    #[inline]
+    pub fn intern(&mut self, bytes: &[u8]) -> StrRef {
+        self.heap.intern(bytes)
+    }
+
+    /// The bytes of string `s` (a read-only view into the heap).
+    #[inline(always)]
+    pub fn str_bytes(&self, s: StrRef) -> &[u8] {
+        self.heap.str(s)
+    }
+
+    /// A read-only view of table `t`: raw gets, length, `next` and its
+    /// traversal order, the metatable (through the header).
+    #[inline(always)]
+    pub fn table(&self, t: TableRef) -> TableView<'_> {
+        self.heap.tables.get(t)
+    }
+
+    /// Every live table with a read-only view of it, in handle order
+    /// (garbage not yet collected included).
+    pub fn live_tables(&self) -> impl Iterator<Item = (TableRef, TableView<'_>)> {
+        self.heap.tables.iter()
+    }
+
+    /// Sets (or with `None` removes) the metatable of table `t`, raw: no
+    /// `__metatable` protection check (as `debug.setmetatable`). A
+    /// metatable with `__gc` flags the table for finalization.
+    pub fn set_table_metatable(&mut self, t: TableRef, mt: Option<TableRef>) {
+        self.set_any_metatable(Value::Table(t), mt);
+    }
+
+    /// Every live userdata whose payload is a `T`, in handle order.
+    pub fn userdata_of_type<T: std::any::Any>(&self) -> Vec<UserDataRef> {
+        self.heap.userdata.iter().filter(|(_, u)| u.data.is::<T>()).map(|(h, _)| h).collect()
+    }
+
     /// Raw `t[k] = v`; does nothing for a non-table `t` or a nil/NaN key
     /// (see [`State::try_table_set`] to get the error).
     pub fn table_set(&mut self, t: Value, k: Value, v: Value) {
@@ -143,6 +188,21 @@ impl State {
         v
     }
 
+    /// A new full userdata holding `data` with user values `user_values`
+    /// (`lua_newuserdatauv`) and metatable `meta`, as
+    /// [`State::new_userdata`].
+    pub fn new_userdata_uv(
+        &mut self,
+        data: Box<dyn crate::userdata::Payload>,
+        meta: Option<TableRef>,
+        user_values: Vec<Value>,
+    ) -> Value {
+        let u = crate::userdata::UserData { meta, user_values, data };
+        let v = Value::UserData(self.heap.new_userdata(u));
+        self.check_finalizer(v, meta);
+        v
+    }
+
     /// A new full userdata holding `v` as an [`Opaque`](crate::userdata::Opaque)
     /// payload (see [`State::new_userdata`]).
     pub fn new_userdata_opaque<T: std::any::Any>(&mut self, v: T, meta: Option<TableRef>) -> Value {
@@ -185,4 +245,38 @@ impl State {
             }
         }
     }
+
+    /// Figures about the heap for tests, benchmarks and profiling (see
+    /// [`HeapStats`]).
+    pub fn heap_stats(&self) -> HeapStats {
+        HeapStats {
+            strings: self.heap.strings.len(),
+            interned: self.heap.interner.len(),
+            tables: self.heap.tables.len(),
+            journal_slots: self.heap.journal_len(),
+            journal_pages: self.heap.tables.journal_pages(),
+            store_reserved_bytes: self.heap.tables.store().reserved_bytes(),
+            table_layout_digest: self.heap.tables.layout_digest(),
+        }
+    }
+}
+
+/// Figures about a state's heap ([`State::heap_stats`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeapStats {
+    /// String slots in the string arena (live and free).
+    pub strings: usize,
+    /// Strings registered in the interner (equals the live strings).
+    pub interned: usize,
+    /// Table slots in the table arena (live and free).
+    pub tables: usize,
+    /// Object slots saved by the open snapshots' journals.
+    pub journal_slots: usize,
+    /// Table-store pages saved by the open snapshots' journals.
+    pub journal_pages: usize,
+    /// Bytes the table store has reserved for table bodies.
+    pub store_reserved_bytes: usize,
+    /// A digest of the table headers, store pages and free lists: equal
+    /// digests mean the same table layout (checked around rollbacks).
+    pub table_layout_digest: u64,
 }

@@ -56,7 +56,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
 
-/// A typed index into an [`Arena<T>`].
+/// A typed index into an arena of `T`s (one arena per object kind).
 pub struct Handle<T> {
     idx: u32,
     _marker: PhantomData<fn() -> T>,
@@ -118,7 +118,7 @@ impl<T> fmt::Debug for Handle<T> {
 /// not always `Clone::clone`. A type whose values cannot always be copied
 /// (a userdata with an opaque payload) returns the name of what could not
 /// be copied. The heap's types implement it in `snapshot.rs`; plain `Clone`
-/// types can use [`snap_clone_by_clone!`](crate::snap_clone_by_clone).
+/// types can use `snap_clone_by_clone!`.
 pub trait SnapClone: Sized {
     /// A copy of `self`, or the name of the type that cannot be copied.
     fn snap_clone(&self) -> Result<Self, &'static str>;
@@ -126,7 +126,6 @@ pub trait SnapClone: Sized {
 
 /// Implements [`SnapClone`] as `Clone::clone` for the listed types (for
 /// types whose observable behaviour does not depend on capacities).
-#[macro_export]
 macro_rules! snap_clone_by_clone {
     ($($t:ty),* $(,)?) => {
         $(impl $crate::arena::SnapClone for $t {
@@ -137,6 +136,7 @@ macro_rules! snap_clone_by_clone {
         })*
     };
 }
+pub(crate) use snap_clone_by_clone;
 
 /// What the journal saved of a slot: its content at the snapshot.
 #[derive(Clone, Debug)]
@@ -458,6 +458,7 @@ impl<T: SnapClone> Arena<T> {
 }
 
 impl<T> Arena<T> {
+    #[cfg(test)]
     /// Number of open journal levels (snapshots).
     pub fn journal_depth(&self) -> usize {
         self.jr.levels.len()
@@ -614,7 +615,7 @@ fn dangling(idx: u32) -> ! {
 mod tests {
     use super::*;
 
-    crate::snap_clone_by_clone!(String, u32);
+    crate::arena::snap_clone_by_clone!(String, u32);
 
     #[test]
     fn alloc_free_reuse_is_lifo_and_deterministic() {

@@ -56,6 +56,12 @@ impl State {
         }
     }
 
+    /// Whether coroutine `co` died with an error (and was not closed
+    /// since).
+    pub fn thread_failed(&self, co: ThreadRef) -> bool {
+        co != self.running && !self.heap.threads.get(co).error.is_nil()
+    }
+
     /// Resumes `co` with the top `nargs` values of the running stack as
     /// arguments (they are removed). On success the results (yielded or
     /// returned values) are pushed and their count returned; on error the

@@ -1,32 +1,55 @@
 //! luprex-vm: a pure-Rust Lua 5.4 virtual machine.
 //!
-//! See `ARCHITECTURE.md` at the repository root for the design. The
-//! runtime is organised like PUC Lua's sources, one file per component:
-//! `heap` (arenas and accounting), `state` (the Lua state, natives, the
-//! native ABI), `load` (prototypes into the heap), `execute` (the
-//! interpreter loop), `call` (calls, returns, protected execution),
-//! `meta` (metamethods and operator slow paths), `debug` (variable naming,
-//! tracebacks), `error`, `gc` (the collector), `thread` and `corolib`
-//! (coroutines), `baselib` (the base library), `auxlib` (helpers for
-//! natives), `api` (the low-level embedding API on [`State`]), `lua` (the
-//! high-level embedding API, [`Lua`]), `hash` (128-bit state and heap
-//! hashes) and `traverse` (table-graph numbering and pairing for
-//! difference transmission).
+//! # Two doors
+//!
+//! The crate has exactly two public surfaces, and everything else is
+//! private to it:
+//!
+//! * **The crate root speaks mlua.** [`Lua`], [`Value`], [`Table`],
+//!   [`Function`], [`LuaString`], [`AnyUserData`], [`UserData`],
+//!   [`FromLua`]/[`IntoLua`], [`MultiValue`], [`Variadic`],
+//!   [`RegistryKey`], [`ThreadStatus`], [`Error`], [`Result`] and the
+//!   [`prelude`] have `mlua`'s names and signatures (its current 0.12
+//!   API), so that a host program written for mlua's common API compiles
+//!   with only the crate name changed (`vm/tests/mlua_compat.rs` keeps that
+//!   true). Values are rooted handles: they need no lifetime and survive
+//!   collections.
+//! * **[`raw`] is the low-level API** the standard library, the
+//!   command-line interpreter and the engine are written in: the
+//!   [`raw::State`], its unrooted `Copy` [`raw::Value`], natives, calls,
+//!   pins, snapshot and rollback, save and load, the state hash, the
+//!   table-graph traversals, read-only table and string views.
+//!
+//! Inside, the runtime is organised like PUC Lua's sources, one file per
+//! component, each opening with an essay on its design: `heap` (arenas and
+//! accounting), `state` (the Lua state, natives, the native ABI), `load`
+//! (prototypes into the heap), `execute` (the interpreter loop), `call`
+//! (calls, returns, protected execution), `meta` (metamethods and operator
+//! slow paths), `debug` (variable naming, tracebacks), `error`, `gc` (the
+//! collector), `thread` and `corolib` (coroutines), `baselib` (the base
+//! library), `auxlib` (helpers for natives), `api` (the low-level API's
+//! methods on `State`), `lua` (the mlua-shaped API; its module essay
+//! explains how callbacks get `&Lua` while the VM runs), `snapshot`,
+//! `persist`, `hash` (128-bit state and heap hashes) and `traverse`
+//! (table-graph numbering and pairing for difference transmission). See
+//! `ARCHITECTURE.md` at the repository root.
 //!
 //! # Embedding Lua: [`Lua`]
 //!
-//! [`Lua`] is the entry point, in the shape of the `mlua` crate; it needs no
-//! C compiler, engine, network or async runtime. `Lua::new()` opens the base
-//! and coroutine libraries; the other standard libraries (`string`,
-//! `table`, `math`, ...) live in the `luprex_stdlib` crate, which opens
-//! them in one call (`luprex_stdlib::open(&lua, StdLib::SANDBOX)` or
-//! `Lua::new_with(StdLib::ALL, opts)` through its `LuaStdExt` trait): the
-//! vm cannot depend on the stdlib, which depends on it.
+//! [`Lua`] is the entry point; it needs no C compiler, engine, network or
+//! async runtime. `Lua::new()` opens the base and coroutine libraries; the
+//! other standard libraries (`string`, `table`, `math`, ...) live in the
+//! `luprex_stdlib` crate, which opens them in one call
+//! (`luprex_stdlib::open(&lua, StdLib::SANDBOX)` or `Lua::new_with(StdLib::ALL,
+//! opts)` through its `LuaStdExt` trait): the vm cannot depend on the
+//! stdlib, which depends on it. (That is the one behavioural difference
+//! from mlua's `Lua::new()`, which opens them all.)
 //!
-//! The API's value type is [`lua::Value`], whose objects are rooted
-//! handles; the crate-root [`Value`] is the low-level, unrooted `Copy`
-//! value of [`State`], for natives. The design (how callbacks get `&Lua`
-//! while the VM runs) is explained in the [`lua`] module.
+//! # Threads
+//!
+//! A [`Lua`] (and a [`raw::State`]) is neither `Send` nor `Sync`: a state
+//! lives on the thread that created it. Only an [`InterruptHandle`]
+//! crosses threads.
 //!
 //! ## Chunks
 //!
@@ -40,7 +63,7 @@
 //! let env = lua.create_table()?;
 //! env.set("y", 5)?;
 //! let f = lua.load("return y").set_environment(env).into_function()?;
-//! assert_eq!(f.call::<_, i64>(())?, 5);
+//! assert_eq!(f.call::<i64>(())?, 5);
 //! # Ok::<(), luprex_vm::Error>(())
 //! ```
 //!
@@ -57,10 +80,10 @@
 //! globals.set("t", &t)?;
 //! assert_eq!(lua.load("#t + t[2]").eval::<i64>()?, 22);
 //! assert_eq!(t.len()?, 2);
-//! assert_eq!(t.raw_get::<_, String>("name")?, "luprex");
+//! assert_eq!(t.raw_get::<String>("name")?, "luprex");
 //! let sum: i64 = t.sequence_values::<i64>().map(|v| v.unwrap()).sum();
 //! assert_eq!(sum, 30);
-//! for pair in t.pairs::<luprex_vm::lua::Value, luprex_vm::lua::Value>() {
+//! for pair in t.pairs::<luprex_vm::Value, luprex_vm::Value>() {
 //!     let (_k, _v) = pair?;
 //! }
 //! let _t2: Table = globals.get("t")?;
@@ -72,7 +95,7 @@
 //! Arguments and results convert through [`FromLuaMulti`] / [`IntoLuaMulti`]
 //! (tuples, [`Variadic`], [`MultiValue`]) and [`FromLua`] / [`IntoLua`]:
 //! integer and float types, `bool`, `String`, `&str`, `Vec<T>`, `HashMap`,
-//! `BTreeMap`, `Option<T>`, [`lua::Value`], [`Table`], [`Function`],
+//! `BTreeMap`, `Option<T>`, [`Value`], [`Table`], [`Function`],
 //! [`LuaString`], [`AnyUserData`].
 //!
 //! ```
@@ -142,7 +165,7 @@
 //! let lua = Lua::new();
 //! let t: Table = lua.load("{1, 2, 3}").eval()?; // referenced only from Rust
 //! lua.collect_garbage()?;
-//! assert_eq!(t.raw_get::<_, i64>(3)?, 3);
+//! assert_eq!(t.raw_get::<i64>(3)?, 3);
 //! let key = lua.create_registry_value("kept")?;
 //! lua.collect_garbage()?;
 //! assert_eq!(lua.registry_value::<String>(&key)?, "kept");
@@ -152,13 +175,13 @@
 //!
 //! ## Errors
 //!
-//! One [`Error`] type (a `std::error::Error`) with an [`ErrorKind`](error::ErrorKind):
+//! One [`Error`] type (a `std::error::Error`) with an [`ErrorKind`]:
 //! syntax errors (with `incomplete_input` for REPLs), runtime errors with a
 //! traceback, memory errors, limits, bad arguments, conversions, and
 //! callback errors whose Rust cause comes back out.
 //!
 //! ```
-//! use luprex_vm::{error::ErrorKind, Error, Lua};
+//! use luprex_vm::{Error, ErrorKind, Lua};
 //! let lua = Lua::new();
 //! let e = lua.load("x = ").exec().unwrap_err();
 //! assert!(matches!(e.kind(), ErrorKind::Syntax { incomplete_input: true }));
@@ -171,7 +194,7 @@
 //! assert!(matches!(e.kind(), ErrorKind::BadArgument { pos: 1, .. }));
 //! let e = lua.load("{}").eval::<i64>().unwrap_err();
 //! assert!(matches!(e.kind(), ErrorKind::Conversion { .. }));
-//! let fail = lua.create_function(|_, ()| -> luprex_vm::lua::Result<()> {
+//! let fail = lua.create_function(|_, ()| -> luprex_vm::Result<()> {
 //!     Err(Error::external(std::io::Error::other("disk on fire")))
 //! })?;
 //! lua.globals().set("fail", fail)?;
@@ -186,12 +209,12 @@
 //! ## Limits for untrusted scripts
 //!
 //! ```
-//! use luprex_vm::{error::ErrorKind, Lua, LuaOptions};
+//! use luprex_vm::{ErrorKind, Lua, LuaOptions};
 //! let lua = Lua::new_with_options(LuaOptions::new().instruction_limit(100_000));
 //! let e = lua.load("pcall(function() while true do end end)").exec().unwrap_err();
 //! assert_eq!(e.kind(), &ErrorKind::InstructionLimit); // pcall cannot swallow it
 //! lua.set_instruction_limit(None)?;
-//! lua.set_memory_limit(Some(lua.used_memory() + (1 << 20)))?;
+//! lua.set_memory_limit(lua.used_memory() + (1 << 20))?;
 //! let e = lua.load("local t = {} for i = 1, 1e8 do t[i] = i end").exec().unwrap_err();
 //! assert_eq!(e.kind(), &ErrorKind::Memory);
 //! assert_eq!(lua.load("1 + 1").eval::<i64>()?, 2); // still usable
@@ -205,14 +228,14 @@
 //!
 //! ## serde (feature `serde`)
 //!
-//! With the `serde` feature, `lua::LuaSerdeExt` converts any `Serialize`
+//! With the `serde` feature, `LuaSerdeExt` converts any `Serialize`
 //! type to a Lua value (`lua.to_value(&t)`) and any `Deserialize` type
 //! from one (`lua.from_value::<T>(v)`); the mapping is described in its
 //! module.
 //!
 //! ```
 //! # #[cfg(feature = "serde")] {
-//! use luprex_vm::{lua::LuaSerdeExt, Lua};
+//! use luprex_vm::{Lua, LuaSerdeExt};
 //! let lua = Lua::new();
 //! let v = lua.to_value(&vec![("a", 1), ("b", 2)]).unwrap();
 //! lua.globals().set("v", v).unwrap();
@@ -224,52 +247,71 @@
 
 #![deny(missing_docs)]
 
-pub mod api;
-pub mod arena;
-pub mod auxlib;
-pub mod baselib;
-pub mod call;
-pub mod corolib;
-pub mod debug;
-pub mod dump;
-pub mod error;
-pub mod execute;
-pub mod format;
-pub mod func;
-pub mod gc;
-pub mod hash;
-pub mod heap;
-pub mod limits;
-pub mod load;
-pub mod lua;
-pub mod meta;
-pub mod number;
-pub mod persist;
-pub(crate) mod prefetch;
-pub mod snapshot;
-pub mod state;
-pub mod store;
-pub mod string;
-pub mod table;
-pub mod thread;
-pub mod traverse;
-pub mod userdata;
-pub mod value;
+mod api;
+mod arena;
+mod auxlib;
+mod baselib;
+mod call;
+mod corolib;
+mod debug;
+mod dump;
+mod error;
+mod execute;
+mod format;
+mod func;
+mod gc;
+mod hash;
+mod heap;
+mod limits;
+mod load;
+mod lua;
+mod meta;
+mod number;
+mod persist;
+mod prefetch;
+pub mod raw;
+mod snapshot;
+mod state;
+mod store;
+mod string;
+mod table;
+mod thread;
+mod traverse;
+mod userdata;
+mod value;
 
-pub use arena::{Arena, Handle};
-pub use error::Error;
-pub use func::NativeId;
-pub use hash::{HashMode, PayloadHook, StateHasher};
-pub use limits::InterruptHandle;
+pub(crate) use arena::{Arena, Handle};
+pub use error::ErrorKind;
+pub use lua::InterruptHandle;
 pub use lua::{
-    AnyUserData, Chunk, FromLua, FromLuaMulti, Function, IntoLua, IntoLuaMulti, Lua, LuaOptions,
-    LuaString, MetaMethod, MultiValue, RegistryKey, Table, Thread, UserData, UserDataFields,
-    UserDataMethods, UserDataRef, UserDataRefMut, Variadic,
+    AnyUserData, Chunk, Error, ExternalError, ExternalResult, FromLua, FromLuaMulti, Function,
+    Integer, IntoLua, IntoLuaMulti, Lua, LuaOptions, LuaString, MetaMethod, MultiValue, Nil,
+    Number, RegistryKey, Result, Table, TablePairs, TableSequence, Thread, ThreadStatus, UserData,
+    UserDataFields, UserDataMethods, UserDataRef, UserDataRefMut, Value, Variadic,
 };
-pub use meta::ArithOp;
-pub use persist::PayloadLoader;
 pub use snapshot::Snapshot;
-pub use state::{Action, KFn, NativeFn, Pin, State, Status};
-pub use thread::CoStatus;
-pub use traverse::{pair_tables, IsSpecial, Numbering, Pairing, SpecialSet, TablePair};
-pub use value::{Type, Value};
+
+#[cfg(feature = "serde")]
+pub use lua::LuaSerdeExt;
+
+/// The common types under `Lua`-prefixed names, as `mlua::prelude`:
+/// `use luprex_vm::prelude::*;`.
+pub mod prelude {
+    #[cfg(feature = "serde")]
+    #[doc(no_inline)]
+    pub use crate::LuaSerdeExt;
+    #[doc(no_inline)]
+    pub use crate::{
+        AnyUserData as LuaAnyUserData, Chunk as LuaChunk, Error as LuaError,
+        ErrorKind as LuaErrorKind, ExternalError as LuaExternalError,
+        ExternalResult as LuaExternalResult, FromLua, FromLuaMulti, Function as LuaFunction,
+        Integer as LuaInteger, IntoLua, IntoLuaMulti, Lua, LuaOptions, LuaString,
+        MetaMethod as LuaMetaMethod, MultiValue as LuaMultiValue, Nil as LuaNil,
+        Number as LuaNumber, RegistryKey as LuaRegistryKey, Result as LuaResult, Table as LuaTable,
+        TablePairs as LuaTablePairs, TableSequence as LuaTableSequence, Thread as LuaThread,
+        ThreadStatus as LuaThreadStatus, UserData as LuaUserData,
+        UserDataFields as LuaUserDataFields, UserDataMethods as LuaUserDataMethods,
+        UserDataRef as LuaUserDataRef, UserDataRefMut as LuaUserDataRefMut, Value as LuaValue,
+        Variadic as LuaVariadic,
+    };
+}

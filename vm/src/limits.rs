@@ -12,7 +12,7 @@
 //!   repeats;
 //! * a function call charges [`CALL_COST`], however it is made: a `CALL` or
 //!   `TAILCALL` instruction, a metamethod, a `__close`, a generic-`for`
-//!   iterator, a function a native asks the VM to call ([`Action::Call`](crate::Action::Call))
+//!   iterator, a function a native asks the VM to call ([`Action::Call`](crate::raw::Action::Call))
 //!   or calls nested ([`State::call_value`]), a call made by the host.
 //!
 //! Between two charges the VM only runs straight-line code of one function,
@@ -106,7 +106,7 @@ pub const GRACE: i64 = 1_000;
 /// A handle that interrupts a [`State`] from any thread.
 ///
 /// [`InterruptHandle::interrupt`] raises the flag; the state then fails
-/// with [`ErrorKind::Interrupted`] at its next check (within [`SLICE`]
+/// with [`ErrorKind::Interrupted`] at its next check (within `SLICE`
 /// charged instructions) and at every check after that, until
 /// [`InterruptHandle::clear`] lowers the flag.
 #[derive(Clone, Debug, Default)]
@@ -172,6 +172,15 @@ impl State {
         if let Some(l) = bytes {
             self.gc.threshold = self.gc.threshold.min(l);
         }
+    }
+
+    /// Sets (or with `None` removes) the hook run at every limits check,
+    /// that is every few thousand charged instructions (see the module
+    /// docs): an error it returns stops the running code as a limit error
+    /// does. The engine uses it to stop a command whose own budget is
+    /// spent.
+    pub fn set_budget_hook(&mut self, hook: Option<crate::state::BudgetHook>) {
+        self.budget_hook = hook;
     }
 
     /// The memory limit, if any.

@@ -60,7 +60,7 @@
 //! stdout/stderr and what was written to them, and the budget hook. The
 //! collector's mark bits are clear outside a collection and need nothing.
 //!
-//! **Pins** are roots held by the host, whose handles ([`crate::Pin`]) are
+//! **Pins** are roots held by the host, whose handles ([`crate::raw::Pin`]) are
 //! not rolled back; each carries a generation. A rollback restores the pin
 //! table as it was at the snapshot, then: a pin taken since is discarded
 //! (its slot is free again and its generation moves on, so the handle gives
@@ -151,7 +151,7 @@ pub(crate) struct Journal {
     levels: Vec<Level>,
     /// Serial of the next snapshot; never rolled back, so ids stay unique.
     next_serial: u64,
-    /// Generation of each pin slot (see [`crate::Pin`]); never rolled
+    /// Generation of each pin slot (see [`crate::raw::Pin`]); never rolled
     /// back, so a discarded pin never matches again.
     pin_gens: Vec<u32>,
 }
@@ -172,11 +172,11 @@ impl Journal {
     }
 }
 
-crate::snap_clone_by_clone!(LuaStr, LuaClosure, RustClosure, UpVal, FnProto);
+crate::arena::snap_clone_by_clone!(LuaStr, LuaClosure, RustClosure, UpVal, FnProto);
 
 // A table header is plain data (its contents are journaled by the table
 // store, page by page).
-crate::snap_clone_by_clone!(Table);
+crate::arena::snap_clone_by_clone!(Table);
 
 /// A copy of an execution state with the same stack and frame capacities
 /// (they enter the collector's accounting, `Thread::estimated_bytes`, and

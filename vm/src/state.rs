@@ -131,7 +131,7 @@ pub struct Pin(pub u32, u32);
 /// The Lua state.
 pub struct State {
     /// The heap.
-    pub heap: Heap,
+    pub(crate) heap: Heap,
     /// The running thread's execution state.
     pub(crate) ex: ExecState,
     /// The running thread.
@@ -145,7 +145,7 @@ pub struct State {
     /// `registry._LOADED`.
     pub(crate) loaded: TableRef,
     /// Metatables of the non-table, non-userdata types, by [`Type`].
-    pub type_meta: [Option<TableRef>; 8],
+    pub(crate) type_meta: [Option<TableRef>; 8],
     /// Metamethod names, interned (`__index`, ...), indexed by `TM`.
     pub(crate) tm_names: [StrRef; TM_N],
     /// Registered natives.
@@ -165,9 +165,9 @@ pub struct State {
     /// Charged instructions left before the next limits check, where the
     /// budget hook runs (`limits.rs`: backward jumps and calls are
     /// charged; the check sets it again).
-    pub budget: i64,
+    pub(crate) budget: i64,
     /// The budget hook, run at every limits check.
-    pub budget_hook: Option<BudgetHook>,
+    pub(crate) budget_hook: Option<BudgetHook>,
     /// Where `print` writes.
     pub(crate) stdout: Box<dyn Write>,
     /// Where warnings go.

@@ -496,6 +496,7 @@ impl<T: Elem> Store<T> {
     }
 
     /// Number of retired page buffers kept for reuse (see the module docs).
+    #[cfg(test)]
     pub fn pool_len(&self) -> usize {
         self.jr.pool.len()
     }
@@ -614,6 +615,7 @@ impl<T: Elem> Store<T> {
     }
 
     /// Number of open levels.
+    #[cfg(test)]
     pub fn journal_depth(&self) -> usize {
         self.jr.levels.len()
     }

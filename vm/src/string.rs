@@ -182,11 +182,6 @@ impl Interner {
         self.table.len()
     }
 
-    /// True when no string is interned.
-    pub fn is_empty(&self) -> bool {
-        self.table.is_empty()
-    }
-
     /// The handle of the string with these bytes, if it is interned.
     pub fn find(&self, arena: &Arena<LuaStr>, bytes: &[u8]) -> Option<StrRef> {
         let h32 = hash_bytes(bytes) as u32;

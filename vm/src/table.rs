@@ -707,11 +707,6 @@ impl OwnedTable {
         OwnedTable { store, t }
     }
 
-    /// Read access.
-    pub fn view(&self) -> TableView<'_> {
-        TableView { t: &self.t, s: &self.store }
-    }
-
     /// Write access.
     pub fn view_mut(&mut self) -> TableMut<'_> {
         self.store.view_mut(&mut self.t)
@@ -1004,7 +999,7 @@ impl<'a> TableView<'a> {
     /// Positional traversal: the first live pair at position `>= pos`
     /// (positions `0..array_len_raw()` are the array part, then the hash
     /// entries), with the position to resume from. Positions stay valid
-    /// until the next rehash (an insertion, or [`TableMut::resize_array`]);
+    /// until the next rehash (an insertion, or `TableMut::resize_array`);
     /// this avoids the key lookup that [`TableView::next`] does at each step.
     #[inline]
     pub fn next_at(self, pos: usize) -> Option<(usize, Value, Value)> {
@@ -1091,7 +1086,7 @@ impl<'a> TableView<'a> {
     }
 
     /// The table's layout (see [`TableParts`]).
-    pub fn to_parts(self) -> TableParts {
+    pub(crate) fn to_parts(self) -> TableParts {
         TableParts {
             meta: self.t.meta,
             flags: self.t.flags,
@@ -1177,18 +1172,19 @@ impl<'a> TableMut<'a> {
         /// See [`TableView::get`].
         fn get(key: Value) -> Value;
         /// See [`TableView::get_int`].
+        #[cfg(test)]
         fn get_int(i: i64) -> Value;
         /// See [`TableView::get_str`].
+        #[cfg(test)]
         fn get_str(s: StrRef) -> Value;
         /// See [`TableView::len`].
+        #[cfg(test)]
         fn len() -> i64;
         /// See [`TableView::next`].
+        #[cfg(test)]
         fn next(key: Value) -> Result<Option<(Value, Value)>, NextError>;
-        /// See [`TableView::next_at`].
-        fn next_at(pos: usize) -> Option<(usize, Value, Value)>;
-        /// See [`TableView::position_after`].
-        fn position_after(key: Value) -> Option<usize>;
         /// See [`TableView::is_empty`].
+        #[cfg(test)]
         fn is_empty() -> bool;
         /// See [`TableView::array_len_raw`].
         fn array_len_raw() -> usize;
@@ -1202,8 +1198,17 @@ impl<'a> TableMut<'a> {
     }
 
     /// See [`TableView::iter`].
+    #[cfg(test)]
     pub fn iter(&self) -> impl Iterator<Item = (Value, Value)> + '_ {
         self.view().iter()
+    }
+
+    /// The array part, mutable: writing through it is the same as
+    /// [`TableMut::set_int`] in range.
+    #[cfg(test)]
+    pub fn array_mut(&mut self) -> &mut [Value] {
+        let base = 3 * self.t.hcap as usize;
+        &mut self.s.vals.slice_mut(self.t.body, base + self.t.alen as usize)[base..]
     }
 
     /// Body cell `i`, mutable (journals its page).
@@ -1526,13 +1531,6 @@ impl<'a> TableMut<'a> {
         let base = 3 * self.t.hcap as usize;
         self.cell_mut(base + i)
     }
-
-    /// The array part, mutable (for `table.sort`, `table.insert`, ...):
-    /// writing through it is the same as [`TableMut::set_int`] in range.
-    pub fn array_mut(&mut self) -> &mut [Value] {
-        let base = 3 * self.t.hcap as usize;
-        &mut self.s.vals.slice_mut(self.t.body, base + self.t.alen as usize)[base..]
-    }
 }
 
 /// The index cells (`cap` cells, `2 * cap` slots) for `entries` in order.
@@ -1604,6 +1602,13 @@ fn binsearch(array: &[Value], mut i: usize, mut j: usize) -> usize {
 mod tests {
     use super::*;
     use crate::value::StrRef;
+
+    /// A table header is journaled as an object when it changes: it stays
+    /// small plain data (its contents live in the table store).
+    #[test]
+    fn table_header_is_32_bytes() {
+        assert_eq!(std::mem::size_of::<Table>(), 32);
+    }
 
     fn s(i: u32) -> Value {
         Value::Str(StrRef::from_index(i))

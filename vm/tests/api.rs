@@ -1,7 +1,7 @@
 //! The embedding API: calls, errors, tracebacks, natives with
 //! continuations, stack limits, tail calls, GC churn.
 
-use luprex_vm::{Action, Error, State, Status, Value};
+use luprex_vm::raw::{Action, Error, State, Status, Value};
 
 fn run(st: &mut State, src: &str) -> Result<Vec<Value>, Error> {
     st.exec(src.as_bytes(), b"=input")
@@ -211,8 +211,7 @@ fn budget_hook_fires() {
         Err(st.error_string(b"budget exhausted"))
     }
     let mut st = State::new();
-    st.budget = 1000;
-    st.budget_hook = Some(hook);
+    st.set_budget_hook(Some(hook));
     let e = run(&mut st, "while true do end").unwrap_err();
     assert_eq!(e.to_string(), "budget exhausted");
 }

@@ -5,7 +5,7 @@
 //! them runs here on every kind of value, and the programs are small enough
 //! for Miri (`cargo +nightly miri test -p luprex-vm --test dispatch`).
 
-use luprex_vm::{State, Value};
+use luprex_vm::raw::{State, Value};
 
 /// Runs `src` (which returns a string; `join` concatenates a list with
 /// commas, as only the base library is open) and compares the result with

@@ -5,8 +5,8 @@
 //! (this test binary re-executed with `LUPREX_HASH_CHILD` set), and all
 //! three must print the same hashes.
 
-use luprex_vm::userdata::{Cloneable, Opaque};
-use luprex_vm::{HashMode, State, StateHasher};
+use luprex_vm::raw::{Cloneable, Opaque};
+use luprex_vm::raw::{HashMode, State, StateHasher};
 use std::any::Any;
 use std::process::Command;
 
@@ -384,7 +384,7 @@ struct Custom(u32);
 
 #[test]
 fn userdata_payloads() {
-    let with = |payload: Box<dyn luprex_vm::userdata::Payload>| {
+    let with = |payload: Box<dyn luprex_vm::raw::Payload>| {
         let mut st = State::new();
         let u = st.new_userdata(payload, None);
         st.set_global("U", u);
@@ -423,8 +423,8 @@ fn userdata_payloads() {
 
 #[test]
 fn registered_native_names_matter() {
-    fn f1(_: &mut State) -> Result<luprex_vm::Action, luprex_vm::Error> {
-        Ok(luprex_vm::Action::Return(0))
+    fn f1(_: &mut State) -> Result<luprex_vm::raw::Action, luprex_vm::raw::Error> {
+        Ok(luprex_vm::raw::Action::Return(0))
     }
     let mk = |name: &'static str| {
         let mut st = State::new();

@@ -3,8 +3,8 @@
 //! memory error is catchable but cannot be used to grow past the limit, the
 //! count is deterministic, and the state is usable afterwards.
 
-use luprex_vm::error::ErrorKind;
-use luprex_vm::{Action, Error, State, Value};
+use luprex_vm::raw::ErrorKind;
+use luprex_vm::raw::{Action, Error, State, Value};
 
 /// `rep(n)`: a string of `n` bytes, checked against the memory limit
 /// before it is built (as `string.rep` in the standard library).
@@ -160,8 +160,7 @@ fn budget_hook_still_runs() {
         Err(st.error_string(b"hooked"))
     }
     let mut st = State::new();
-    st.budget = 500;
-    st.budget_hook = Some(hook);
+    st.set_budget_hook(Some(hook));
     let e = run(&mut st, "while true do end").unwrap_err();
     assert_eq!(e.to_string(), "hooked");
 }
@@ -321,7 +320,7 @@ fn rust_nesting_is_bounded_and_fits_in_2mb() {
             let mut report = Vec::new();
             for (name, src) in NESTING {
                 let mut st = State::new();
-                for (n, f) in [("sp", sp as luprex_vm::NativeFn), ("callf", callf)] {
+                for (n, f) in [("sp", sp as luprex_vm::raw::NativeFn), ("callf", callf)] {
                     let v = st.register_native(n, f);
                     st.set_global(n, v);
                 }

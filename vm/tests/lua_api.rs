@@ -1,24 +1,24 @@
 //! The embedding API (`luprex_vm::Lua`), through its public surface only.
 
-use luprex_vm::lua::{ErrorKind, Result, Value};
 use luprex_vm::{
     AnyUserData, Error, Function, Lua, LuaString, MetaMethod, MultiValue, Table, UserData,
     UserDataFields, UserDataMethods, UserDataRef, Variadic,
 };
+use luprex_vm::{ErrorKind, Result, Value};
 use std::collections::{BTreeMap, HashMap};
 
 #[test]
 fn load_exec_eval_call() {
     let lua = Lua::new();
     lua.load("x = 1 + 2").exec().unwrap();
-    assert_eq!(lua.globals().get::<_, i64>("x").unwrap(), 3);
+    assert_eq!(lua.globals().get::<i64>("x").unwrap(), 3);
     assert_eq!(lua.load("x * 2").eval::<i64>().unwrap(), 6);
     assert_eq!(lua.load("local a = 5; return a").eval::<i64>().unwrap(), 5);
     let (a, b): (i64, String) =
         lua.load("local p, q = ... return p + 1, q .. '!'").call((41, "hi")).unwrap();
     assert_eq!((a, b.as_str()), (42, "hi!"));
     let f = lua.load("return 7").set_name("seven").into_function().unwrap();
-    assert_eq!(f.call::<_, i64>(()).unwrap(), 7);
+    assert_eq!(f.call::<i64>(()).unwrap(), 7);
 }
 
 #[test]
@@ -29,8 +29,8 @@ fn environment_and_name() {
     let v: i64 = lua.load("return y").set_environment(env.clone()).eval().unwrap();
     assert_eq!(v, 10);
     lua.load("z = 3").set_environment(env.clone()).exec().unwrap();
-    assert_eq!(env.get::<_, i64>("z").unwrap(), 3);
-    assert!(lua.globals().get::<_, Option<i64>>("z").unwrap().is_none());
+    assert_eq!(env.get::<i64>("z").unwrap(), 3);
+    assert!(lua.globals().get::<Option<i64>>("z").unwrap().is_none());
     let e = lua.load("error('boom')").set_name("mychunk").exec().unwrap_err();
     assert!(e.to_string().starts_with("mychunk:1: boom"), "{e}");
 }
@@ -49,10 +49,10 @@ fn integer_and_float_conversions_both_ways() {
         .load("return a == 5 and b == -7 and c == 2.5 and e == 1.5")
         .eval::<bool>()
         .unwrap());
-    assert_eq!(g.get::<_, f64>("d").unwrap(), u64::MAX as f64);
-    assert_eq!(g.get::<_, u8>("a").unwrap(), 5);
-    assert_eq!(g.get::<_, i16>("b").unwrap(), -7);
-    assert_eq!(g.get::<_, f32>("c").unwrap(), 2.5);
+    assert_eq!(g.get::<f64>("d").unwrap(), u64::MAX as f64);
+    assert_eq!(g.get::<u8>("a").unwrap(), 5);
+    assert_eq!(g.get::<i16>("b").unwrap(), -7);
+    assert_eq!(g.get::<f32>("c").unwrap(), 2.5);
     assert_eq!(lua.load("3.0").eval::<i64>().unwrap(), 3);
     assert_eq!(lua.load("'12'").eval::<i64>().unwrap(), 12);
     assert_eq!(lua.load("'1.5'").eval::<f64>().unwrap(), 1.5);
@@ -76,7 +76,7 @@ fn strings_bools_options_values() {
     let g = lua.globals();
     g.set("s", "héllo").unwrap();
     g.set("t", String::from("x")).unwrap();
-    assert_eq!(g.get::<_, String>("s").unwrap(), "héllo");
+    assert_eq!(g.get::<String>("s").unwrap(), "héllo");
     assert_eq!(lua.load("#s").eval::<i64>().unwrap(), 6);
     assert_eq!(lua.load("12").eval::<String>().unwrap(), "12");
     assert_eq!(lua.load("1.5").eval::<String>().unwrap(), "1.5");
@@ -85,14 +85,14 @@ fn strings_bools_options_values() {
     assert!(bin.to_str().is_err());
     assert!(lua.load("'\\xff'").eval::<String>().is_err());
     g.set("yes", true).unwrap();
-    assert!(g.get::<_, bool>("yes").unwrap());
-    assert!(!g.get::<_, bool>("nothing").unwrap());
+    assert!(g.get::<bool>("yes").unwrap());
+    assert!(!g.get::<bool>("nothing").unwrap());
     assert!(lua.load("0").eval::<bool>().unwrap());
     g.set("o", Some(3)).unwrap();
     g.set("n", None::<i64>).unwrap();
-    assert_eq!(g.get::<_, Option<i64>>("o").unwrap(), Some(3));
-    assert_eq!(g.get::<_, Option<i64>>("n").unwrap(), None);
-    assert_eq!(g.get::<_, Value>("o").unwrap(), Value::Integer(3));
+    assert_eq!(g.get::<Option<i64>>("o").unwrap(), Some(3));
+    assert_eq!(g.get::<Option<i64>>("n").unwrap(), None);
+    assert_eq!(g.get::<Value>("o").unwrap(), Value::Integer(3));
     assert_eq!(lua.load("1.0").eval::<Value>().unwrap(), Value::Number(1.0));
     assert_eq!(Value::Integer(1), Value::Number(1.0));
     let s1: Value = lua.load("'abc'").eval().unwrap();
@@ -117,12 +117,12 @@ fn collections_both_ways() {
     let order: String =
         lua.load("local s = '' for k in pairs(hm) do s = s .. k end return s").eval().unwrap();
     assert_eq!(order, "abc");
-    assert_eq!(g.get::<_, HashMap<String, i64>>("hm").unwrap(), hm);
+    assert_eq!(g.get::<HashMap<String, i64>>("hm").unwrap(), hm);
     let mut bm = BTreeMap::new();
     bm.insert(1, "one".to_string());
     bm.insert(2, "two".to_string());
     g.set("bm", bm.clone()).unwrap();
-    assert_eq!(g.get::<_, BTreeMap<i64, String>>("bm").unwrap(), bm);
+    assert_eq!(g.get::<BTreeMap<i64, String>>("bm").unwrap(), bm);
     assert_eq!(lua.load("bm[2]").eval::<String>().unwrap(), "two");
     let t: Table = lua.load("{10, 20, 30, x = 'y'}").eval().unwrap();
     let seq: Vec<i64> = t.sequence_values().collect::<Result<_>>().unwrap();
@@ -141,7 +141,7 @@ fn table_api_and_metamethods() {
     let t = lua.create_table().unwrap();
     t.raw_set(1, "a").unwrap();
     t.push("b").unwrap();
-    assert_eq!(t.raw_get::<_, String>(2).unwrap(), "b");
+    assert_eq!(t.raw_get::<String>(2).unwrap(), "b");
     assert!(t.contains_key(1).unwrap());
     assert!(t.raw_set(Value::Nil, 1).is_err());
     let mt: Table = lua
@@ -149,15 +149,15 @@ fn table_api_and_metamethods() {
         .eval()
         .unwrap();
     t.set_metatable(Some(mt.clone())).unwrap();
-    assert_eq!(t.get::<_, String>("zz").unwrap(), "zz?");
-    assert_eq!(t.raw_get::<_, Option<String>>("zz").unwrap(), None);
+    assert_eq!(t.get::<String>("zz").unwrap(), "zz?");
+    assert_eq!(t.raw_get::<Option<String>>("zz").unwrap(), None);
     assert_eq!(t.len().unwrap(), 99);
     assert_eq!(t.raw_len(), 2);
     assert!(t.metatable().unwrap() == mt);
     t.set_metatable(None).unwrap();
     assert!(t.metatable().is_none());
     let from = lua.create_table_from([("k", 1), ("l", 2)]).unwrap();
-    assert_eq!(from.get::<_, i64>("l").unwrap(), 2);
+    assert_eq!(from.get::<i64>("l").unwrap(), 2);
 }
 
 #[test]
@@ -166,7 +166,7 @@ fn callbacks_with_tuples_and_variadics() {
     let add = lua.create_function(|_, (a, b): (i64, i64)| Ok(a + b)).unwrap();
     lua.globals().set("add", add.clone()).unwrap();
     assert_eq!(lua.load("add(2, 3)").eval::<i64>().unwrap(), 5);
-    assert_eq!(add.call::<_, i64>((4, 5)).unwrap(), 9);
+    assert_eq!(add.call::<i64>((4, 5)).unwrap(), 9);
     let concat = lua
         .create_function(|_, (sep, parts): (String, Variadic<String>)| Ok(parts.join(&sep)))
         .unwrap();
@@ -176,7 +176,7 @@ fn callbacks_with_tuples_and_variadics() {
     lua.globals().set("multi", multi).unwrap();
     assert_eq!(lua.load("select('#', multi(4))").eval::<i64>().unwrap(), 4);
     let statik = lua.create_function(|_, ()| Ok("static str")).unwrap();
-    assert_eq!(statik.call::<_, String>(()).unwrap(), "static str");
+    assert_eq!(statik.call::<String>(()).unwrap(), "static str");
     let make = lua
         .create_function(|lua, n: i64| {
             let t = lua.create_table()?;
@@ -195,10 +195,10 @@ fn callbacks_with_tuples_and_variadics() {
             Ok(count)
         })
         .unwrap();
-    counter.call::<_, ()>(()).unwrap();
-    assert_eq!(counter.call::<_, i64>(()).unwrap(), 2);
+    counter.call::<()>(()).unwrap();
+    assert_eq!(counter.call::<i64>(()).unwrap(), 2);
     let mv = lua.create_function(|_, args: MultiValue| Ok(args.len())).unwrap();
-    assert_eq!(mv.call::<_, usize>((1, 2, 3)).unwrap(), 3);
+    assert_eq!(mv.call::<usize>((1, 2, 3)).unwrap(), 3);
 }
 
 #[test]
@@ -210,7 +210,7 @@ fn nested_callbacks_calling_lua_calling_callbacks() {
                 return Ok(0);
             }
             let f: Function = lua.globals().get("rec")?;
-            Ok(1 + f.call::<_, i64>(n - 1)?)
+            Ok(1 + f.call::<i64>(n - 1)?)
         })
         .unwrap();
     lua.globals().set("depth", depth).unwrap();
@@ -258,7 +258,7 @@ fn callback_errors_keep_their_cause() {
     assert!(e.traceback().contains("stack traceback"), "{}", e.traceback());
     // Through a Lua function called from Rust.
     let f: Function = lua.load("return function() fail() end").eval().unwrap();
-    let e = f.call::<_, ()>(()).unwrap_err();
+    let e = f.call::<()>(()).unwrap_err();
     assert!(e.cause().is_some());
     // The state stays usable.
     assert_eq!(lua.load("1").eval::<i64>().unwrap(), 1);
@@ -392,9 +392,9 @@ fn handles_survive_collection_and_dropped_handles_are_collected() {
     for _ in 0..3 {
         lua.collect_garbage().unwrap();
     }
-    assert_eq!(t.raw_get::<_, i64>(3).unwrap(), 3);
+    assert_eq!(t.raw_get::<i64>(3).unwrap(), 3);
     assert_eq!(s.to_str().unwrap(), "only-in-a-handle-42");
-    assert_eq!(f.call::<_, i64>(()).unwrap(), 10);
+    assert_eq!(f.call::<i64>(()).unwrap(), 10);
     // A weak table sees whether the object is still alive.
     lua.load("weak = setmetatable({}, {__mode = 'v'})").exec().unwrap();
     let obj = lua.create_table().unwrap();
@@ -425,7 +425,7 @@ fn callback_closure_freed_with_its_function() {
     let m = marker.clone();
     let f = lua.create_function(move |_, ()| Ok(Rc::strong_count(&m))).unwrap();
     assert_eq!(Rc::strong_count(&marker), 2);
-    assert_eq!(f.call::<_, usize>(()).unwrap(), 2);
+    assert_eq!(f.call::<usize>(()).unwrap(), 2);
     drop(f);
     lua.collect_garbage().unwrap();
     assert_eq!(Rc::strong_count(&marker), 1);
@@ -468,7 +468,7 @@ fn lua_values_as_handles_in_callbacks() {
         .create_function(|_, (f, t): (Function, Table)| {
             let mut out = Vec::new();
             for v in t.sequence_values::<i64>() {
-                out.push(f.call::<_, i64>(v?)?);
+                out.push(f.call::<i64>(v?)?);
             }
             Ok(out)
         })
@@ -481,8 +481,8 @@ fn lua_values_as_handles_in_callbacks() {
 #[test]
 fn raw_state_access() {
     let lua = Lua::new();
-    lua.with_raw_state(|st| st.set_global("answer", luprex_vm::Value::Int(42))).unwrap();
-    assert_eq!(lua.globals().get::<_, i64>("answer").unwrap(), 42);
+    lua.with_raw_state(|st| st.set_global("answer", luprex_vm::raw::Value::Int(42))).unwrap();
+    assert_eq!(lua.globals().get::<i64>("answer").unwrap(), 42);
     // API use inside is refused, not a panic.
     let inner = lua.with_raw_state(|_| lua.create_table().is_err()).unwrap();
     assert!(inner);
@@ -501,14 +501,14 @@ fn limits_are_catchable_by_the_host_and_leave_the_vm_usable() {
     lua.set_instruction_limit(None).unwrap();
     assert_eq!(lua.load("1 + 1").eval::<i64>().unwrap(), 2);
 
-    lua.set_memory_limit(Some(lua.used_memory() + 200_000)).unwrap();
+    assert_eq!(lua.set_memory_limit(lua.used_memory() + 200_000).unwrap(), 0);
     let e = lua.load("local t = {} for i = 1, 1e7 do t[i] = {} end").exec().unwrap_err();
     assert_eq!(e.kind(), &ErrorKind::Memory, "{e}");
     lua.collect_garbage().unwrap();
     assert_eq!(lua.load("#'still works'").eval::<i64>().unwrap(), 11);
 
     let h = lua.interrupt_handle().unwrap();
-    lua.set_memory_limit(None).unwrap();
+    assert!(lua.set_memory_limit(0).unwrap() > 0);
     let t = std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_millis(50));
         h.interrupt();
@@ -522,8 +522,8 @@ fn limits_are_catchable_by_the_host_and_leave_the_vm_usable() {
 
 #[cfg(feature = "serde")]
 mod serde_support {
-    use luprex_vm::lua::{LuaSerdeExt, Value};
     use luprex_vm::Lua;
+    use luprex_vm::{LuaSerdeExt, Value};
     use serde::{Deserialize, Serialize};
     use std::collections::BTreeMap;
 
@@ -580,7 +580,7 @@ mod serde_support {
             and cfg.shapes[3].Rect.h == 3 and cfg.shapes[4].Pair[2] == 'seven' and cfg.scores.b == -2
             and cfg.flag == true";
         assert!(lua.load(check).eval::<bool>().unwrap());
-        let back: Config = lua.from_value(lua.globals().get::<_, Value>("cfg").unwrap()).unwrap();
+        let back: Config = lua.from_value(lua.globals().get::<Value>("cfg").unwrap()).unwrap();
         assert_eq!(back, sample());
     }
 
@@ -637,24 +637,25 @@ mod serde_support {
 
 #[test]
 fn threads_resume_from_rust() {
-    use luprex_vm::CoStatus;
+    use luprex_vm::ThreadStatus;
     let lua = Lua::new();
     let f: Function = lua
         .load("function(a) local b = coroutine.yield(a + 1) return b * 2, 'done' end")
         .eval()
         .unwrap();
     let co = lua.create_thread(f).unwrap();
-    assert_eq!(co.status(), CoStatus::Suspended);
-    assert_eq!(co.resume::<_, i64>(1).unwrap(), 2);
+    assert_eq!(co.status(), ThreadStatus::Resumable);
+    assert_eq!(co.resume::<i64>(1).unwrap(), 2);
     let (v, s): (i64, String) = co.resume(10).unwrap();
     assert_eq!((v, s.as_str()), (20, "done"));
-    assert_eq!(co.status(), CoStatus::Dead);
-    let e = co.resume::<_, ()>(()).unwrap_err();
+    assert_eq!(co.status(), ThreadStatus::Finished);
+    let e = co.resume::<()>(()).unwrap_err();
     assert_eq!(e.to_string(), "cannot resume dead coroutine");
     let bad: luprex_vm::Thread =
         lua.load("coroutine.create(function() error('inside') end)").eval().unwrap();
-    let e = bad.resume::<_, ()>(()).unwrap_err();
+    let e = bad.resume::<()>(()).unwrap_err();
     assert!(e.to_string().ends_with("inside"), "{e}");
+    assert_eq!(bad.status(), ThreadStatus::Error);
     assert_eq!(lua.load("1").eval::<i64>().unwrap(), 1);
 }
 
@@ -690,15 +691,15 @@ fn snapshot_rollback_and_save_through_the_api() -> Result<()> {
     lua.load("counter = counter + 1 for i = 1, 100 do items[i] = {i} end").exec()?;
     let late = lua.create_table()?;
     late.set("y", 2)?;
-    assert_eq!(lua.globals().get::<_, i64>("counter")?, 1);
+    assert_eq!(lua.globals().get::<i64>("counter")?, 1);
     lua.rollback(s)?;
-    assert_eq!(lua.globals().get::<_, i64>("counter")?, 0);
+    assert_eq!(lua.globals().get::<i64>("counter")?, 0);
     assert_eq!(lua.load("return #items").eval::<i64>()?, 0);
     assert_eq!(lua.state_hash()?, before_kept);
     assert_ne!(before, before_kept);
     // a handle taken before the snapshot still works; one taken after it is dead
-    assert_eq!(kept.get::<_, i64>("x")?, 1);
-    assert!(late.get::<_, Option<i64>>("y").is_err() || late.get::<_, Option<i64>>("y")?.is_none());
+    assert_eq!(kept.get::<i64>("x")?, 1);
+    assert!(late.get::<Option<i64>>("y").is_err() || late.get::<Option<i64>>("y")?.is_none());
     // replay gives the same state
     lua.load("counter = counter + 1 for i = 1, 100 do items[i] = {i} end").exec()?;
     let replayed = lua.state_hash()?;
@@ -712,6 +713,6 @@ fn snapshot_rollback_and_save_through_the_api() -> Result<()> {
     let other = Lua::new();
     other.load_state(&bytes)?;
     assert_eq!(other.state_hash()?, lua.state_hash()?);
-    assert_eq!(other.globals().get::<_, i64>("counter")?, 1);
+    assert_eq!(other.globals().get::<i64>("counter")?, 1);
     Ok(())
 }

@@ -7,9 +7,9 @@
 //! the error; saving is refused while Lua code runs; truncated and
 //! corrupted snapshots give errors or a state that runs, never a panic.
 
-use luprex_vm::error::ErrorKind;
-use luprex_vm::userdata::{Opaque, Payload, UserData};
-use luprex_vm::{Action, Error, State, Status, Value};
+use luprex_vm::raw::ErrorKind;
+use luprex_vm::raw::{Action, Error, State, Status, Value};
+use luprex_vm::raw::{Opaque, Payload};
 use std::any::Any;
 use std::process::Command;
 
@@ -127,7 +127,7 @@ fn continue_world(st: &mut State) -> Vec<String> {
     let Value::Table(t) = r[0] else { panic!("no table") };
     let mut out = Vec::new();
     for i in 1.. {
-        let v = st.heap.tables.get(t).get_int(i);
+        let v = st.table(t).get_int(i);
         if v.is_nil() {
             break;
         }
@@ -335,8 +335,7 @@ fn load_counter(b: &[u8]) -> Option<Box<dyn Payload>> {
 }
 
 fn new_userdata(st: &mut State, data: Box<dyn Payload>) -> Value {
-    let ud = UserData { meta: None, user_values: vec![Value::Int(3)], data };
-    Value::UserData(st.heap.new_userdata(ud))
+    st.new_userdata_uv(data, None, vec![Value::Int(3)])
 }
 
 #[test]
@@ -350,8 +349,8 @@ fn payloads_are_rebuilt_by_their_loader() {
     assert!(e.message().contains("test.counter"), "{}", e.message());
     b.register_payload_loader("test.counter", load_counter);
     b.load_state(&bytes).unwrap();
-    let Value::UserData(h) = b.get_global("U") else { panic!("U is not a userdata") };
-    assert_eq!(b.heap.userdata.get(h).data.downcast_ref::<Counter>().map(|c| c.0), Some(77));
+    let u = b.get_global("U");
+    assert_eq!(b.userdata_mut::<Counter>(u).map(|c| c.0), Some(77));
     assert_eq!(a.heap_hash(), b.heap_hash());
     // A corrupt payload is an error.
     let mut bad = bytes.clone();

@@ -5,7 +5,7 @@
 //! Each snippet runs in a fresh state, then a second time in a state that
 //! already ran all the others (to shake out state leaks between calls).
 
-use luprex_vm::State;
+use luprex_vm::raw::State;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Shared definitions prepended to every snippet.

@@ -2,7 +2,7 @@
 //! the `.expected` files (captured from the reference `lua5.4`), then checks
 //! the heap's consistency.
 
-use luprex_vm::State;
+use luprex_vm::raw::State;
 use std::cell::RefCell;
 use std::io::Write;
 use std::rc::Rc;

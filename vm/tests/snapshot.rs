@@ -8,9 +8,9 @@
 //! snapshot; this holds over repeated rollbacks, nested snapshots, releases
 //! and across processes.
 
-use luprex_vm::error::ErrorKind;
-use luprex_vm::userdata::Cloneable;
-use luprex_vm::{Action, Error, State, Value};
+use luprex_vm::raw::Cloneable;
+use luprex_vm::raw::ErrorKind;
+use luprex_vm::raw::{Action, Error, State, Value};
 use std::process::Command;
 
 include!("support/capture.rs");
@@ -30,7 +30,7 @@ fn run(st: &mut State, src: &str) {
 /// State hash, heap hash, after checking the heap's consistency.
 fn hashes(st: &State) -> (u128, u128) {
     st.check_heap().unwrap();
-    assert_eq!(st.heap.interner.len(), st.heap.strings.len(), "interner out of step");
+    assert_eq!(st.heap_stats().interned, st.heap_stats().strings, "interner out of step");
     (st.state_hash(), st.heap_hash())
 }
 
@@ -189,7 +189,7 @@ fn replay(name: &str, a: &str, b: &str) -> (u128, u128) {
     run(&mut st, PRELUDE);
     run(&mut st, a);
     let at_snap = hashes(&st);
-    let layout = st.heap.tables.layout_digest();
+    let layout = st.heap_stats().table_layout_digest;
     let s = st.snapshot().unwrap();
     assert_eq!(hashes(&st), at_snap, "{name}: taking a snapshot changed the state");
     for round in 0..3 {
@@ -200,7 +200,7 @@ fn replay(name: &str, a: &str, b: &str) -> (u128, u128) {
         st.rollback(s).unwrap();
         assert_eq!(hashes(&st), at_snap, "{name}: round {round}: rollback is not exact");
         assert_eq!(
-            st.heap.tables.layout_digest(),
+            st.heap_stats().table_layout_digest,
             layout,
             "{name}: round {round}: table headers or store layout not restored"
         );
@@ -432,7 +432,7 @@ fn globals_registry_and_type_metatables_are_restored() {
     run(&mut st, "g = 2; _G.new = {}; debug = nil; warn('@off')");
     let mt = st.new_table();
     let Value::Table(mt) = mt else { panic!("not a table") };
-    st.set_type_metatable(luprex_vm::Type::Number, Some(mt));
+    st.set_type_metatable(luprex_vm::raw::Type::Number, Some(mt));
     st.rollback(s).unwrap();
     assert_eq!(hashes(&st), h0);
     run(&mut st, "print(g, new)");

@@ -3,8 +3,8 @@
 //! situations, special tables, sortable keys, the metatable pseudo-key,
 //! determinism across States, and pairing with partial overlap.
 
-use luprex_vm::value::TableRef;
-use luprex_vm::{pair_tables, Numbering, SpecialSet, State, Value};
+use luprex_vm::raw::TableRef;
+use luprex_vm::raw::{pair_tables, Numbering, SpecialSet, State, Value};
 
 fn state(src: &str) -> State {
     let mut st = State::new();
@@ -52,7 +52,7 @@ fn shape(st: &State, n: &Numbering) -> Vec<String> {
     n.tables()
         .iter()
         .map(|&tb| {
-            let tab = st.heap.tables.get(tb);
+            let tab = st.table(tb);
             let mut edges = Vec::new();
             if let Some(m) = tab.meta {
                 edges.push(format!("@meta->{}", n.number_of(m).unwrap_or(0)));
@@ -60,7 +60,7 @@ fn shape(st: &State, n: &Numbering) -> Vec<String> {
             for (k, v) in tab.iter() {
                 let Value::Table(c) = v else { continue };
                 let key = match k {
-                    Value::Str(s) => String::from_utf8_lossy(st.heap.str(s)).into_owned(),
+                    Value::Str(s) => String::from_utf8_lossy(st.str_bytes(s)).into_owned(),
                     Value::Int(i) => i.to_string(),
                     Value::Float(f) => format!("{f:?}"),
                     Value::Bool(b) => b.to_string(),

@@ -124,7 +124,7 @@ mod lua_api_side {
         best(|| {
             let mut s = 0i64;
             for _ in 0..N {
-                s = f.call::<_, i64>(s).unwrap();
+                s = f.call::<i64>(s).unwrap();
             }
             s
         })
@@ -135,7 +135,7 @@ mod lua_api_side {
         let add1 = lua.create_function(|_, x: i64| Ok(x + 1)).unwrap();
         lua.globals().set("add1", add1).unwrap();
         let chunk: Function = lua.load(lua_loop()).into_function().unwrap();
-        best(|| chunk.call::<_, i64>(()).unwrap())
+        best(|| chunk.call::<i64>(()).unwrap())
     }
 }
 

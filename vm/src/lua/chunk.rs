@@ -65,7 +65,7 @@ impl<'a> Chunk<'a> {
     }
 
     /// Runs the chunk with `args` (its `...`) and converts its results.
-    pub fn call<A: IntoLuaMulti, R: FromLuaMulti>(self, args: A) -> Result<R> {
+    pub fn call<R: FromLuaMulti>(self, args: impl IntoLuaMulti) -> Result<R> {
         self.into_function()?.call(args)
     }
 

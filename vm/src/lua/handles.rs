@@ -16,6 +16,7 @@
 use super::{AnyUserData, FromLua, FromLuaMulti, Inner, IntoLua, IntoLuaMulti, Lua, Result};
 use crate::error::Error;
 use crate::state::{Pin, State};
+use crate::thread::CoStatus;
 use crate::value::Value as Raw;
 use std::rc::{Rc, Weak};
 
@@ -74,8 +75,14 @@ impl std::fmt::Debug for LuaRef {
 }
 
 /// A Lua value held by the host: immediates by value, objects by rooted
-/// handle. (The low-level, unrooted value type is [`crate::Value`].)
+/// handle. (The low-level, unrooted value type is [`crate::raw::Value`].)
+///
+/// As mlua's, the enum is open to more variants: a `match` outside this
+/// crate ends with a `_` arm. (mlua's `LightUserData` and `Error`
+/// variants have no counterpart: the VM has no light userdata, and an
+/// error value is an ordinary Lua value.)
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub enum Value {
     /// `nil`.
     #[default]
@@ -116,6 +123,116 @@ impl Value {
     /// True for `nil`.
     pub fn is_nil(&self) -> bool {
         matches!(self, Value::Nil)
+    }
+
+    /// The integer, for an integer value (no conversion).
+    pub fn as_integer(&self) -> Option<i64> {
+        match *self {
+            Value::Integer(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The number as a float, for an integer or float value.
+    pub fn as_number(&self) -> Option<f64> {
+        match *self {
+            Value::Number(n) => Some(n),
+            Value::Integer(i) => Some(i as f64),
+            _ => None,
+        }
+    }
+
+    /// The boolean, for a boolean value.
+    pub fn as_boolean(&self) -> Option<bool> {
+        match *self {
+            Value::Boolean(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The string's text, for a string value that is valid UTF-8.
+    pub fn as_str(&self) -> Option<String> {
+        self.as_string().and_then(|s| s.to_str().ok())
+    }
+
+    /// The string, for a string value.
+    pub fn as_string(&self) -> Option<&LuaString> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The table, for a table value.
+    pub fn as_table(&self) -> Option<&Table> {
+        match self {
+            Value::Table(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The function, for a function value.
+    pub fn as_function(&self) -> Option<&Function> {
+        match self {
+            Value::Function(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The coroutine, for a thread value.
+    pub fn as_thread(&self) -> Option<&Thread> {
+        match self {
+            Value::Thread(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The userdata, for a userdata value.
+    pub fn as_userdata(&self) -> Option<&AnyUserData> {
+        match self {
+            Value::UserData(u) => Some(u),
+            _ => None,
+        }
+    }
+
+    /// True for a boolean.
+    pub fn is_boolean(&self) -> bool {
+        matches!(self, Value::Boolean(_))
+    }
+
+    /// True for an integer.
+    pub fn is_integer(&self) -> bool {
+        matches!(self, Value::Integer(_))
+    }
+
+    /// True for an integer or a float.
+    pub fn is_number(&self) -> bool {
+        matches!(self, Value::Integer(_) | Value::Number(_))
+    }
+
+    /// True for a string.
+    pub fn is_string(&self) -> bool {
+        matches!(self, Value::String(_))
+    }
+
+    /// True for a table.
+    pub fn is_table(&self) -> bool {
+        matches!(self, Value::Table(_))
+    }
+
+    /// True for a function.
+    pub fn is_function(&self) -> bool {
+        matches!(self, Value::Function(_))
+    }
+
+    /// True for a coroutine.
+    pub fn is_thread(&self) -> bool {
+        matches!(self, Value::Thread(_))
+    }
+
+    /// True for a userdata.
+    pub fn is_userdata(&self) -> bool {
+        matches!(self, Value::UserData(_))
     }
 
     /// The raw value (valid while this value lives).
@@ -230,7 +347,7 @@ impl Table {
     }
 
     /// `t[key]`, with metamethods (`__index`).
-    pub fn get<K: IntoLua, V: FromLua>(&self, key: K) -> Result<V> {
+    pub fn get<V: FromLua>(&self, key: impl IntoLua) -> Result<V> {
         let lua = self.lua();
         let k = key.into_lua(lua)?;
         let v = lua.run(|st| {
@@ -241,7 +358,7 @@ impl Table {
     }
 
     /// `t[key] = value`, with metamethods (`__newindex`).
-    pub fn set<K: IntoLua, V: IntoLua>(&self, key: K, value: V) -> Result<()> {
+    pub fn set(&self, key: impl IntoLua, value: impl IntoLua) -> Result<()> {
         let lua = self.lua();
         let k = key.into_lua(lua)?;
         let v = value.into_lua(lua)?;
@@ -249,7 +366,7 @@ impl Table {
     }
 
     /// `rawget(t, key)`.
-    pub fn raw_get<K: IntoLua, V: FromLua>(&self, key: K) -> Result<V> {
+    pub fn raw_get<V: FromLua>(&self, key: impl IntoLua) -> Result<V> {
         let lua = self.lua();
         let k = key.into_lua(lua)?;
         let v = lua.with_state(|st| {
@@ -260,7 +377,7 @@ impl Table {
     }
 
     /// `rawset(t, key, value)` (an error for a nil or NaN key).
-    pub fn raw_set<K: IntoLua, V: IntoLua>(&self, key: K, value: V) -> Result<()> {
+    pub fn raw_set(&self, key: impl IntoLua, value: impl IntoLua) -> Result<()> {
         let lua = self.lua();
         let k = key.into_lua(lua)?;
         let v = value.into_lua(lua)?;
@@ -268,8 +385,8 @@ impl Table {
     }
 
     /// Whether `t[key]` (raw) is not nil.
-    pub fn contains_key<K: IntoLua>(&self, key: K) -> Result<bool> {
-        Ok(!self.raw_get::<K, Value>(key)?.is_nil())
+    pub fn contains_key(&self, key: impl IntoLua) -> Result<bool> {
+        Ok(!self.raw_get::<Value>(key)?.is_nil())
     }
 
     /// `#t`, with the `__len` metamethod.
@@ -286,7 +403,7 @@ impl Table {
     pub fn raw_len(&self) -> usize {
         self.lua()
             .with_state(|st| match self.0.raw(st) {
-                Raw::Table(h) => st.heap.tables.get(h).len().max(0) as usize,
+                Raw::Table(h) => st.table(h).len().max(0) as usize,
                 _ => 0,
             })
             .unwrap_or(0)
@@ -317,8 +434,7 @@ impl Table {
                 None => None,
             };
             if let Raw::Table(h) = self.0.raw(st) {
-                st.heap.tables.get_mut(h).meta = m;
-                st.check_finalizer(Raw::Table(h), m);
+                st.set_table_metatable(h, m);
             }
         })
     }
@@ -337,9 +453,84 @@ impl Table {
     }
 
     /// Appends `value` at `#t + 1` (raw).
-    pub fn push<V: IntoLua>(&self, value: V) -> Result<()> {
+    pub fn push(&self, value: impl IntoLua) -> Result<()> {
         let n = self.raw_len() as i64;
         self.raw_set(n + 1, value)
+    }
+
+    /// Removes and returns the last element `t[#t]` (raw; nil when empty).
+    pub fn pop<V: FromLua>(&self) -> Result<V> {
+        let n = self.raw_len() as i64;
+        if n == 0 {
+            return V::from_lua(Value::Nil, self.lua());
+        }
+        let v = self.raw_get::<Value>(n)?;
+        self.raw_set(n, Value::Nil)?;
+        V::from_lua(v, self.lua())
+    }
+
+    /// `t[key] = nil`, with metamethods (`__newindex`).
+    pub fn remove(&self, key: impl IntoLua) -> Result<()> {
+        self.set(key, Value::Nil)
+    }
+
+    /// `rawset(t, key, nil)`.
+    pub fn raw_remove(&self, key: impl IntoLua) -> Result<()> {
+        self.raw_set(key, Value::Nil)
+    }
+
+    /// Removes every key (raw); the metatable stays.
+    pub fn clear(&self) -> Result<()> {
+        let keys = self
+            .pairs::<Value, Value>()
+            .map(|kv| kv.map(|(k, _)| k))
+            .collect::<Result<Vec<_>>>()?;
+        keys.into_iter().try_for_each(|k| self.raw_set(k, Value::Nil))
+    }
+
+    /// Whether the table has no key at all (raw).
+    pub fn is_empty(&self) -> bool {
+        self.lua()
+            .with_state(|st| match self.0.raw(st) {
+                Raw::Table(h) => st.table(h).is_empty(),
+                _ => true,
+            })
+            .unwrap_or(true)
+    }
+
+    /// Whether the table has a metatable.
+    pub fn has_metatable(&self) -> bool {
+        self.metatable().is_some()
+    }
+
+    /// `self == other` with the `__eq` metamethod.
+    pub fn equals(&self, other: &Table) -> Result<bool> {
+        let lua = self.lua();
+        lua.run(|st| {
+            let (a, b) = (self.0.raw(st), other.0.raw(st));
+            st.equal_value(a, b)
+        })
+    }
+
+    /// Calls `f` with each key-value pair (raw, in traversal order),
+    /// stopping at the first error.
+    pub fn for_each<K: FromLua, V: FromLua>(
+        &self,
+        mut f: impl FnMut(K, V) -> Result<()>,
+    ) -> Result<()> {
+        for kv in self.pairs::<K, V>() {
+            let (k, v) = kv?;
+            f(k, v)?;
+        }
+        Ok(())
+    }
+
+    /// Calls `f` with `t[1]`, `t[2]`, ... up to the first nil (raw).
+    pub fn for_each_value<V: FromLua>(&self, mut f: impl FnMut(V) -> Result<()>) -> Result<()> {
+        for v in self.sequence_values::<V>() {
+            f(v?)?;
+        }
+        Ok(())
     }
 }
 
@@ -358,7 +549,7 @@ impl<K: FromLua, V: FromLua> Iterator for TablePairs<K, V> {
         let lua = self.table.lua().clone();
         let step = lua.with_state(|st| {
             let Raw::Table(h) = self.table.0.raw(st) else { return Ok(None) };
-            match st.heap.tables.get(h).next(key.to_raw(st)) {
+            match st.table(h).next(key.to_raw(st)) {
                 Ok(Some((k, v))) => Ok(Some((lua.wrap(st, k), lua.wrap(st, v)))),
                 Ok(None) => Ok(None),
                 Err(_) => Err(Error::runtime("invalid key to 'next'")),
@@ -391,7 +582,7 @@ impl<V: FromLua> Iterator for TableSequence<V> {
         if self.done {
             return None;
         }
-        match self.table.raw_get::<i64, Value>(self.index) {
+        match self.table.raw_get::<Value>(self.index) {
             Ok(Value::Nil) => {
                 self.done = true;
                 None
@@ -416,7 +607,7 @@ handle_eq!(Function);
 impl Function {
     /// Calls the function (protected: an error comes back as `Err`, with a
     /// traceback if no `pcall` in Lua caught it).
-    pub fn call<A: IntoLuaMulti, R: FromLuaMulti>(&self, args: A) -> Result<R> {
+    pub fn call<R: FromLuaMulti>(&self, args: impl IntoLuaMulti) -> Result<R> {
         let lua = self.0.lua();
         let args = args.into_lua_multi(lua)?;
         let results = lua.run(|st| {
@@ -436,7 +627,7 @@ handle_eq!(Thread);
 impl Thread {
     /// Resumes the coroutine with `args` (`coroutine.resume`): its yielded
     /// or returned values, or its error (the coroutine is then dead).
-    pub fn resume<A: IntoLuaMulti, R: FromLuaMulti>(&self, args: A) -> Result<R> {
+    pub fn resume<R: FromLuaMulti>(&self, args: impl IntoLuaMulti) -> Result<R> {
         let lua = self.0.lua();
         let args = args.into_lua_multi(lua)?;
         let results = lua.run(|st| {
@@ -467,16 +658,63 @@ impl Thread {
         R::from_lua_multi(results, lua)
     }
 
-    /// The coroutine's status (`coroutine.status`).
-    pub fn status(&self) -> crate::CoStatus {
+    /// The coroutine's status, as mlua reports it.
+    pub fn status(&self) -> ThreadStatus {
+        self.0
+            .lua()
+            .with_state(|st| match self.0.raw(st) {
+                Raw::Thread(co) => match st.thread_status(co) {
+                    CoStatus::Suspended => ThreadStatus::Resumable,
+                    CoStatus::Running => ThreadStatus::Running,
+                    CoStatus::Normal => ThreadStatus::Normal,
+                    CoStatus::Dead if st.thread_failed(co) => ThreadStatus::Error,
+                    CoStatus::Dead => ThreadStatus::Finished,
+                },
+                _ => ThreadStatus::Error,
+            })
+            .unwrap_or(ThreadStatus::Error)
+    }
+
+    /// The coroutine's status as `coroutine.status` names it.
+    pub fn co_status(&self) -> CoStatus {
         self.0
             .lua()
             .with_state(|st| match self.0.raw(st) {
                 Raw::Thread(co) => st.thread_status(co),
-                _ => crate::CoStatus::Dead,
+                _ => CoStatus::Dead,
             })
-            .unwrap_or(crate::CoStatus::Dead)
+            .unwrap_or(CoStatus::Dead)
     }
+
+    /// Whether [`Thread::resume`] can be called.
+    pub fn is_resumable(&self) -> bool {
+        self.status() == ThreadStatus::Resumable
+    }
+
+    /// Whether the coroutine returned (without an error).
+    pub fn is_finished(&self) -> bool {
+        self.status() == ThreadStatus::Finished
+    }
+
+    /// Whether the coroutine died with an error.
+    pub fn is_error(&self) -> bool {
+        self.status() == ThreadStatus::Error
+    }
+}
+
+/// The status of a [`Thread`] (mlua's names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreadStatus {
+    /// Not started yet, or suspended in a yield: it can be resumed.
+    Resumable,
+    /// Running (it is the caller).
+    Running,
+    /// Active but not running: it resumed another coroutine.
+    Normal,
+    /// Returned.
+    Finished,
+    /// Died with an error.
+    Error,
 }
 
 /// A value kept in the state for the host, alive until the key is dropped

@@ -83,7 +83,7 @@ mod userdata;
 pub use chunk::Chunk;
 pub use conv::{FromLua, FromLuaMulti, IntoLua, IntoLuaMulti, MultiValue, Variadic};
 pub use handles::{
-    Function, LuaString, RegistryKey, Table, TablePairs, TableSequence, Thread, Value,
+    Function, LuaString, RegistryKey, Table, TablePairs, TableSequence, Thread, ThreadStatus, Value,
 };
 #[cfg(feature = "serde")]
 pub use serde_impl::LuaSerdeExt;
@@ -91,7 +91,9 @@ pub use userdata::{
     AnyUserData, MetaMethod, UserData, UserDataFields, UserDataMethods, UserDataRef, UserDataRefMut,
 };
 
-pub use crate::error::{Error, ErrorKind};
+pub use crate::error::Error;
+#[cfg(doc)]
+use crate::error::ErrorKind;
 use crate::func::NativeId;
 pub use crate::limits::InterruptHandle;
 use crate::snapshot::Snapshot;
@@ -104,6 +106,42 @@ use std::rc::Rc;
 
 /// The result type of the embedding API.
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// Lua's integer type.
+pub type Integer = i64;
+
+/// Lua's float type.
+pub type Number = f64;
+
+/// `nil`, as a value (mlua's `Nil`).
+#[allow(non_upper_case_globals)]
+pub const Nil: Value = Value::Nil;
+
+/// Turns any error into a Lua error carrying it as its cause
+/// (`err.into_lua_err()`, as mlua's `ExternalError`).
+pub trait ExternalError {
+    /// The Lua error of kind [`ErrorKind::Callback`] whose cause is `self`.
+    fn into_lua_err(self) -> Error;
+}
+
+impl<E: Into<Box<dyn std::error::Error + Send + Sync>>> ExternalError for E {
+    fn into_lua_err(self) -> Error {
+        Error::external(self)
+    }
+}
+
+/// Turns the error of any `Result` into a Lua error (mlua's
+/// `ExternalResult`).
+pub trait ExternalResult<T> {
+    /// `self` with its error made a Lua error ([`ExternalError`]).
+    fn into_lua_err(self) -> Result<T>;
+}
+
+impl<T, E: ExternalError> ExternalResult<T> for std::result::Result<T, E> {
+    fn into_lua_err(self) -> Result<T> {
+        self.map_err(ExternalError::into_lua_err)
+    }
+}
 
 /// A boxed callback: arguments in, results out.
 pub(crate) type Callback = Rc<dyn Fn(&Lua, MultiValue) -> Result<MultiValue>>;
@@ -530,6 +568,38 @@ impl Lua {
         })
     }
 
+    /// Runs a full garbage collection (mlua's name for
+    /// [`Lua::collect_garbage`]).
+    pub fn gc_collect(&self) -> Result<()> {
+        self.collect_garbage()
+    }
+
+    /// Stores `v` in the registry under the name `key` (replacing what was
+    /// there).
+    pub fn set_named_registry_value(&self, key: &str, v: impl IntoLua) -> Result<()> {
+        let v = v.into_lua(self)?;
+        self.with_state(|st| {
+            let (reg, k) = (st.registry(), st.intern(key.as_bytes()));
+            let raw = v.to_raw(st);
+            st.raw_set_str(reg, k, raw);
+        })
+    }
+
+    /// The value stored in the registry under the name `key` (nil if none).
+    pub fn named_registry_value<T: FromLua>(&self, key: &str) -> Result<T> {
+        let v = self.with_state(|st| {
+            let (reg, k) = (st.registry(), st.intern(key.as_bytes()));
+            let raw = st.table(reg).get_str(k);
+            self.wrap(st, raw)
+        })?;
+        T::from_lua(v, self)
+    }
+
+    /// Removes the value stored in the registry under the name `key`.
+    pub fn unset_named_registry_value(&self, key: &str) -> Result<()> {
+        self.set_named_registry_value(key, Value::Nil)
+    }
+
     /// Bytes in use by the Lua heap (the collector's accounting).
     pub fn used_memory(&self) -> usize {
         self.with_state(|st| st.memory_in_use()).unwrap_or(0)
@@ -545,12 +615,17 @@ impl Lua {
         T::from_lua(v, self)
     }
 
-    /// Sets (or with `None` removes) the memory limit, in bytes of the
-    /// collector's accounting ([`Lua::used_memory`]). An allocation past it
-    /// (after a full collection) fails with `not enough memory`
-    /// ([`ErrorKind::Memory`]); the state stays usable.
-    pub fn set_memory_limit(&self, bytes: Option<usize>) -> Result<()> {
-        self.with_state(|st| st.set_memory_limit(bytes))
+    /// Sets the memory limit, in bytes of the collector's accounting
+    /// ([`Lua::used_memory`]); `0` removes it. Returns the previous limit
+    /// (`0` for none), as mlua. An allocation past it (after a full
+    /// collection) fails with `not enough memory` ([`ErrorKind::Memory`]);
+    /// the state stays usable.
+    pub fn set_memory_limit(&self, bytes: usize) -> Result<usize> {
+        self.with_state(|st| {
+            let old = st.memory_limit().unwrap_or(0);
+            st.set_memory_limit((bytes != 0).then_some(bytes));
+            old
+        })
     }
 
     /// Sets (or with `None` removes) the instruction budget, counted from

@@ -54,13 +54,13 @@ pub trait UserData: Sized + 'static {
 /// The field declarations of a [`UserData`] type.
 pub trait UserDataFields<T> {
     /// A field read by `get`.
-    fn add_field_method_get<R, F>(&mut self, name: &str, get: F)
+    fn add_field_method_get<R, F>(&mut self, name: impl Into<String>, get: F)
     where
         R: IntoLua,
         F: Fn(&Lua, &T) -> Result<R> + 'static;
 
     /// A field written by `set`.
-    fn add_field_method_set<A, F>(&mut self, name: &str, set: F)
+    fn add_field_method_set<A, F>(&mut self, name: impl Into<String>, set: F)
     where
         A: FromLua,
         F: FnMut(&Lua, &mut T, A) -> Result<()> + 'static;
@@ -69,21 +69,21 @@ pub trait UserDataFields<T> {
 /// The method declarations of a [`UserData`] type.
 pub trait UserDataMethods<T> {
     /// A method `obj:name(args)` reading the value.
-    fn add_method<A, R, F>(&mut self, name: &str, f: F)
+    fn add_method<A, R, F>(&mut self, name: impl Into<String>, f: F)
     where
         A: FromLuaMulti,
         R: IntoLuaMulti,
         F: Fn(&Lua, &T, A) -> Result<R> + 'static;
 
     /// A method `obj:name(args)` mutating the value.
-    fn add_method_mut<A, R, F>(&mut self, name: &str, f: F)
+    fn add_method_mut<A, R, F>(&mut self, name: impl Into<String>, f: F)
     where
         A: FromLuaMulti,
         R: IntoLuaMulti,
         F: FnMut(&Lua, &mut T, A) -> Result<R> + 'static;
 
     /// A function `obj.name(args)` (no receiver conversion).
-    fn add_function<A, R, F>(&mut self, name: &str, f: F)
+    fn add_function<A, R, F>(&mut self, name: impl Into<String>, f: F)
     where
         A: FromLuaMulti,
         R: IntoLuaMulti,
@@ -91,7 +91,7 @@ pub trait UserDataMethods<T> {
 
     /// A metamethod whose first operand is the value (`__tostring`,
     /// `__len`, `__call`, `__index`, ...).
-    fn add_meta_method<A, R, F>(&mut self, meta: MetaMethod, f: F)
+    fn add_meta_method<A, R, F>(&mut self, meta: impl Into<String>, f: F)
     where
         A: FromLuaMulti,
         R: IntoLuaMulti,
@@ -99,7 +99,7 @@ pub trait UserDataMethods<T> {
 
     /// A metamethod receiving all operands as arguments (binary operators,
     /// where the value may be either operand).
-    fn add_meta_function<A, R, F>(&mut self, meta: MetaMethod, f: F)
+    fn add_meta_function<A, R, F>(&mut self, meta: impl Into<String>, f: F)
     where
         A: FromLuaMulti,
         R: IntoLuaMulti,
@@ -160,6 +160,12 @@ pub enum MetaMethod {
     Close,
 }
 
+impl From<MetaMethod> for String {
+    fn from(m: MetaMethod) -> String {
+        m.name().to_string()
+    }
+}
+
 impl MetaMethod {
     /// The metatable key (`__add`, ...).
     pub fn name(self) -> &'static str {
@@ -217,7 +223,7 @@ struct Registry<T> {
     methods: Vec<(String, Callback)>,
     getters: Vec<(String, Callback)>,
     setters: Vec<(String, Callback)>,
-    metas: Vec<(&'static str, Callback)>,
+    metas: Vec<(String, Callback)>,
     _t: std::marker::PhantomData<fn(T)>,
 }
 
@@ -275,69 +281,69 @@ where
 }
 
 impl<T: 'static> UserDataFields<T> for Registry<T> {
-    fn add_field_method_get<R, F>(&mut self, name: &str, get: F)
+    fn add_field_method_get<R, F>(&mut self, name: impl Into<String>, get: F)
     where
         R: IntoLua,
         F: Fn(&Lua, &T) -> Result<R> + 'static,
     {
         let cb = method_ref_cb(move |lua, this: &T, (): ()| get(lua, this));
-        self.getters.push((name.to_string(), cb));
+        self.getters.push((name.into(), cb));
     }
 
-    fn add_field_method_set<A, F>(&mut self, name: &str, mut set: F)
+    fn add_field_method_set<A, F>(&mut self, name: impl Into<String>, mut set: F)
     where
         A: FromLua,
         F: FnMut(&Lua, &mut T, A) -> Result<()> + 'static,
     {
         let cb = method_mut_cb(move |lua, this: &mut T, a: A| set(lua, this, a));
-        self.setters.push((name.to_string(), cb));
+        self.setters.push((name.into(), cb));
     }
 }
 
 impl<T: 'static> UserDataMethods<T> for Registry<T> {
-    fn add_method<A, R, F>(&mut self, name: &str, f: F)
+    fn add_method<A, R, F>(&mut self, name: impl Into<String>, f: F)
     where
         A: FromLuaMulti,
         R: IntoLuaMulti,
         F: Fn(&Lua, &T, A) -> Result<R> + 'static,
     {
-        self.methods.push((name.to_string(), method_ref_cb(f)));
+        self.methods.push((name.into(), method_ref_cb(f)));
     }
 
-    fn add_method_mut<A, R, F>(&mut self, name: &str, f: F)
+    fn add_method_mut<A, R, F>(&mut self, name: impl Into<String>, f: F)
     where
         A: FromLuaMulti,
         R: IntoLuaMulti,
         F: FnMut(&Lua, &mut T, A) -> Result<R> + 'static,
     {
-        self.methods.push((name.to_string(), method_mut_cb(f)));
+        self.methods.push((name.into(), method_mut_cb(f)));
     }
 
-    fn add_function<A, R, F>(&mut self, name: &str, f: F)
+    fn add_function<A, R, F>(&mut self, name: impl Into<String>, f: F)
     where
         A: FromLuaMulti,
         R: IntoLuaMulti,
         F: Fn(&Lua, A) -> Result<R> + 'static,
     {
-        self.methods.push((name.to_string(), function_cb(f)));
+        self.methods.push((name.into(), function_cb(f)));
     }
 
-    fn add_meta_method<A, R, F>(&mut self, meta: MetaMethod, f: F)
+    fn add_meta_method<A, R, F>(&mut self, meta: impl Into<String>, f: F)
     where
         A: FromLuaMulti,
         R: IntoLuaMulti,
         F: Fn(&Lua, &T, A) -> Result<R> + 'static,
     {
-        self.metas.push((meta.name(), method_ref_cb(f)));
+        self.metas.push((meta.into(), method_ref_cb(f)));
     }
 
-    fn add_meta_function<A, R, F>(&mut self, meta: MetaMethod, f: F)
+    fn add_meta_function<A, R, F>(&mut self, meta: impl Into<String>, f: F)
     where
         A: FromLuaMulti,
         R: IntoLuaMulti,
         F: Fn(&Lua, A) -> Result<R> + 'static,
     {
-        self.metas.push((meta.name(), function_cb(f)));
+        self.metas.push((meta.into(), function_cb(f)));
     }
 }
 
@@ -370,7 +376,7 @@ fn metatable_for<T: UserData>(lua: &Lua) -> Result<Raw> {
     let methods = fns(reg.methods)?;
     let getters = fns(reg.getters)?;
     let setters = fns(reg.setters)?;
-    let metas = fns(reg.metas.into_iter().map(|(n, c)| (n.to_string(), c)).collect())?;
+    let metas = fns(reg.metas)?;
     let mt = lua.with_state(|st| {
         let mk = |st: &mut State, list: &[(String, Function)]| -> Raw {
             let t = st.new_table();

@@ -55,8 +55,8 @@ pub const FUZZ_RUN: &str = r#"
 "#;
 
 /// A fresh state as the fuzz target makes it (output discarded).
-pub fn fuzz_fresh() -> luprex_vm::State {
-    let mut st = luprex_vm::State::new();
+pub fn fuzz_fresh() -> luprex_vm::raw::State {
+    let mut st = luprex_vm::raw::State::new();
     st.set_stdout(Box::new(std::io::sink()));
     st.set_stderr(Box::new(std::io::sink()));
     st
