@@ -253,48 +253,8 @@ pub fn format_constant(k: &Constant) -> String {
         Constant::Nil => "nil".to_string(),
         Constant::Bool(b) => b.to_string(),
         Constant::Int(i) => i.to_string(),
-        Constant::Float(f) => format_float(*f),
+        Constant::Float(f) => crate::number::float_to_string(*f),
         Constant::Str(s) => quote(s),
-    }
-}
-
-/// A float as `%.14g`, with `.0` appended when it looks like an integer.
-pub fn format_float(f: f64) -> String {
-    let s = fmt_g14(f);
-    if s.bytes().all(|b| b == b'-' || b.is_ascii_digit()) {
-        s + ".0"
-    } else {
-        s
-    }
-}
-
-/// C's `printf("%.14g", f)`.
-fn fmt_g14(f: f64) -> String {
-    const P: i32 = 14;
-    if f.is_nan() {
-        return if f.is_sign_negative() { "-nan" } else { "nan" }.to_string();
-    }
-    if f.is_infinite() {
-        return if f < 0.0 { "-inf" } else { "inf" }.to_string();
-    }
-    let e = format!("{:.*e}", (P - 1) as usize, f);
-    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
-    let x: i32 = exp.parse().unwrap_or(0);
-    if !(-4..P).contains(&x) {
-        let mant = strip_zeros(mant);
-        let sign = if x < 0 { '-' } else { '+' };
-        format!("{mant}e{sign}{:02}", x.abs())
-    } else {
-        strip_zeros(&format!("{:.*}", (P - 1 - x) as usize, f)).to_string()
-    }
-}
-
-/// Removes trailing zeros of a fraction, and the point if nothing remains.
-fn strip_zeros(s: &str) -> &str {
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        s
     }
 }
 
@@ -325,23 +285,6 @@ fn quote(s: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn floats_print_like_percent_14g() {
-        assert_eq!(format_float(2.5), "2.5");
-        assert_eq!(format_float(1.0), "1.0");
-        assert_eq!(format_float(-3.0), "-3.0");
-        assert_eq!(format_float(1e100), "1e+100");
-        assert_eq!(format_float(0.1), "0.1");
-        assert_eq!(format_float(1.0 / 3.0), "0.33333333333333");
-        assert_eq!(format_float(123456789012345.0), "1.2345678901234e+14");
-        assert_eq!(format_float(12345678901234.0), "12345678901234.0");
-        assert_eq!(format_float(0.0001), "0.0001");
-        assert_eq!(format_float(0.00001), "1e-05");
-        assert_eq!(format_float(f64::INFINITY), "inf");
-        assert_eq!(format_float(-f64::INFINITY), "-inf");
-        assert_eq!(format_float(2f64.powi(63)), "9.2233720368548e+18");
-    }
 
     #[test]
     fn malformed_protos_do_not_panic() {

@@ -9,7 +9,8 @@
 //! hand-written callback that scans `lex.remainder()` and then `bump`s past
 //! what it consumed: newlines (line counting), comments, short strings with
 //! their escapes, long brackets `[==[ ... ]==]` and numerals (read exactly as
-//! `read_numeral`, then converted exactly as `luaO_str2num`).
+//! `read_numeral`, then converted by `crate::number::str_to_number`, Lua's
+//! `luaO_str2num`).
 //!
 //! The reference lexer is lazy: it reads a token only when the parser asks
 //! for it, so a lexical error is reported only if the parser gets that far
@@ -35,15 +36,7 @@
 use logos::{FilterResult, Lexer, Logos};
 
 use crate::ast::Line;
-
-/// A numeral's value, as `luaO_str2num` converts it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Number {
-    /// An integer numeral that fits (hexadecimal ones wrap around).
-    Int(i64),
-    /// A float numeral, or a decimal integer numeral that overflows.
-    Float(f64),
-}
+use crate::number::{hex_digit, is_c_space, str_to_number, Number};
 
 /// A lexical error, with the text of `llex.c`'s message.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -347,11 +340,6 @@ fn newline(lex: &mut Lexer<'_, Tok>) -> Result<(), LexError> {
     inc_line(&mut lex.extras.line)
 }
 
-/// `isspace` in the C locale.
-fn is_space(c: u8) -> bool {
-    matches!(c, b' ' | b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r')
-}
-
 /// Skip callback for `--`: a short comment, or a long one if a well-formed
 /// long bracket follows.
 fn comment(lex: &mut Lexer<'_, Tok>) -> Result<(), LexError> {
@@ -587,17 +575,18 @@ impl StrReader<'_> {
     /// `\xXX`: exactly two hexadecimal digits.
     fn hex_escape(&mut self) -> Result<(), LexError> {
         self.pos += 1; // 'x'
-        let mut r = 0u8;
+        let mut r = 0u32;
         let mut saved = b"\\x".to_vec();
         for _ in 0..2 {
-            let Some(d) = self.cur().and_then(hex_value) else {
+            let Some(d) = self.cur().and_then(hex_digit) else {
                 return Err(self.esc_fail("hexadecimal digit expected", &saved));
             };
             saved.extend(self.cur());
             r = (r << 4) | d;
             self.pos += 1;
         }
-        self.val.push(r);
+        // Two hexadecimal digits: at most 0xFF.
+        self.val.push(r as u8);
         Ok(())
     }
 
@@ -609,17 +598,17 @@ impl StrReader<'_> {
         }
         self.pos += 1;
         let mut saved = b"\\u{".to_vec();
-        let Some(first) = self.cur().and_then(hex_value) else {
+        let Some(first) = self.cur().and_then(hex_digit) else {
             return Err(self.esc_fail("hexadecimal digit expected", &saved));
         };
-        let mut r = u32::from(first);
+        let mut r = first;
         saved.extend(self.cur());
         self.pos += 1;
-        while let Some(d) = self.cur().and_then(hex_value) {
+        while let Some(d) = self.cur().and_then(hex_digit) {
             if r > (0x7FFF_FFFF >> 4) {
                 return Err(self.esc_fail("UTF-8 value too large", &saved));
             }
-            r = (r << 4) | u32::from(d);
+            r = (r << 4) | d;
             saved.extend(self.cur());
             self.pos += 1;
         }
@@ -634,7 +623,7 @@ impl StrReader<'_> {
     /// `\z`: skips the following white space, line breaks included.
     fn zap(&mut self) -> Result<(), LexError> {
         self.pos += 1; // 'z'
-        while let Some(c) = self.cur().filter(|&c| is_space(c)) {
+        while let Some(c) = self.cur().filter(|&c| is_c_space(c)) {
             if c == b'\n' || c == b'\r' {
                 self.pos += newline_len(&self.rest[self.pos..]);
                 inc_line(&mut self.line)?;
@@ -677,11 +666,6 @@ fn short_string(lex: &mut Lexer<'_, Tok>) -> Result<Vec<u8>, LexError> {
     Ok(reader.val)
 }
 
-/// Value of a hexadecimal digit.
-fn hex_value(c: u8) -> Option<u8> {
-    char::from(c).to_digit(16).and_then(|d| u8::try_from(d).ok())
-}
-
 /// Appends `x` (at most 2^31-1) in Lua's extended UTF-8 (`luaO_utf8esc`):
 /// up to six bytes.
 pub fn utf8_encode(x: u32, out: &mut Vec<u8>) {
@@ -717,7 +701,7 @@ fn numeral(lex: &mut Lexer<'_, Tok>) -> Result<Number, LexError> {
     let len = numeral_len(body);
     let text = body.get(..len).unwrap_or_default();
     lex.bump(len.saturating_sub(lex.span().len()));
-    str2number(text).ok_or_else(|| error(lex, "malformed number", Near::Text(text.to_vec())))
+    str_to_number(text).ok_or_else(|| error(lex, "malformed number", Near::Text(text.to_vec())))
 }
 
 /// Length of the numeral at the start of `s` (which starts with a digit or
@@ -743,159 +727,6 @@ fn numeral_len(s: &[u8]) -> usize {
         i += 1;
     }
     i
-}
-
-/// Converts a numeral as `luaO_str2num` (without the sign and surrounding
-/// space it also accepts, which the lexer never passes).
-pub fn str2number(s: &[u8]) -> Option<Number> {
-    str2int(s).map(Number::Int).or_else(|| str2float(s).map(Number::Float))
-}
-
-/// `l_str2int`: decimal integers that do not overflow, hexadecimal ones
-/// modulo 2^64.
-fn str2int(s: &[u8]) -> Option<i64> {
-    if let Some(hex) = s.strip_prefix(b"0x").or_else(|| s.strip_prefix(b"0X")) {
-        if hex.is_empty() {
-            return None;
-        }
-        let mut a = 0u64;
-        for &c in hex {
-            a = a.wrapping_mul(16).wrapping_add(u64::from(hex_value(c)?));
-        }
-        return Some(a as i64);
-    }
-    if s.is_empty() {
-        return None;
-    }
-    let mut a = 0i64;
-    for &c in s {
-        if !c.is_ascii_digit() {
-            return None;
-        }
-        a = a.checked_mul(10)?.checked_add(i64::from(c - b'0'))?;
-    }
-    Some(a)
-}
-
-/// `l_str2d`: `strtod` in the C locale, rejecting `inf` and `nan`.
-fn str2float(s: &[u8]) -> Option<f64> {
-    let special = s.iter().find(|c| b".xXnN".contains(c)).map(u8::to_ascii_lowercase);
-    match special {
-        Some(b'n') => None,
-        Some(b'x') => hex_float(s),
-        _ => dec_float(s),
-    }
-}
-
-/// A decimal float: `digits [. digits] [e [+-] digits]` (at least one
-/// mantissa digit), correctly rounded.
-fn dec_float(s: &[u8]) -> Option<f64> {
-    let mantissa_len = s.iter().take_while(|c| c.is_ascii_digit() || **c == b'.').count();
-    let (mantissa, exponent) = s.split_at(mantissa_len);
-    let dots = mantissa.iter().filter(|&&c| c == b'.').count();
-    if dots > 1 || mantissa.len() == dots {
-        return None;
-    }
-    if let Some(e) = exponent.strip_prefix(b"e").or_else(|| exponent.strip_prefix(b"E")) {
-        let digits = e.strip_prefix(b"+").or_else(|| e.strip_prefix(b"-")).unwrap_or(e);
-        if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-    } else if !exponent.is_empty() {
-        return None;
-    }
-    std::str::from_utf8(s).ok()?.parse().ok()
-}
-
-/// A hexadecimal float as C99 `strtod`: `0x`, hexadecimal digits with an
-/// optional dot (at least one digit), an optional binary exponent `p[+-]d+`;
-/// correctly rounded to nearest, ties to even.
-fn hex_float(s: &[u8]) -> Option<f64> {
-    let s = s.strip_prefix(b"0x").or_else(|| s.strip_prefix(b"0X"))?;
-    let mut mant = 0u64; // significant bits kept
-    let mut exp: i64 = 0; // binary exponent of `mant`'s unit
-    let mut sticky = false; // some nonzero digit was dropped
-    let mut digits = 0usize;
-    let mut seen_dot = false;
-    let mut i = 0;
-    while let Some(&c) = s.get(i) {
-        if c == b'.' && !seen_dot {
-            seen_dot = true;
-        } else if let Some(d) = hex_value(c) {
-            digits += 1;
-            if mant >> 60 == 0 {
-                mant = mant << 4 | u64::from(d);
-                if seen_dot {
-                    exp -= 4;
-                }
-            } else {
-                sticky |= d != 0;
-                if !seen_dot {
-                    exp += 4;
-                }
-            }
-        } else {
-            break;
-        }
-        i += 1;
-    }
-    if digits == 0 {
-        return None;
-    }
-    if let Some(&(b'p' | b'P')) = s.get(i) {
-        let e = &s[i + 1..];
-        let (neg, digits) = match e.first() {
-            Some(b'-') => (true, &e[1..]),
-            Some(b'+') => (false, &e[1..]),
-            _ => (false, e),
-        };
-        if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        let value =
-            digits.iter().fold(0i64, |acc, &c| (acc * 10 + i64::from(c - b'0')).min(1_000_000_000));
-        exp += if neg { -value } else { value };
-    } else if i != s.len() {
-        return None;
-    }
-    Some(compose_float(mant, exp, sticky))
-}
-
-/// Rounds `mant * 2^exp` (plus a sticky "something nonzero below") to the
-/// nearest `f64`, ties to even, with subnormals and overflow to infinity.
-fn compose_float(mant: u64, exp: i64, sticky: bool) -> f64 {
-    if mant == 0 {
-        return 0.0;
-    }
-    let lz = i64::from(mant.leading_zeros());
-    let m = mant << lz; // top bit set: value = m * 2^(exp - lz)
-    let e = exp - lz + 63; // unbiased exponent of the leading bit
-    if e > 1023 {
-        return f64::INFINITY;
-    }
-    // number of low bits of `m` to drop: 11 for a normal, more for a subnormal
-    let drop = if e >= -1022 { 11 } else { 11 + (-1022 - e) };
-    if drop > 64 {
-        return 0.0; // below half the smallest subnormal
-    }
-    let wide = u128::from(m);
-    let kept = (wide >> drop) as u64;
-    let rest = wide & ((1u128 << drop) - 1);
-    let half = 1u128 << (drop - 1);
-    let round_up = rest > half || (rest == half && (sticky || kept & 1 == 1));
-    let kept = kept + u64::from(round_up);
-    if e >= -1022 {
-        // normal: `kept` has 53 bits (54 after a carry)
-        let (kept, e) = if kept >> 53 != 0 { (kept >> 1, e + 1) } else { (kept, e) };
-        if e > 1023 {
-            return f64::INFINITY;
-        }
-        let bits = ((e + 1023) as u64) << 52 | (kept & ((1u64 << 52) - 1));
-        f64::from_bits(bits)
-    } else {
-        // subnormal (a carry into bit 52 makes it the smallest normal)
-        f64::from_bits(kept)
-    }
 }
 
 impl Tok {
@@ -982,21 +813,6 @@ mod tests {
         assert_eq!(toks("3."), vec![Tok::Num(Number::Float(3.0)), Tok::Eof]);
         assert_eq!(toks("1e-2+"), vec![Tok::Num(Number::Float(0.01)), Tok::Plus, Tok::Eof]);
         assert_eq!(toks("0xe+1")[..2], [Tok::Num(Number::Int(14)), Tok::Plus]);
-    }
-
-    #[test]
-    fn hex_floats_round_like_strtod() {
-        assert_eq!(hex_float(b"0x1p4"), Some(16.0));
-        assert_eq!(hex_float(b"0x.8"), Some(0.5));
-        assert_eq!(hex_float(b"0x1p-1074"), Some(f64::from_bits(1)));
-        assert_eq!(hex_float(b"0x1p-1075"), Some(0.0));
-        assert_eq!(hex_float(b"0x3p-1076"), Some(f64::from_bits(1)));
-        assert_eq!(hex_float(b"0x1.fffffffffffff8p1023"), Some(f64::INFINITY));
-        assert_eq!(hex_float(b"0x1.fffffffffffff7p1023"), Some(f64::MAX));
-        assert_eq!(hex_float(b"0x10000000000000000000000000p-100"), Some(1.0));
-        assert_eq!(hex_float(b"0x1.00000000000008p0"), Some(1.0));
-        assert_eq!(hex_float(b"0x1.000000000000080001p0"), Some(1.0 + f64::EPSILON));
-        assert_eq!(hex_float(b"0x1.00000000000018p0"), Some(1.0 + 2.0 * f64::EPSILON));
     }
 
     #[test]

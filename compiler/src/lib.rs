@@ -16,6 +16,7 @@ pub mod codegen;
 pub mod disasm;
 pub mod dump;
 pub mod lexer;
+pub mod number;
 pub mod opcodes;
 pub mod parser;
 pub mod proto;

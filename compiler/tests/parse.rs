@@ -5,7 +5,8 @@
 use luprex_compiler::ast::{
     Attrib, BinOp, Block, Chunk, Expr, ExprKind, Field, Stat, StatKind, UnOp,
 };
-use luprex_compiler::lexer::{tokenize, Number, Tok};
+use luprex_compiler::lexer::{tokenize, Tok};
+use luprex_compiler::number::Number;
 use luprex_compiler::parser::parse;
 
 /// Bad inputs and the message `lua5.4` gives for `load(input)` (whose

@@ -744,8 +744,7 @@ fn write_bytes(st: &mut State, i: usize) -> Result<Vec<u8>, Error> {
     match st.arg(i) {
         Value::Int(n) => luprex_vm::raw::number::fmt_int(n, &mut b),
         Value::Float(x) => {
-            let spec = luprex_vm::raw::format::Spec::new(b'g').with_precision(14);
-            luprex_vm::raw::format::format_float(&mut b, &spec, x);
+            luprex_vm::raw::format::format_float(&mut b, &luprex_vm::raw::number::FLOAT_FORMAT, x);
         }
         _ => {
             let s = st.check_str(i)?;

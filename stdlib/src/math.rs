@@ -41,6 +41,7 @@
 //!   all zeros).
 
 use crate::random::{RandomArgs, RandomError, RandomState, RandomValue};
+use luprex_vm::raw::number::{float_to_int, F2I};
 use luprex_vm::raw::TableRef;
 use luprex_vm::raw::{Action, Error, NativeFn, State, Value};
 
@@ -164,18 +165,10 @@ fn opt_num(st: &mut State, i: usize, default: f64) -> Result<f64, Error> {
     }
 }
 
-/// 2^63 as a float.
-const TWO_63: f64 = 9_223_372_036_854_775_808.0;
-
-/// `pushnumint`: an integer if the float fits (`lua_numbertointeger`),
-/// else the float.
+/// `pushnumint`: an integer if the (integral) float fits
+/// (`lua_numbertointeger`), else the float.
 fn num_or_int(d: f64) -> Value {
-    // -2^63 <= d < 2^63 (NaN fails both comparisons).
-    if (-TWO_63..TWO_63).contains(&d) {
-        Value::Int(d as i64)
-    } else {
-        Value::Float(d)
-    }
+    float_to_int(d, F2I::Exact).map_or(Value::Float(d), Value::Int)
 }
 
 /// A native computing a float from one float argument.
@@ -523,6 +516,6 @@ mod tests {
     fn int_conversion_bounds() {
         assert!(matches!(num_or_int(-0.0), Value::Int(0)));
         assert!(matches!(num_or_int(9.3e18), Value::Float(_)));
-        assert!(matches!(num_or_int(-TWO_63), Value::Int(i64::MIN)));
+        assert!(matches!(num_or_int(-9_223_372_036_854_775_808.0), Value::Int(i64::MIN)));
     }
 }

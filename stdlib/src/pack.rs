@@ -43,6 +43,7 @@
 //! 1,000,000 slots the glue should raise `stack overflow (too many
 //! results)` if the returned value count does not fit its stack.
 
+use luprex_vm::raw::number::{float_to_int, float_to_string, F2I};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -152,7 +153,7 @@ impl PackArgs for ValueArgs<'_> {
     fn integer(&mut self, arg: usize) -> Result<i64, PackError> {
         match self.get(arg) {
             Some(PackValue::Int(i)) => Ok(*i),
-            Some(PackValue::Float(f)) => float_to_int(*f)
+            Some(PackValue::Float(f)) => float_to_int(*f, F2I::Exact)
                 .ok_or_else(|| PackError::arg(arg, "number has no integer representation")),
             _ => Err(self.type_error(arg, "number")),
         }
@@ -170,60 +171,10 @@ impl PackArgs for ValueArgs<'_> {
         match self.get(arg) {
             Some(PackValue::Str(s)) => Ok(Cow::Borrowed(s)),
             Some(PackValue::Int(i)) => Ok(Cow::Owned(i.to_string().into_bytes())),
-            Some(PackValue::Float(f)) => Ok(Cow::Owned(float_to_lua_string(*f).into_bytes())),
+            Some(PackValue::Float(f)) => Ok(Cow::Owned(float_to_string(*f).into_bytes())),
             None => Err(self.type_error(arg, "string")),
         }
     }
-}
-
-/// Lua's conversion of a float to a string (`tostringbuff`): `%.14g`, plus
-/// `.0` when the result looks like an integer.
-fn float_to_lua_string(f: f64) -> String {
-    let mut s = format_g14(f);
-    if s.bytes().all(|b| b == b'-' || b.is_ascii_digit()) {
-        s.push_str(".0");
-    }
-    s
-}
-
-/// C's `printf("%.14g", f)` as glibc prints it.
-fn format_g14(f: f64) -> String {
-    const PRECISION: i32 = 14;
-    if f.is_nan() {
-        return if f.is_sign_negative() { "-nan" } else { "nan" }.into();
-    }
-    if f.is_infinite() {
-        return if f < 0.0 { "-inf" } else { "inf" }.into();
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0" } else { "0" }.into();
-    }
-    let sci = format!("{:.*e}", (PRECISION - 1) as usize, f);
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let x: i32 = exp.parse().unwrap_or(0);
-    if !(-4..PRECISION).contains(&x) {
-        let sign = if x < 0 { '-' } else { '+' };
-        format!("{}e{sign}{:02}", strip_fraction_zeros(mantissa), x.unsigned_abs())
-    } else {
-        let fixed = format!("{:.*}", (PRECISION - 1 - x) as usize, f);
-        strip_fraction_zeros(&fixed).to_owned()
-    }
-}
-
-/// Removes trailing zeros of a fraction, and the point if nothing is left.
-fn strip_fraction_zeros(s: &str) -> &str {
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        s
-    }
-}
-
-/// Converts a float with an exact integer value to `i64` (`lua_numbertointeger`).
-fn float_to_int(f: f64) -> Option<i64> {
-    // -2^63 <= f < 2^63, and f has no fractional part.
-    let in_range = (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f);
-    (in_range && f.fract() == 0.0).then_some(f as i64)
 }
 
 /// Option kinds (`KOption`).

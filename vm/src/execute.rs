@@ -102,10 +102,7 @@ fn for_num(st: &State, v: Value) -> Option<f64> {
     match v {
         Value::Int(i) => Some(i as f64),
         Value::Float(f) => Some(f),
-        Value::Str(s) => match number::str_to_number(st.heap.str(s))? {
-            number::Number::Int(i) => Some(i as f64),
-            number::Number::Float(f) => Some(f),
-        },
+        Value::Str(s) => Some(number::str_to_number(st.heap.str(s))?.to_float()),
         _ => None,
     }
 }

@@ -28,7 +28,7 @@
 use crate::debug::Operand;
 use crate::error::Error;
 use crate::heap::Heap;
-use crate::number::{self, F2I};
+use crate::number::{self, ArithError};
 use crate::state::State;
 use crate::table::TableView;
 use crate::thread::MetaRet;
@@ -104,57 +104,8 @@ pub const TM_PAIRS: usize = 28;
 /// Maximum length of an `__index`/`__newindex` chain (`MAXTAGLOOP`).
 const MAX_TAG_LOOP: usize = 2000;
 
-/// Arithmetic and bitwise operators, in `TM` order starting at `__add`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum ArithOp {
-    /// `+`
-    Add = 6,
-    /// `-`
-    Sub,
-    /// `*`
-    Mul,
-    /// `%`
-    Mod,
-    /// `^`
-    Pow,
-    /// `/`
-    Div,
-    /// `//`
-    IDiv,
-    /// `&`
-    BAnd,
-    /// `|`
-    BOr,
-    /// `~`
-    BXor,
-    /// `<<`
-    Shl,
-    /// `>>`
-    Shr,
-    /// unary `-`
-    Unm,
-    /// unary `~`
-    BNot,
-}
-
-impl ArithOp {
-    /// The event index.
-    pub fn tm(self) -> usize {
-        self as usize
-    }
-    fn is_bitwise(self) -> bool {
-        matches!(
-            self,
-            ArithOp::BAnd
-                | ArithOp::BOr
-                | ArithOp::BXor
-                | ArithOp::Shl
-                | ArithOp::Shr
-                | ArithOp::BNot
-        )
-    }
-}
+/// Arithmetic and bitwise operators, numbered as their events (`TM_ADD`..).
+pub use crate::number::ArithOp;
 
 /// Outcome of a numeric operation on two numbers.
 pub(crate) enum NumRes {
@@ -167,83 +118,18 @@ pub(crate) enum NumRes {
     Err(&'static str),
 }
 
-#[inline]
-fn to_int_exact(v: Value) -> Option<i64> {
-    match v {
-        Value::Int(i) => Some(i),
-        Value::Float(f) => number::float_to_int(f, F2I::Exact),
-        _ => None,
-    }
-}
-
-#[inline]
-fn to_f(v: Value) -> Option<f64> {
-    match v {
-        Value::Int(i) => Some(i as f64),
-        Value::Float(f) => Some(f),
-        _ => None,
-    }
-}
-
-/// `luaO_rawarith` on number values (no coercion of strings).
+/// `luaO_rawarith` on number values (no coercion of strings), with the
+/// VM's messages for its errors.
 pub(crate) fn arith_num(op: ArithOp, a: Value, b: Value) -> NumRes {
-    use ArithOp::*;
-    if op.is_bitwise() {
-        if !matches!(a, Value::Int(_) | Value::Float(_))
-            || !matches!(b, Value::Int(_) | Value::Float(_))
-        {
-            return NumRes::NotNum;
-        }
-        let (Some(x), Some(y)) = (to_int_exact(a), to_int_exact(b)) else {
-            return NumRes::NoInt;
-        };
-        return NumRes::Val(Value::Int(match op {
-            BAnd => x & y,
-            BOr => x | y,
-            BXor => x ^ y,
-            Shl => number::shift_left(x, y),
-            Shr => number::shift_right(x, y),
-            _ => !x,
-        }));
+    let (Some(x), Some(y)) = (number::as_number(a), number::as_number(b)) else {
+        return NumRes::NotNum;
+    };
+    match number::arith(op, x, y) {
+        Ok(n) => NumRes::Val(n.into()),
+        Err(ArithError::NoInteger) => NumRes::NoInt,
+        Err(ArithError::ModByZero) => NumRes::Err("attempt to perform 'n%0'"),
+        Err(ArithError::DivByZero) => NumRes::Err("attempt to divide by zero"),
     }
-    if let (Value::Int(x), Value::Int(y)) = (a, b) {
-        match op {
-            Add => return NumRes::Val(Value::Int(x.wrapping_add(y))),
-            Sub => return NumRes::Val(Value::Int(x.wrapping_sub(y))),
-            Mul => return NumRes::Val(Value::Int(x.wrapping_mul(y))),
-            Mod => {
-                if y == 0 {
-                    return NumRes::Err("attempt to perform 'n%0'");
-                }
-                return NumRes::Val(Value::Int(number::int_mod(x, y)));
-            }
-            IDiv => {
-                if y == 0 {
-                    return NumRes::Err("attempt to divide by zero");
-                }
-                return NumRes::Val(Value::Int(number::int_floor_div(x, y)));
-            }
-            Unm => return NumRes::Val(Value::Int(0i64.wrapping_sub(x))),
-            _ => {}
-        }
-    }
-    let (Some(x), Some(y)) = (to_f(a), to_f(b)) else { return NumRes::NotNum };
-    NumRes::Val(Value::Float(match op {
-        Add => x + y,
-        Sub => x - y,
-        Mul => x * y,
-        Mod => number::float_mod(x, y),
-        Pow => number::float_pow(x, y),
-        Div => x / y,
-        IDiv => number::float_floor_div(x, y),
-        Unm => -x,
-        _ => unreachable_float(),
-    }))
-}
-
-#[cold]
-fn unreachable_float() -> f64 {
-    f64::NAN
 }
 
 /// Result of an `__index` chain walk.
@@ -621,9 +507,9 @@ impl State {
     fn arith_error(&mut self, op: ArithOp, a: Value, b: Value, oa: Operand, ob: Operand) -> Error {
         let isnum = |v: Value| matches!(v, Value::Int(_) | Value::Float(_));
         if op.is_bitwise() {
-            if isnum(a) && isnum(b) {
+            if let (Some(x), Some(_)) = (number::as_number(a), number::as_number(b)) {
                 // luaG_tointerror: blame the operand without an integer value.
-                let o = if to_int_exact(a).is_none() { oa } else { ob };
+                let o = if x.to_int().is_none() { oa } else { ob };
                 let vi = self.varinfo(o);
                 return self.rt_error(format!("number{vi} has no integer representation"));
             }

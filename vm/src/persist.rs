@@ -93,7 +93,7 @@
 //! The checks: every handle names a live slot of the right arena
 //! (tombstone keys of tables excepted: those may name freed objects and are
 //! only compared); free lists exact; strings distinct (the interner is
-//! rebuilt from them); tables consistent ([`TableStore::from_parts`](crate::table::TableStore::from_parts), which
+//! rebuilt from them); tables consistent ([`TableStore::table_from_parts`](crate::table::TableStore::table_from_parts), which
 //! rebuilds the probe index); closures have one upvalue per descriptor of
 //! their prototype; prototypes pass the bytecode verifier
 //! ([`luprex_compiler::verify::verify_function`]) and their constants,

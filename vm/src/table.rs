@@ -561,7 +561,7 @@ impl Tables {
 
     /// Rebuilds the tables from their layouts ([`TableView::to_parts`],
     /// `None` for a free slot) and the header arena's free list, checking
-    /// each (see [`TableStore::from_parts`]).
+    /// each (see [`TableStore::table_from_parts`]).
     pub fn from_raw_parts(
         slots: Vec<Option<TableParts>>,
         free: Vec<u32>,
@@ -570,7 +570,7 @@ impl Tables {
         let mut headers = Vec::with_capacity(slots.len());
         for (i, p) in slots.into_iter().enumerate() {
             headers.push(match p {
-                Some(p) => Some(store.from_parts(p).map_err(|e| format!("table {i}: {e}"))?),
+                Some(p) => Some(store.table_from_parts(p).map_err(|e| format!("table {i}: {e}"))?),
                 None => None,
             });
         }
@@ -2180,7 +2180,7 @@ mod tests {
 /// A table's layout as plain data: everything that makes two tables behave
 /// identically (contents, traversal order with tombstones and dead entries,
 /// logical capacities), but not the probe index, which
-/// [`TableStore::from_parts`] rebuilds from the entries.
+/// [`TableStore::table_from_parts`] rebuilds from the entries.
 #[derive(Clone, Debug, Default)]
 pub struct TableParts {
     /// The metatable.
@@ -2207,7 +2207,7 @@ impl TableStore {
     /// dead entries without a value. The probe index is rebuilt from the
     /// entries, so a lookup finds exactly the keys listed. Handles are not
     /// checked here. Nothing is allocated unless the layout is valid.
-    pub fn from_parts(&mut self, p: TableParts) -> Result<Table, String> {
+    pub fn table_from_parts(&mut self, p: TableParts) -> Result<Table, String> {
         let n = p.array.len();
         if p.array_cap < n || p.array_cap > MAX_ARRAY || p.array_cap > (2 * n).max(1) {
             return Err(format!("array capacity {} for {} slots", p.array_cap, n));

@@ -28,20 +28,21 @@
 //! `MMBINI`) is coded as `ADDK x K(1)` with k=1 instead.
 
 use crate::ast::{BinOp, UnOp};
+use crate::number::{float_to_int, ArithOp, Number, F2I};
 use crate::opcodes::OpCode;
 
 use super::exp::{ExpDesc, ExpKind};
-use super::fold::{flt_to_int, fold, ArithOp, Num};
+use super::fold::fold;
 use super::state::{fits_c, int_to_sc, Compiler, R};
 
 /// The numeric value of a numeral without jumps (`tonumeral`).
-pub(crate) fn to_numeral(e: &ExpDesc) -> Option<Num> {
+pub(crate) fn to_numeral(e: &ExpDesc) -> Option<Number> {
     if e.has_jumps() {
         return None;
     }
     match e.k {
-        ExpKind::KInt(i) => Some(Num::Int(i)),
-        ExpKind::KFlt(f) => Some(Num::Flt(f)),
+        ExpKind::KInt(i) => Some(Number::Int(i)),
+        ExpKind::KFlt(f) => Some(Number::Float(f)),
         _ => None,
     }
 }
@@ -57,7 +58,7 @@ fn is_sc_number(e: &ExpDesc, isfloat: &mut bool) -> Option<u32> {
     let i = match e.k {
         ExpKind::KInt(i) => i,
         ExpKind::KFlt(f) => {
-            let i = flt_to_int(f)?;
+            let i = float_to_int(f, F2I::Exact)?;
             *isfloat = true;
             i
         }
@@ -126,8 +127,8 @@ impl Compiler<'_> {
             return false;
         };
         match fold(op, v1, v2) {
-            Some(Num::Int(i)) => e1.k = ExpKind::KInt(i),
-            Some(Num::Flt(f)) => e1.k = ExpKind::KFlt(f),
+            Some(Number::Int(i)) => e1.k = ExpKind::KInt(i),
+            Some(Number::Float(f)) => e1.k = ExpKind::KFlt(f),
             None => return false,
         }
         true

@@ -23,13 +23,12 @@
 
 use std::collections::HashMap;
 
+use crate::number::{float_to_int, F2I};
 use crate::opcodes::{
     Instruction, OpCode, MAX_ARG_AX, MAX_ARG_BX, MAX_ARG_C, OFFSET_SBX, OFFSET_SC, OFFSET_SJ,
 };
 use crate::proto::{Constant, Proto};
 use crate::SyntaxError;
-
-use super::fold::flt_to_int;
 
 /// Result type of every fallible code generation step.
 pub(crate) type R<T> = Result<T, SyntaxError>;
@@ -177,7 +176,7 @@ enum KKey {
 
 /// A float used as a table key: integral floats become integer keys.
 fn float_table_key(x: f64) -> KKey {
-    match flt_to_int(x) {
+    match float_to_int(x, F2I::Exact) {
         Some(i) => KKey::Int(i),
         None => KKey::Flt(x.to_bits()),
     }
@@ -370,7 +369,7 @@ impl<'s> Compiler<'s> {
     pub fn load_float(&mut self, reg: u32, f: f64) -> R<()> {
         // -0.0 converts to integer 0 but LOADF 0 would load +0.0.
         let negzero = f == 0.0 && f.is_sign_negative();
-        match flt_to_int(f) {
+        match float_to_int(f, F2I::Exact) {
             Some(fi) if fits_bx(fi) && !negzero => {
                 self.code_asbx(OpCode::LoadF, reg, fi as i32);
             }
@@ -476,7 +475,7 @@ impl<'s> Compiler<'s> {
     /// that they do not collide with integers, as `luaK_numberK`).
     pub fn number_k(&mut self, r: f64) -> R<u32> {
         const Q: f64 = 1.0 / 4_503_599_627_370_496.0; // 2^-52
-        let key = match flt_to_int(r) {
+        let key = match float_to_int(r, F2I::Exact) {
             None => float_table_key(r),
             Some(0) => float_table_key(Q),
             Some(_) => float_table_key(r + r * Q),

@@ -34,7 +34,8 @@
 //! is bounded by 200 levels; every loop in `lparser.c` is a loop here.
 
 use crate::ast::Line;
-use crate::lexer::{LexError, Near, Number, Tok, Token};
+use crate::lexer::{LexError, Near, Tok, Token};
+use crate::number::Number;
 
 /// `LUAI_MAXCCALLS`.
 pub const MAX_C_LEVELS: u32 = 200;

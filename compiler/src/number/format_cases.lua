@@ -1,6 +1,6 @@
 -- Generates format_cases.txt (the expected outputs of glibc printf through
 -- lua5.4's string.format), used by format.rs's unit tests:
---   lua5.4 vm/src/format_cases.lua > vm/src/format_cases.txt
+--   lua5.4 compiler/src/number/format_cases.lua > compiler/src/number/format_cases.txt
 -- Line format: spec TAB kind TAB value TAB expected, where kind is `i`
 -- (value in decimal) or `f` (value as the 16 hex digits of its bits).
 local floats = {
