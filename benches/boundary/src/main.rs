@@ -77,7 +77,7 @@ mod mlua_side {
 
 mod state_side {
     use super::*;
-    use luprex_vm::{Action, Error, State, Value};
+    use luprex_vm::raw::{Action, Error, State, Value};
 
     fn add1(st: &mut State) -> Result<Action, Error> {
         let x = st.check_int(1)?;
