@@ -58,7 +58,7 @@ pub use crate::thread::CoStatus;
 pub use crate::traverse::{
     is_sortable, pair_tables, IsSpecial, Numbering, Pairing, SpecialSet, TablePair,
 };
-pub use crate::userdata::{Cloneable, Opaque, Payload, UserData};
+pub use crate::userdata::{Cloneable, Opaque, Payload};
 pub use crate::value::{
     LuaFnRef, RustFnRef, StrRef, TableRef, ThreadRef, Type, UserDataRef, Value,
 };
