@@ -255,6 +255,8 @@ pub mod thread;
 pub mod traverse;
 pub mod userdata;
 pub mod value;
+pub mod wire;
+pub mod writes;
 
 pub use arena::{Arena, Handle};
 pub use error::Error;
@@ -273,3 +275,5 @@ pub use state::{Action, KFn, NativeFn, Pin, State, Status};
 pub use thread::CoStatus;
 pub use traverse::{pair_tables, IsSpecial, Numbering, Pairing, SpecialSet, TablePair};
 pub use value::{Type, Value};
+pub use wire::{lookup_key, translate_key, WireError, WireValue};
+pub use writes::{WriteMark, WriteSet, Written};

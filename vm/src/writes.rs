@@ -1,0 +1,385 @@
+//! Which tables were written since a mark: the difference transmitter's
+//! "what changed this frame", without a blind re-walk of the table graph.
+//!
+//! # The question
+//!
+//! The engine sends each client, every frame, the differences between the
+//! master model and that client's model. Re-scanning every reachable
+//! table each frame costs what the graph weighs; re-scanning only the
+//! tables that changed since the last frame costs what changed. So the
+//! engine takes a [`WriteMark`] ([`State::write_mark`]) when it has sent a
+//! frame and asks, at the next one, [`State::tables_written_since`]: the
+//! tables whose contents or metatable may have changed since the mark.
+//!
+//! # What counts as a write
+//!
+//! Every change of a table's contents or metatable, by any path: the
+//! dispatch loop's fast paths (array slot store, update of an existing
+//! string key, append) and its slow paths, [`TableMut`](crate::table::TableMut)
+//! (hence `rawset`, the API's raw sets, `SETLIST`, the `table` library,
+//! which writes through the VM's API), `setmetatable` and
+//! `debug.setmetatable`, the collector clearing entries of weak tables, the
+//! creation of a table (a table created since the mark counts as written)
+//! and the freeing of one by the collector. All of them go through the
+//! heap's [`Tables`](crate::table::Tables) (its header arena is private to
+//! it), which is where the tracking lives: [`Tables::get_mut`], `alloc`,
+//! `sweep` and the three fast paths each call one hook. Nothing outside
+//! `table.rs` can write a table without passing through one of them.
+//!
+//! **False positives** (documented, harmless for the transmitter, which
+//! then compares and finds nothing to send): a write that stores the value
+//! already there (including nil to an absent key); a raw set that fails
+//! with a key error (nil or NaN key); a table written and then written
+//! back to its old contents; a `TableMut` taken and dropped without a
+//! change. **Not writes** (never reported): reads, `next`/`pairs`, the
+//! metamethod-absence cache (a header byte owned by the runtime, filled by
+//! lookups through [`Tables::cache_tm_absent`](crate::table::Tables::cache_tm_absent)),
+//! the collector's mark bits.
+//!
+//! # How: an epoch per table
+//!
+//! The log keeps a counter, the *epoch*, and one `u32` *stamp* per table
+//! slot: the epoch of the slot's last write. Taking a mark starts a new
+//! epoch and the mark remembers it; a table was written since mark `m`
+//! exactly when its stamp is at least `m`'s epoch. So marks cost nothing to
+//! hold, any number can be live at once (one per client, say), they nest
+//! trivially, and dropping one needs no call. The hook on a write is
+//!
+//! ```text
+//! if tracking { if stamp[h] != epoch { stamp[h] = epoch (cold path) } }
+//! ```
+//!
+//! With no mark ever taken (the normal case for a state that is not a
+//! master model) that is one predictable branch on a flag in the same cache
+//! line as the header arena's pointer. While tracking, it adds a load and
+//! a compare of the table's stamp (4 bytes per table, a dense vector); the
+//! store happens once per table per epoch, out of line. Figures are in
+//! `benches/RESULTS.md` and `examples/write_marks.rs`.
+//!
+//! [`State::tables_written_since`] scans the stamps (4 bytes per table
+//! slot, sequentially: about what a `memcpy` of that vector costs, not a
+//! walk of the tables) and returns the live tables with a recent stamp in
+//! ascending handle index, each once, plus the slots that held a table
+//! written or created since the mark and are now free (freed by the
+//! collector; their handles may not be dereferenced). The answer is
+//! computed on demand; the log keeps no list, so a mark never held long
+//! costs nothing.
+//!
+//! Epochs are `u32`: a mark per frame at 60 frames a second lasts more
+//! than two years. When the counter would wrap, the log starts over (every
+//! stamp cleared) and every earlier mark answers [`Written::Unknown`].
+//!
+//! # Snapshots and rollback
+//!
+//! The engine snapshots a model, runs predictions, rolls back. The rule:
+//!
+//! * after [`State::rollback`]`(s)`, a mark taken **before** `s` reports
+//!   exactly what it reported when `s` was taken (the written set is part
+//!   of what a rollback restores);
+//! * a mark taken **after** `s` and passed over by a rollback to `s`
+//!   answers [`Written::Unknown`] from then on (the rollback changed
+//!   tables back in ways the mark cannot describe: treat every table as
+//!   written, i.e. fall back to a full re-scan once and take a new mark);
+//! * [`State::release`] keeps the current state, so it keeps the current
+//!   stamps too.
+//!
+//! To restore stamps the log journals them like the arenas journal
+//! objects: taking a snapshot opens a level and starts a new epoch `E`;
+//! the first write of a table after that (its stamp is below `E`) saves
+//! the old stamp, and a rollback puts the saved stamps back in reverse
+//! order. That first write is the once-per-epoch cold path above, so the
+//! journal costs nothing on the hot path. A rollback to `s` then records
+//! the range of epochs issued to marks since `s` as invalid (only if a
+//! mark was taken since `s`, so a predict-and-roll-back loop with no mark
+//! inside it records nothing).
+//!
+//! # Not Lua state
+//!
+//! The write log is host-side bookkeeping, not part of the Lua world: it
+//! is not covered by `state_hash` or `heap_hash`, not written by
+//! `save_state`, and a loaded state starts with no mark (a mark taken
+//! before [`State::load_state`](crate::State::load_state), or on another
+//! state, answers [`Written::Unknown`]: each log has a process-unique id).
+//! Nothing Lua can observe depends on it.
+//!
+//! # Threads
+//!
+//! See `vm/README.md`, "Threads": a [`State`] is used from one thread.
+
+use crate::state::State;
+use crate::value::TableRef;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Ids of write logs, process-unique, so that a mark is never checked
+/// against another state's log (not Lua-observable).
+static NEXT_LOG_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A point in a state's history: [`State::tables_written_since`] reports
+/// the tables written after it. Plain data; hold as many as needed, drop
+/// them freely.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteMark {
+    log: u64,
+    epoch: u32,
+}
+
+/// The tables written since a mark that can answer.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WriteSet {
+    /// Live tables written (contents or metatable) or created since the
+    /// mark, in ascending handle index, each once.
+    pub tables: Vec<TableRef>,
+    /// Handle indices of slots that held a table written or created since
+    /// the mark and are free now (freed by the collector), ascending.
+    pub freed: Vec<u32>,
+}
+
+/// The answer of [`State::tables_written_since`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Written {
+    /// The tables written since the mark (no false negatives; false
+    /// positives as documented in the module).
+    Known(WriteSet),
+    /// The mark cannot answer: a rollback passed over it, the state was
+    /// loaded or its tracking ended since, or it belongs to another state.
+    /// Treat every table as written.
+    Unknown,
+}
+
+/// One open snapshot level of the log.
+#[derive(Clone, Copy, Debug)]
+struct Level {
+    /// The epoch started when the level was opened.
+    epoch: u32,
+    /// Length of the stamp journal when the level was opened.
+    start: usize,
+}
+
+/// The write log of a heap's tables (kept by [`crate::table::Tables`]).
+#[derive(Debug)]
+pub(crate) struct WriteLog {
+    /// The epoch writes are stamped with; 0 when not tracking.
+    cur: u32,
+    /// The last epoch issued (to a mark or a snapshot level).
+    last: u32,
+    /// The last epoch issued to a mark.
+    last_mark: u32,
+    /// Stamp of each table slot: the epoch of its last write (0: none).
+    stamps: Vec<u32>,
+    /// Saved `(slot, old stamp)` pairs of the open levels, in order.
+    journal: Vec<(u32, u32)>,
+    /// Open snapshot levels.
+    levels: Vec<Level>,
+    /// A stamp below this is saved before it changes (the innermost
+    /// level's epoch; 0 with no level open).
+    floor: u32,
+    /// Marks with an epoch up to this cannot answer (tracking ended, or
+    /// the epochs wrapped).
+    dead_below: u32,
+    /// Ranges `(lo, hi]` of mark epochs passed over by rollbacks.
+    invalid: Vec<(u32, u32)>,
+    /// Process-unique id.
+    id: u64,
+}
+
+impl Default for WriteLog {
+    fn default() -> Self {
+        WriteLog {
+            cur: 0,
+            last: 0,
+            last_mark: 0,
+            stamps: Vec::new(),
+            journal: Vec::new(),
+            levels: Vec::new(),
+            floor: 0,
+            dead_below: 0,
+            invalid: Vec::new(),
+            id: NEXT_LOG_ID.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+}
+
+impl WriteLog {
+    /// Records a write of table slot `h`: the hot-path hook.
+    #[inline(always)]
+    pub(crate) fn touch(&mut self, h: u32) {
+        if self.cur != 0 {
+            match self.stamps.get(h as usize) {
+                Some(&s) if s == self.cur => {}
+                _ => self.stamp(h),
+            }
+        }
+    }
+
+    /// The first write of slot `h` in the current epoch.
+    #[cold]
+    #[inline(never)]
+    fn stamp(&mut self, h: u32) {
+        let i = h as usize;
+        if i >= self.stamps.len() {
+            self.stamps.resize((i + 1).next_power_of_two().max(64), 0);
+        }
+        let old = self.stamps[i];
+        if old < self.floor {
+            self.journal.push((h, old));
+        }
+        self.stamps[i] = self.cur;
+    }
+
+    /// Starts a new epoch (restarting the log if the counter would wrap).
+    fn bump(&mut self) -> u32 {
+        if self.last == u32::MAX - 1 {
+            self.restart();
+        }
+        self.last += 1;
+        self.last
+    }
+
+    /// Forgets every stamp and level epoch: all earlier marks die.
+    #[cold]
+    fn restart(&mut self) {
+        self.stamps.iter_mut().for_each(|s| *s = 0);
+        self.journal.clear();
+        for l in &mut self.levels {
+            // Stamps are all 0 now: nothing before the levels can be told
+            // apart, and nothing needs saving again.
+            l.epoch = 1;
+            l.start = 0;
+        }
+        self.invalid.clear();
+        self.last = 1;
+        self.last_mark = 0;
+        self.dead_below = 0;
+        // Earlier marks name the old id: they answer `Unknown`.
+        self.id = NEXT_LOG_ID.fetch_add(1, Ordering::Relaxed);
+        self.floor = if self.levels.is_empty() { 0 } else { 1 };
+        if self.cur != 0 {
+            self.cur = 1;
+        }
+    }
+
+    /// A new mark; tracking is on from now on.
+    pub(crate) fn mark(&mut self) -> WriteMark {
+        let e = self.bump();
+        self.cur = e;
+        self.last_mark = e;
+        WriteMark { log: self.id, epoch: e }
+    }
+
+    /// Stops tracking: every mark taken so far answers `Unknown`.
+    pub(crate) fn end(&mut self) {
+        self.cur = 0;
+        self.dead_below = self.last;
+    }
+
+    /// Whether any mark could currently answer (tracking is on).
+    pub(crate) fn is_tracking(&self) -> bool {
+        self.cur != 0
+    }
+
+    /// Whether `m` can answer; if so, its epoch.
+    fn valid(&self, m: &WriteMark) -> Option<u32> {
+        let e = m.epoch;
+        let ok = m.log == self.id
+            && e > self.dead_below
+            && e <= self.last_mark
+            && !self.invalid.iter().any(|&(lo, hi)| e > lo && e <= hi);
+        ok.then_some(e)
+    }
+
+    /// The slots stamped at or after `m`'s epoch, split by `live`.
+    pub(crate) fn since(&self, m: &WriteMark, live: impl Fn(u32) -> bool) -> Written {
+        let Some(e) = self.valid(m) else {
+            return Written::Unknown;
+        };
+        let mut set = WriteSet::default();
+        for (i, &s) in self.stamps.iter().enumerate() {
+            if s >= e {
+                let i = i as u32;
+                if live(i) {
+                    set.tables.push(TableRef::from_index(i));
+                } else {
+                    set.freed.push(i);
+                }
+            }
+        }
+        Written::Known(set)
+    }
+
+    /// Opens a snapshot level.
+    pub(crate) fn journal_begin(&mut self) {
+        let e = self.bump();
+        if self.cur != 0 {
+            self.cur = e;
+        }
+        self.levels.push(Level { epoch: e, start: self.journal.len() });
+        self.floor = e;
+    }
+
+    /// Rolls back to level `level` (which stays open).
+    pub(crate) fn journal_rollback_to(&mut self, level: usize) {
+        let Some(&l) = self.levels.get(level) else {
+            return;
+        };
+        for &(h, old) in self.journal[l.start..].iter().rev() {
+            self.stamps[h as usize] = old;
+        }
+        self.journal.truncate(l.start);
+        self.levels.truncate(level + 1);
+        self.floor = l.epoch;
+        if self.last_mark > l.epoch {
+            self.invalid.push((l.epoch, self.last_mark));
+        }
+        // Writes from here on are told apart from those rolled back.
+        let e = self.bump();
+        if self.cur != 0 {
+            self.cur = e;
+        }
+    }
+
+    /// Closes level `level` and those above it, keeping the stamps.
+    pub(crate) fn journal_commit_to(&mut self, level: usize) {
+        if level >= self.levels.len() {
+            return;
+        }
+        self.levels.truncate(level);
+        match self.levels.last() {
+            Some(l) => self.floor = l.epoch,
+            None => {
+                self.floor = 0;
+                self.journal.clear();
+            }
+        }
+    }
+}
+
+impl State {
+    /// Takes a write mark: [`State::tables_written_since`] will report the
+    /// tables written from now on. Starts write tracking on this state if
+    /// it was off (see the module docs for its cost). Marks are plain data:
+    /// take as many as needed.
+    pub fn write_mark(&mut self) -> WriteMark {
+        self.heap.tables.write_log_mut().mark()
+    }
+
+    /// The tables written (contents or metatable), created or freed since
+    /// `mark`, or [`Written::Unknown`] if the mark cannot tell (see the
+    /// module docs). Costs a scan of 4 bytes per table slot.
+    pub fn tables_written_since(&self, mark: &WriteMark) -> Written {
+        let tables = &self.heap.tables;
+        tables.write_log().since(mark, |i| tables.try_get(i).is_some())
+    }
+
+    /// Stops write tracking (the hook goes back to one branch); every mark
+    /// taken so far answers [`Written::Unknown`]. A new
+    /// [`State::write_mark`] starts it again.
+    pub fn end_write_tracking(&mut self) {
+        self.heap.tables.write_log_mut().end();
+    }
+
+    /// Whether write tracking is on (a mark was taken and tracking not
+    /// ended since).
+    pub fn write_tracking(&self) -> bool {
+        self.heap.tables.write_log().is_tracking()
+    }
+}
