@@ -104,7 +104,22 @@
 //!
 //! # Threads
 //!
-//! See `vm/README.md`, "Threads": a [`State`] is used from one thread.
+//! See `vm/README.md`, "Threads": a [`State`] is used from one thread
+//! (one world per thread). It is neither `Send` nor `Sync`, and that stays
+//! so:
+//!
+//! ```compile_fail
+//! fn send<T: Send>() {}
+//! send::<luprex_vm::State>();
+//! ```
+//!
+//! ```compile_fail
+//! fn sync<T: Sync>() {}
+//! sync::<luprex_vm::State>();
+//! ```
+//!
+//! Marks and write sets are plain data (`Send`): a world thread may hand
+//! them to another thread, though they mean something only to their state.
 
 use crate::state::State;
 use crate::value::TableRef;
