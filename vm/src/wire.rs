@@ -44,7 +44,7 @@
 //! the destination has never interned, which no table there can hold as a
 //! key (every string is interned, so that is exact, not a guess). Both are
 //! the same rule the pairing pass (`traverse.rs`) uses; it shares
-//! [`key_across`] with them.
+//! `key_across` with them.
 //!
 //! # Table primitives
 //!
