@@ -626,7 +626,7 @@ impl Tables {
         if idx < u64::from(t.alen) {
             let i = 3 * t.hcap as usize + idx as usize;
             if t.meta.is_none() || !self.store.vals.get(t.body, i).is_nil() {
-                self.writes.touch(h.index());
+                self.writes.touch_fast(h.index());
                 return Some(self.store.vals.get_mut(t.body, i));
             }
         }
@@ -652,7 +652,7 @@ impl Tables {
             let (body, cell) = (t.body, 3 * t.hcap as usize + n as usize);
             *self.store.vals.get_mut(body, cell) = v;
             self.arena.get_mut(h).alen = n + 1;
-            self.writes.touch(h.index());
+            self.writes.touch_fast(h.index());
             return true;
         }
         false
@@ -672,7 +672,7 @@ impl Tables {
                 if flags != 0 {
                     self.arena.get_mut(h).flags = 0;
                 }
-                self.writes.touch(h.index());
+                self.writes.touch_fast(h.index());
                 true
             }
             _ => false,
