@@ -495,6 +495,90 @@ mod tests {
         assert_eq!(since(&log, &m5, 10), tables(&[4]));
     }
 
+    /// The log against a model that keeps, for every mark, the set of
+    /// slots touched since it, copies all of them when a level opens and
+    /// puts the copy back on a rollback (marks missing from the copy were
+    /// passed over: `Unknown`).
+    #[test]
+    fn random_ops_against_a_model() {
+        use std::collections::{BTreeMap, BTreeSet};
+        type Model = BTreeMap<usize, Option<BTreeSet<u32>>>;
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % n
+        };
+        for round in 0..200 {
+            let mut log = WriteLog::default();
+            if round % 2 == 1 {
+                // Near the wrap-around.
+                log.last = u32::MAX - 40;
+            }
+            let mut marks: Vec<WriteMark> = Vec::new();
+            let mut model: Model = BTreeMap::new();
+            let mut levels: Vec<Model> = Vec::new();
+            for _ in 0..300 {
+                match next(20) {
+                    0..=9 => {
+                        let h = next(40) as u32;
+                        log.touch(h);
+                        for set in model.values_mut().flatten() {
+                            set.insert(h);
+                        }
+                    }
+                    10 | 11 => {
+                        marks.push(log.mark());
+                        model.insert(marks.len() - 1, Some(BTreeSet::new()));
+                    }
+                    12..=14 => {
+                        log.journal_begin();
+                        levels.push(model.clone());
+                    }
+                    15..=17 if !levels.is_empty() => {
+                        let l = next(levels.len() as u64) as usize;
+                        log.journal_rollback_to(l);
+                        levels.truncate(l + 1);
+                        let saved = &levels[l];
+                        for (i, set) in model.iter_mut() {
+                            *set = saved.get(i).cloned().flatten();
+                        }
+                    }
+                    18 if !levels.is_empty() => {
+                        let l = next(levels.len() as u64) as usize;
+                        log.journal_commit_to(l);
+                        levels.truncate(l);
+                    }
+                    19 if next(4) == 0 => {
+                        log.end();
+                        model.values_mut().for_each(|s| *s = None);
+                        for l in &mut levels {
+                            l.values_mut().for_each(|s| *s = None);
+                        }
+                    }
+                    _ => {}
+                }
+                // A restart kills every mark taken before it.
+                for (i, m) in marks.iter().enumerate() {
+                    if m.log != log.id {
+                        model.insert(i, None);
+                        levels.iter_mut().for_each(|l| {
+                            l.insert(i, None);
+                        });
+                    }
+                }
+                for (i, m) in marks.iter().enumerate() {
+                    let want = match &model[&i] {
+                        Some(set) => tables(&set.iter().copied().collect::<Vec<_>>()),
+                        None => Written::Unknown,
+                    };
+                    assert_eq!(log.since(m, |_| true), want, "round {round}, mark {i}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn no_epochs_are_taken_without_tracking() {
         let mut log = WriteLog::default();
