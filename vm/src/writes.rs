@@ -108,7 +108,8 @@
 //!   stamps too.
 //!
 //! To restore stamps the log journals them like the arenas journal
-//! objects: taking a snapshot opens a level and starts a new epoch `E`;
+//! objects: taking a snapshot opens a level and (while tracking) starts
+//! a new epoch `E`;
 //! the first write of a table after that (its stamp is below `E`) saves
 //! the old stamp, and a rollback puts the saved stamps back in reverse
 //! order. That first write is the once-per-epoch cold path above, so the
