@@ -253,6 +253,7 @@ impl State {
             strings: self.heap.strings.len(),
             interned: self.heap.interner.len(),
             tables: self.heap.tables.len(),
+            table_slots: self.heap.tables.capacity_slots(),
             journal_slots: self.heap.journal_len(),
             journal_pages: self.heap.tables.journal_pages(),
             store_reserved_bytes: self.heap.tables.store().reserved_bytes(),
@@ -264,12 +265,14 @@ impl State {
 /// Figures about a state's heap ([`State::heap_stats`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HeapStats {
-    /// String slots in the string arena (live and free).
+    /// Live strings.
     pub strings: usize,
     /// Strings registered in the interner (equals the live strings).
     pub interned: usize,
-    /// Table slots in the table arena (live and free).
+    /// Live tables.
     pub tables: usize,
+    /// Table header slots (live and free).
+    pub table_slots: usize,
     /// Object slots saved by the open snapshots' journals.
     pub journal_slots: usize,
     /// Table-store pages saved by the open snapshots' journals.

@@ -798,8 +798,10 @@ impl State {
                             if self.heap.tables.set_str_existing(h, ks, v) {
                                 continue;
                             }
-                            let mut tab = self.heap.tables.get_mut(h);
-                            if tab.meta.is_none() {
+                            // Only a plain table is written here (taking
+                            // `get_mut` counts as a write for the write log).
+                            if self.heap.tables.get(h).meta.is_none() {
+                                let mut tab = self.heap.tables.get_mut(h);
                                 let before = tab.estimated_bytes();
                                 tab.set_str(ks, v);
                                 let after = tab.estimated_bytes();
@@ -824,8 +826,10 @@ impl State {
                             if self.heap.tables.set_str_existing(h, ks, v) {
                                 continue;
                             }
-                            let mut tab = self.heap.tables.get_mut(h);
-                            if tab.meta.is_none() {
+                            // Only a plain table is written here (taking
+                            // `get_mut` counts as a write for the write log).
+                            if self.heap.tables.get(h).meta.is_none() {
+                                let mut tab = self.heap.tables.get_mut(h);
                                 let before = tab.estimated_bytes();
                                 tab.set_str(ks, v);
                                 let after = tab.estimated_bytes();

@@ -279,6 +279,8 @@ mod thread;
 mod traverse;
 mod userdata;
 mod value;
+mod wire;
+mod writes;
 
 pub(crate) use arena::{Arena, Handle};
 pub use error::ErrorKind;

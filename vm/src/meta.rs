@@ -162,7 +162,7 @@ pub(crate) fn index_via_meta(
         let h = match m.get_str(tm_index) {
             Value::Table(h) => h,
             Value::Nil => {
-                heap.tables.get_mut(mt).flags |= 1 << TM_INDEX;
+                heap.tables.cache_tm_absent(mt, 1 << TM_INDEX);
                 return Some(Value::Nil);
             }
             _ => return None,
@@ -194,7 +194,7 @@ impl State {
         }
         let v = t.get_str(self.tm_names[tm]);
         if v.is_nil() && tm < 8 {
-            self.heap.tables.get_mut(mt).flags |= 1 << tm;
+            self.heap.tables.cache_tm_absent(mt, 1 << tm);
         }
         v
     }

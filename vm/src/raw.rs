@@ -31,7 +31,9 @@
 //!   ([`State::save_state`], [`PayloadLoader`]), the 128-bit state hash
 //!   ([`State::state_hash`], [`StateHasher`]), and the table-graph
 //!   traversals of difference transmission ([`State::number_tables`],
-//!   [`pair_tables`]).
+//!   [`pair_tables`]), the tables written since a mark
+//!   ([`State::write_mark`], [`State::tables_written_since`]) and the value
+//!   encoding of difference frames ([`WireValue`], [`translate_key`]).
 //! * **Userdata payloads** ([`Payload`], [`Opaque`], [`Cloneable`]), the
 //!   debug interface ([`debug`]), and the number and `string.format` rules
 //!   the standard library shares with the VM ([`number`], [`mod@format`]).
@@ -62,6 +64,8 @@ pub use crate::userdata::{Cloneable, Opaque, Payload};
 pub use crate::value::{
     LuaFnRef, RustFnRef, StrRef, TableRef, ThreadRef, Type, UserDataRef, Value,
 };
+pub use crate::wire::{lookup_key, translate_key, WireError, WireValue};
+pub use crate::writes::{WriteMark, WriteSet, Written};
 
 /// A deterministic identity of an object for `tostring` and `%p`: the
 /// object kind in the high bits and its arena index in the low 32 bits

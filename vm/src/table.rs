@@ -140,6 +140,7 @@ use crate::arena::Arena;
 use crate::number::{float_to_int, F2I};
 use crate::store::{Addr, Elem, Store, EMPTY};
 use crate::value::{StrRef, TableRef, Value};
+use crate::writes::WriteLog;
 use std::fmt;
 
 /// Largest array part (2^27 slots, 2 GiB); larger integer keys live in the
@@ -476,11 +477,13 @@ fn shift_for(hcap: usize) -> u8 {
 
 /// The heap's tables: headers in an [`Arena`] (handles index it), contents
 /// in a [`TableStore`]. Both keep undo journals and are rolled back
-/// together.
+/// together. Every write to a table passes through one of its methods,
+/// which report it to the write log (`writes.rs`).
 #[derive(Default)]
 pub struct Tables {
     arena: Arena<Table>,
     store: TableStore,
+    writes: WriteLog,
 }
 
 impl Tables {
@@ -488,7 +491,9 @@ impl Tables {
     #[inline]
     pub fn alloc(&mut self, narray: usize, nhash: usize) -> TableRef {
         let t = self.store.new_table(narray, nhash);
-        self.arena.alloc(t)
+        let h = self.arena.alloc(t);
+        self.writes.touch(h.index());
+        h
     }
 
     /// Read access to table `h`.
@@ -498,9 +503,11 @@ impl Tables {
     }
 
     /// Write access to table `h` (journals its header while a snapshot is
-    /// open; the store journals the pages written).
+    /// open; the store journals the pages written). Counts as a write of
+    /// `h` for the write log, whether or not anything changes.
     #[inline(always)]
     pub fn get_mut(&mut self, h: TableRef) -> TableMut<'_> {
+        self.writes.touch(h.index());
         let t = *self.arena.get(h);
         TableMut { t, orig: t, dst: HeaderDst::Slot(&mut self.arena, h), s: &mut self.store }
     }
@@ -553,7 +560,9 @@ impl Tables {
     /// `on_free` for each first; clears the marks. Returns the number freed.
     pub fn sweep(&mut self, mut on_free: impl FnMut(TableRef, TableView<'_>)) -> usize {
         let store = &mut self.store;
+        let writes = &mut self.writes;
         self.arena.sweep(|h, t| {
+            writes.touch(h.index());
             on_free(h, TableView { t, s: store });
             store.free_table(t);
         })
@@ -574,25 +583,32 @@ impl Tables {
                 None => None,
             });
         }
-        Ok(Tables { arena: Arena::from_raw_parts(headers, free)?, store })
+        Ok(Tables {
+            arena: Arena::from_raw_parts(headers, free)?,
+            store,
+            writes: WriteLog::default(),
+        })
     }
 
     /// Opens a journal level (headers and contents).
     pub fn journal_begin(&mut self) {
         self.arena.journal_begin();
         self.store.journal_begin();
+        self.writes.journal_begin();
     }
 
     /// Undoes every change since level `level` (which stays open).
     pub fn journal_rollback_to(&mut self, level: usize) {
         self.arena.journal_rollback_to(level, |_, _, _| {});
         self.store.journal_rollback_to(level);
+        self.writes.journal_rollback_to(level);
     }
 
     /// Closes level `level` and those above it, keeping the current state.
     pub fn journal_commit_to(&mut self, level: usize) {
         self.arena.journal_commit_to(level);
         self.store.journal_commit_to(level);
+        self.writes.journal_commit_to(level);
     }
 
     /// Headers saved by the open levels.
@@ -610,6 +626,7 @@ impl Tables {
         if idx < u64::from(t.alen) {
             let i = 3 * t.hcap as usize + idx as usize;
             if t.meta.is_none() || !self.store.vals.get(t.body, i).is_nil() {
+                self.writes.touch_fast(h.index());
                 return Some(self.store.vals.get_mut(t.body, i));
             }
         }
@@ -635,6 +652,7 @@ impl Tables {
             let (body, cell) = (t.body, 3 * t.hcap as usize + n as usize);
             *self.store.vals.get_mut(body, cell) = v;
             self.arena.get_mut(h).alen = n + 1;
+            self.writes.touch_fast(h.index());
             return true;
         }
         false
@@ -654,10 +672,31 @@ impl Tables {
                 if flags != 0 {
                     self.arena.get_mut(h).flags = 0;
                 }
+                self.writes.touch_fast(h.index());
                 true
             }
             _ => false,
         }
+    }
+
+    /// Sets bits of `h`'s metamethod-absence cache (`flags |= bits`): a
+    /// lookup's bookkeeping, not a write of the table's contents, so the
+    /// write log is not told (the header is still journaled).
+    #[inline]
+    pub fn cache_tm_absent(&mut self, h: TableRef, bits: u8) {
+        self.arena.get_mut(h).flags |= bits;
+    }
+
+    /// The write log (`writes.rs`).
+    #[inline]
+    pub(crate) fn write_log(&self) -> &WriteLog {
+        &self.writes
+    }
+
+    /// The write log, mutable.
+    #[inline]
+    pub(crate) fn write_log_mut(&mut self) -> &mut WriteLog {
+        &mut self.writes
     }
 
     /// Content pages saved by the open levels.

@@ -523,10 +523,7 @@ impl KeyMap<'_> {
     /// cannot hold it.
     #[inline]
     fn translate(&mut self, k: Value) -> Option<Value> {
-        match k {
-            Value::Str(s) => self.string(s).map(Value::Str),
-            _ => Some(k),
-        }
+        crate::wire::key_across(k, |s| self.string(s))
     }
 
     /// Whether master key `k` and client key `ck` are the same sortable
@@ -571,8 +568,7 @@ impl KeyMap<'_> {
         if i >= self.cache.len() {
             self.cache.resize(i + 1, 0);
         }
-        let bytes = self.master.heap.str(s);
-        let c = self.client.heap.interner.find(&self.client.heap.strings, bytes);
+        let c = crate::wire::find_string(self.master, s, self.client);
         self.cache[i] = c.map_or(1, |c| c.index() + 2);
         c
     }
