@@ -246,6 +246,7 @@ pub mod meta;
 pub mod number;
 pub mod persist;
 pub(crate) mod prefetch;
+mod schema;
 pub mod snapshot;
 pub mod state;
 pub mod store;
@@ -268,6 +269,7 @@ pub use lua::{
 };
 pub use meta::ArithOp;
 pub use persist::PayloadLoader;
+pub use schema::{FieldClass, HostData, HostDataLoader, HostVisitor};
 pub use snapshot::Snapshot;
 pub use state::{Action, KFn, NativeFn, Pin, State, Status};
 pub use thread::CoStatus;

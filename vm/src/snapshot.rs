@@ -99,16 +99,15 @@
 //! leaves the heap untouched.
 
 use crate::arena::SnapClone;
-use crate::debug::Hooks;
 use crate::error::{Error, ErrorKind};
 use crate::func::{FnProto, LuaClosure, RustClosure, UpVal};
-use crate::gc::GcState;
+use crate::schema::WorldSaved;
 use crate::state::State;
 use crate::string::LuaStr;
 use crate::table::Table;
 use crate::thread::{ExecState, Thread};
 use crate::userdata::UserData;
-use crate::value::{TableRef, ThreadRef, Value};
+use crate::value::Value;
 
 /// An open snapshot of a [`State`] (see the module docs): an opaque id
 /// that can be rolled back to any number of times until it is released or
@@ -126,22 +125,13 @@ impl Snapshot {
     }
 }
 
-/// The state-level part of one snapshot.
+/// The state-level part of one snapshot: the world fields (`schema.rs`)
+/// and the heap's byte accounting.
 struct Level {
     serial: u64,
     bytes: usize,
-    gc: GcState,
-    ex: ExecState,
-    running: ThreadRef,
-    type_meta: [Option<TableRef>; 8],
-    pins: Vec<Value>,
-    free_pins: Vec<u32>,
+    world: WorldSaved,
     pin_gens: Vec<u32>,
-    last_error: Value,
-    warn_on: bool,
-    warn_buf: Vec<u8>,
-    budget: i64,
-    hooks: Hooks,
 }
 
 /// The snapshot journal of a state: the state-level part of each open
@@ -181,7 +171,7 @@ crate::snap_clone_by_clone!(Table);
 /// A copy of an execution state with the same stack and frame capacities
 /// (they enter the collector's accounting, `Thread::estimated_bytes`, and
 /// the persisted form).
-fn exec_exact(ex: &ExecState) -> ExecState {
+pub(crate) fn exec_exact(ex: &ExecState) -> ExecState {
     let mut c = ex.clone();
     c.stack.reserve_exact(ex.stack.capacity() - c.stack.len());
     c.frames.reserve_exact(ex.frames.capacity() - c.frames.len());
@@ -238,18 +228,8 @@ impl State {
         let level = Level {
             serial,
             bytes: self.heap.bytes,
-            gc: self.gc.clone(),
-            ex: exec_exact(&self.ex),
-            running: self.running,
-            type_meta: self.type_meta,
-            pins: self.pins.clone(),
-            free_pins: self.free_pins.clone(),
+            world: self.snapshot_world(),
             pin_gens: self.journal.pin_gens.clone(),
-            last_error: self.last_error,
-            warn_on: self.warn_on,
-            warn_buf: self.warn_buf.clone(),
-            budget: self.budget,
-            hooks: self.hooks.clone(),
         };
         self.journal.levels.push(level);
         Ok(Snapshot { level: (self.journal.levels.len() - 1) as u32, serial })
@@ -270,20 +250,11 @@ impl State {
         }
         self.heap.journal_rollback_to(level);
         self.journal.levels.truncate(level + 1);
-        let l = &self.journal.levels[level];
-        self.heap.bytes = l.bytes;
-        self.gc.clone_from(&l.gc);
-        self.ex = exec_exact(&l.ex);
-        self.running = l.running;
-        self.type_meta = l.type_meta;
         let pins_before = self.pins.len();
-        self.pins.clone_from(&l.pins);
-        self.free_pins.clone_from(&l.free_pins);
-        self.last_error = l.last_error;
-        self.warn_on = l.warn_on;
-        self.warn_buf.clone_from(&l.warn_buf);
-        self.budget = l.budget;
-        self.hooks = l.hooks.clone();
+        let l = std::mem::take(&mut self.journal.levels);
+        self.heap.bytes = l[level].bytes;
+        self.rollback_world(&l[level].world);
+        self.journal.levels = l;
         self.settle_pins(level, pins_before);
         Ok(())
     }
@@ -295,7 +266,11 @@ impl State {
         self.check_idle("release")?;
         let level = self.check_open(s)?;
         self.heap.journal_commit_to(level);
-        self.journal.levels.truncate(level);
+        while self.journal.levels.len() > level {
+            if let Some(l) = self.journal.levels.pop() {
+                self.release_world(l.world);
+            }
+        }
         Ok(())
     }
 
@@ -327,11 +302,7 @@ impl State {
 
     /// Refuses snapshot operations while Lua code runs.
     fn check_idle(&self, what: &str) -> Result<(), Error> {
-        let busy = self.running != self.main_thread
-            || self.n_ccalls > 0
-            || !self.ex.frames.is_empty()
-            || self.gc.in_fin;
-        if busy {
+        if self.vm_busy() {
             return Err(snap_error(format!("cannot {what} while Lua code is running")));
         }
         Ok(())
