@@ -269,7 +269,7 @@ pub use lua::{
 };
 pub use meta::ArithOp;
 pub use persist::PayloadLoader;
-pub use schema::{FieldClass, HostData, HostDataLoader, HostVisitor};
+pub use schema::{load_value, save_value, FieldClass, HostData, HostDataLoader, HostVisitor};
 pub use snapshot::Snapshot;
 pub use state::{Action, KFn, NativeFn, Pin, State, Status};
 pub use thread::CoStatus;

@@ -1009,6 +1009,57 @@ impl HostVisitor<'_> {
     }
 }
 
+/// Appends a Lua value for [`HostData::save`]: a tag byte, then the number's
+/// bits or the object's handle index (the heap's layout is saved exactly, so
+/// a handle names the same object after a load; [`State::load_state`]
+/// checks every value a loaded host data shows its visitor).
+pub fn save_value(out: &mut Vec<u8>, v: Value) {
+    let (tag, word) = match v {
+        Value::Nil => (0, None),
+        Value::Bool(b) => (1 + u8::from(b), None),
+        Value::Int(i) => (3, Some(i as u64)),
+        Value::Float(f) => (4, Some(f.to_bits())),
+        Value::Str(h) => (5, Some(u64::from(h.index()))),
+        Value::Table(h) => (6, Some(u64::from(h.index()))),
+        Value::LuaFn(h) => (7, Some(u64::from(h.index()))),
+        Value::RustFn(h) => (8, Some(u64::from(h.index()))),
+        Value::Thread(h) => (9, Some(u64::from(h.index()))),
+        Value::UserData(h) => (10, Some(u64::from(h.index()))),
+    };
+    out.push(tag);
+    if let Some(w) = word {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+}
+
+/// Reads a value written by [`save_value`] from the front of `bytes`,
+/// advancing it; `None` if the bytes are not one.
+pub fn load_value(bytes: &mut &[u8]) -> Option<Value> {
+    let (&tag, rest) = bytes.split_first()?;
+    if tag <= 2 {
+        *bytes = rest;
+        return Some(match tag {
+            0 => Value::Nil,
+            t => Value::Bool(t == 2),
+        });
+    }
+    let w = u64::from_le_bytes(rest.get(..8)?.try_into().ok()?);
+    let idx = || u32::try_from(w).ok();
+    let v = match tag {
+        3 => Value::Int(w as i64),
+        4 => Value::Float(f64::from_bits(w)),
+        5 => Value::Str(crate::Handle::from_index(idx()?)),
+        6 => Value::Table(crate::Handle::from_index(idx()?)),
+        7 => Value::LuaFn(crate::Handle::from_index(idx()?)),
+        8 => Value::RustFn(crate::Handle::from_index(idx()?)),
+        9 => Value::Thread(crate::Handle::from_index(idx()?)),
+        10 => Value::UserData(crate::Handle::from_index(idx()?)),
+        _ => return None,
+    };
+    *bytes = &rest[8..];
+    Some(v)
+}
+
 /// The host data of a state, by name.
 #[derive(Default)]
 pub(crate) struct HostDataMap(pub(crate) BTreeMap<&'static str, Box<dyn HostData>>);
@@ -1093,5 +1144,212 @@ impl State {
     /// its bytes on [`State::load_state`].
     pub fn register_host_data_loader(&mut self, name: &'static str, load: HostDataLoader) {
         self.persist.host_loaders.insert(name, load);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Every world field, changed alone, is seen by a hash, restored by a
+    //! rollback and carried by save/load; every scratch field out of rest
+    //! makes snapshots and saves refused; host fields are none of the
+    //! consumers' business.
+
+    use super::*;
+    use crate::thread::{CoStatus, Thread};
+
+    /// Host data for the tests: a number and a Lua value.
+    #[derive(Clone)]
+    struct Probe {
+        n: i64,
+        v: Value,
+    }
+
+    impl HostData for Probe {
+        fn name(&self) -> &'static str {
+            "probe"
+        }
+        fn visit(&self, v: &mut HostVisitor<'_>) {
+            v.u64(self.n as u64);
+            v.value(self.v);
+        }
+        fn save(&self, out: &mut Vec<u8>) -> Result<(), String> {
+            out.extend_from_slice(&self.n.to_le_bytes());
+            save_value(out, self.v);
+            Ok(())
+        }
+        crate::host_data_snapshot_by_clone!();
+    }
+
+    fn load_probe(b: &[u8]) -> Option<Box<dyn HostData>> {
+        let n = i64::from_le_bytes(b.get(..8)?.try_into().ok()?);
+        let mut rest = &b[8..];
+        let v = load_value(&mut rest)?;
+        rest.is_empty().then(|| Box::new(Probe { n, v }) as Box<dyn HostData>)
+    }
+
+    fn fresh() -> State {
+        let mut st = State::new();
+        st.set_stdout(Box::new(std::io::sink()));
+        st.set_stderr(Box::new(std::io::sink()));
+        st.register_host_data_loader("probe", load_probe);
+        st
+    }
+
+    /// A small world with host data and two released pins.
+    fn base() -> State {
+        let mut st = fresh();
+        let f = st.load(b"T = {1, 2, x = 'y'} S = 'str'", b"=base").unwrap();
+        st.call(f, &[]).unwrap();
+        let t = st.heap.new_table(0, 0);
+        st.set_host_data(Probe { n: 1, v: Value::Table(t) }).unwrap();
+        let (a, b) = (st.pin(Value::Int(1)), st.pin(Value::Int(2)));
+        st.unpin(a);
+        st.unpin(b);
+        st.collect_garbage();
+        st
+    }
+
+    fn hashes(st: &State) -> (u128, u128) {
+        (st.state_hash(), st.heap_hash())
+    }
+
+    fn no_hook(_: &mut State, _: crate::debug::HookEvent, _: Option<u32>) -> Result<(), Error> {
+        Ok(())
+    }
+
+    use crate::Error;
+
+    /// A change of world field `name` alone (`main_thread` and `running`
+    /// agree at rest: both move to a new main thread).
+    fn perturb(name: &str) -> Option<fn(&mut State)> {
+        fn new_main(st: &mut State) {
+            let old = st.main_thread;
+            let th = st.heap.threads.get_mut(old);
+            th.is_main = false;
+            th.status = CoStatus::Dead;
+            let t = Thread {
+                status: CoStatus::Running,
+                started: true,
+                ex: ExecState::default(),
+                is_main: true,
+                error: Value::Nil,
+            };
+            let t = st.heap.new_thread(t);
+            st.main_thread = t;
+            st.running = t;
+        }
+        Some(match name {
+            "registry" => |st| st.registry = st.heap.new_table(0, 0),
+            "globals" => |st| st.globals = st.heap.new_table(0, 0),
+            "loaded" => |st| st.loaded = st.heap.new_table(0, 0),
+            "type_meta" => |st| st.type_meta[3] = Some(st.heap.new_table(0, 0)),
+            "main_thread" | "running" => new_main,
+            "ex" => |st| st.ex.stack.push(Value::Int(42)),
+            "tm_names" => |st| st.tm_names.swap(0, 1),
+            "pins" => |st| st.pins.push(Value::Int(5)),
+            "free_pins" => |st| st.free_pins.reverse(),
+            "last_error" => |st| st.last_error = Value::Int(9),
+            "gc" => |st| st.gc.pause = 150,
+            "warn_on" => |st| st.warn_on = !st.warn_on,
+            "warn_buf" => |st| st.warn_buf.extend_from_slice(b"pending"),
+            "hooks" => |st| st.set_hook(st.main_thread, Some(no_hook), 1, 0),
+            "host_data" => |st| st.host_data_mut::<Probe>().unwrap().n += 1,
+            _ => return None,
+        })
+    }
+
+    /// World fields whose change `save_state`/`load_state` refuses (rather
+    /// than carries): hooks are function pointers; the metamethod names
+    /// must be the right strings.
+    const REFUSED: &[&str] = &["hooks", "tm_names"];
+
+    #[test]
+    fn every_world_field_is_hashed_rolled_back_and_saved() {
+        let mut world = 0;
+        for &(name, class) in State::FIELDS {
+            if class != FieldClass::World {
+                continue;
+            }
+            world += 1;
+            let change = perturb(name)
+                .unwrap_or_else(|| panic!("world field `{name}` has no test perturbation"));
+            let mut st = base();
+            let h0 = hashes(&st);
+            let snap = st.snapshot().unwrap();
+            change(&mut st);
+            let h1 = hashes(&st);
+            assert!(h1.0 != h0.0 || h1.1 != h0.1, "`{name}`: no hash covers it");
+            let carried = st.save_state().and_then(|bytes| {
+                let mut r = fresh();
+                r.load_state(&bytes).map(|()| hashes(&r))
+            });
+            match carried {
+                Ok(h) => {
+                    assert!(!REFUSED.contains(&name), "`{name}`: expected a refusal");
+                    assert_eq!(h, h1, "`{name}`: not carried by save/load");
+                }
+                Err(e) => assert!(REFUSED.contains(&name), "`{name}`: refused: {e}"),
+            }
+            st.rollback(snap).unwrap();
+            assert_eq!(hashes(&st), h0, "`{name}`: not restored by rollback");
+            st.check_heap().unwrap();
+        }
+        assert!(world >= 16, "the world class lost fields: {world}");
+    }
+
+    #[test]
+    fn scratch_fields_out_of_rest_refuse_snapshots_and_saves() {
+        let changes: &[(&str, fn(&mut State))] = &[
+            ("n_ccalls", |st| st.n_ccalls = 1),
+            ("in_msgh", |st| st.in_msgh = 1),
+            ("closing", |st| st.closing = true),
+        ];
+        for &(name, class) in State::FIELDS {
+            if class != FieldClass::Scratch || name == "buf" {
+                continue;
+            }
+            let (_, change) = changes
+                .iter()
+                .find(|(n, _)| *n == name)
+                .unwrap_or_else(|| panic!("scratch field `{name}` has no test change"));
+            let mut st = base();
+            let h = st.heap_hash();
+            change(&mut st);
+            assert_eq!(st.busy_scratch(), Some(name));
+            assert_ne!(st.heap_hash(), h, "`{name}`: the heap hash does not see it");
+            assert!(st.snapshot().is_err(), "`{name}`: snapshot taken");
+            assert!(st.save_state().is_err(), "`{name}`: state saved");
+            st.n_ccalls = 0;
+            st.in_msgh = 0;
+            st.closing = false;
+        }
+    }
+
+    #[test]
+    fn host_fields_are_not_covered() {
+        let mut st = base();
+        let h0 = hashes(&st);
+        let snap = st.snapshot().unwrap();
+        st.budget = 17;
+        st.allow_binary_chunks = false;
+        st.set_memory_limit(Some(1 << 30));
+        st.native_id("schema.test", |_| Ok(crate::Action::Return(0)));
+        assert_eq!(hashes(&st), h0);
+        st.rollback(snap).unwrap();
+        assert_eq!(st.budget, 17, "the budget is the host's meter");
+        assert!(!st.allow_binary_chunks);
+        let bytes = st.save_state().unwrap();
+        let mut r = fresh();
+        r.load_state(&bytes).unwrap();
+        assert!(r.allow_binary_chunks, "host configuration is the receiver's");
+    }
+
+    #[test]
+    fn every_field_is_classified_once() {
+        let mut names: Vec<&str> = State::FIELDS.iter().map(|f| f.0).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), State::FIELDS.len());
+        assert_eq!(State::FIELDS.iter().filter(|f| f.1 == FieldClass::Heap).count(), 1);
     }
 }
