@@ -3,12 +3,16 @@
 //!
 //! # Cycle
 //!
-//! 1. **Mark** from the roots — the registry, the per-type metatables, the
-//!    interned metamethod names, pinned values, the last API error, pending
-//!    finalizers, and the running thread's execution state (which lives in
-//!    the `State`, not in its thread object) — with an explicit gray stack:
-//!    no recursion, whatever the shape of the heap. Marking an object adds
-//!    its estimated size to the live-bytes figure.
+//! 1. **Mark** from the roots — every reference held by a field of the
+//!    `State`'s *world* class (`schema.rs`): the registry, the per-type
+//!    metatables, the interned metamethod names, pinned values, the last
+//!    API error, pending finalizers, the host data, and the running
+//!    thread's execution state (which lives in the `State`, not in its
+//!    thread object); objects flagged for finalization are weak, not roots
+//!    — with an explicit gray stack of `ObjRef`s: no recursion, whatever
+//!    the shape of the heap. An object's references come from the one
+//!    object visitor (`schema::visit_object`), except for weak tables.
+//!    Marking an object adds its estimated size to the live-bytes figure.
 //! 2. **Weak tables** (`__mode` with `k`, `v` or both) are not traversed
 //!    normally. Weak-value tables mark only their keys; weak-key tables are
 //!    ephemerons: a value is marked only once its key is, iterating to a
@@ -136,7 +140,7 @@ impl Marker<'_> {
     }
 
     /// Marks an object; queues it gray if it has references to traverse.
-    #[inline]
+    #[inline(always)]
     fn mark_ref(&mut self, o: ObjRef) {
         let h = &mut *self.heap;
         let newly = match o {

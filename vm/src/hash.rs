@@ -18,22 +18,26 @@
 //! * [`State::heap_hash`] also covers the **arena layout**: every discovered
 //!   object's handle index, every arena's size, live count and free-list
 //!   order, every live string (reachable or not) by index, the interner's
-//!   size, the collector's pacing state (byte estimate, threshold, cycle
-//!   count), the registered natives by id, pins, and the tables' internal
-//!   capacities and entry positions (tombstones included, through the gaps
-//!   they leave). It is the "bit-identical heap" check: the same program run
+//!   size, the heap's byte accounting, the collector's pacing state (byte
+//!   estimate, threshold, cycle count), the free pin slots, natives by id,
+//!   the tables' internal capacities and entry positions (tombstones
+//!   included, through the gaps they leave), and whether every scratch
+//!   field of the state is at rest. It is the "bit-identical heap" check: the same program run
 //!   in two processes must produce the same handles, so the same `heap_hash`.
 //!
 //! # The walk
 //!
 //! The hash is a serialization of the object graph fed to a hasher, never
-//! materialized. The walk starts from the roots, in this fixed order: the
-//! registry, the globals table, `_LOADED`, the eight per-type metatables, the
-//! main thread, the running thread, the pinned values (slot order, free slots
-//! as nil), the last API error, the pending finalizers (calling order), the
-//! objects flagged for finalization (flagging order), and the user-visible
-//! settings (collector pause, step multiplier, running flag, mode name,
-//! warnings on/off).
+//! materialized. The walk starts from the roots: every field of the
+//! `State`'s *world* class (`schema.rs`), in declaration order, as its
+//! type's `WorldField::visit` describes it (the running execution state,
+//! the running and main threads, the registry, globals, `_LOADED`, the
+//! per-type metatables, the metamethod names, the collector's lists and
+//! user-visible settings, the pinned values in slot order, free slots as
+//! nil, the warning switch and pending text, the last API error, which
+//! debug hooks are set, and the host data by name, each describing
+//! its own content). The code is generated from the declaration of the
+//! `State`, so a world field cannot be left out.
 //!
 //! A reference to a collectable object is written as *new* the first time
 //! it is met (the object gets the next discovery number and joins a FIFO
@@ -48,7 +52,8 @@
 //! determines the graph up to isomorphism, and isomorphic graphs give equal
 //! streams.
 //!
-//! Bodies, field by field:
+//! Bodies come from the one object visitor (`schema::visit_object`, which
+//! the collector and the loader's validation use too), field by field:
 //!
 //! * **table**: metatable, array-part size, then every live pair in
 //!   traversal order (array part ascending, then the hash part in insertion
@@ -62,14 +67,15 @@
 //!   whole content, so two loads of the same chunk are interchangeable.
 //! * **Rust closure**: the native's registered *name* (ids and function
 //!   pointers are process-local) and its upvalues.
-//! * **upvalue**: open (thread and stack slot) or closed (the value).
+//! * **upvalue**: open (0, thread and stack slot) or closed (1, the value).
 //! * **thread**: status, started flag, main flag, error value, and its
 //!   execution state: the whole value stack, every frame (stack offsets,
 //!   saved pc, vararg count, wanted results, flags, result disposition,
 //!   callee, whether a continuation is pending and its context, error level),
 //!   the open upvalues, the to-be-closed slots, `open_top` and the
 //!   non-yieldable count. The running thread's execution state lives in the
-//!   `State`, not in its thread object; the walk reads it from there.
+//!   `State` (a root, above), not in its thread object, which holds an
+//!   empty one.
 //! * **userdata**: metatable, user values, and the payload: through the
 //!   caller's [`PayloadHook`] if it recognizes it, else by content for a few
 //!   std types (`()`, `bool`, `i64`, `u64`, `f64`, `String`, `Vec<u8>`),
@@ -81,14 +87,16 @@
 //!
 //! # Not covered
 //!
-//! Host-side things that are not part of the world: the output writers, the
-//! instruction budget and its hook, the scratch buffers, pending warning
-//! text, the table metamethod-absence caches (in the structural hash; the
-//! heap hash includes them), the function pointers of continuations (only
-//! their presence and context integer), and the *contents* of unreachable
-//! objects (the heap hash covers their slots and, for strings, their
-//! content hash). Natives are identified by name: two processes must
-//! register the same names for the same functions.
+//! The *host* class of the state (`schema.rs`): the output writers, the
+//! instruction budget and its hook, the limits, the table of natives (a
+//! Rust closure's native is hashed by name, and by id in the heap hash).
+//! The *scratch* class, beyond whether it is at rest. Also not covered:
+//! the table metamethod-absence caches (in the structural hash; the heap
+//! hash includes them), the function pointers of continuations and debug
+//! hooks (only their presence, context integer, masks and counts), and the
+//! *contents* of unreachable objects (the heap hash covers their slots
+//! and, for strings, their content hash). Natives are identified by name:
+//! two processes must register the same names for the same functions.
 //!
 //! # The hash function
 //!
@@ -469,6 +477,10 @@ impl Visit for Walker<'_> {
         if self.heap_mode {
             self.w(x);
         }
+    }
+
+    fn wants_layout(&self) -> bool {
+        self.heap_mode
     }
 
     fn end(&mut self) {

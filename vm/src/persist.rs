@@ -7,21 +7,30 @@
 //! The *VM state*, everything a program's future depends on: every arena
 //! of the heap with its exact layout (slot indices, free slots, free-list
 //! order, so that later allocations return the same handles), the heap's
-//! byte accounting, the collector's pacing and finalizer lists, the
-//! registry/globals/`_LOADED` handles, the per-type metatables, the
-//! interned metamethod names, the running thread's execution state, the
-//! pins, the last API error and the warning state.
+//! byte accounting, and every field of the `State`'s *world* class
+//! (`schema.rs`), in declaration order, each written and read by its
+//! type's `WorldField::save`/`WorldField::load`: the registry, globals
+//! and `_LOADED` handles, the per-type metatables, the main and running
+//! threads, the running execution state, the interned metamethod names,
+//! the pins, the last API error, the collector's pacing and finalizer
+//! lists, the warning state, the debug hooks (a state with a hook set is
+//! refused: hooks are function pointers) and the host data (each by name,
+//! re-created by the loader registered under it,
+//! [`State::register_host_data_loader`]). The code is generated from the
+//! declaration of the `State`, so a world field cannot be left out.
 //! A state loaded from bytes therefore has the same `state_hash` and
 //! `heap_hash` as the one saved, and running the same code in both gives
 //! the same results and hashes.
 //!
-//! *Not* saved, because it is the receiving state's configuration: the
-//! table of natives, stdout/stderr, the budget hook, limits, host data and
-//! the binary-chunk switch. The instruction budget (`State::budget`) is not
-//! saved either: it is one half of the limits' slice accounting
-//! (`limits.rs`), whose other half belongs to the receiver, which keeps
-//! both (an embedder that wants the budget hook to fire at the same
-//! instruction sets its limits again after a load).
+//! *Not* saved, because it is the receiving state's configuration (the
+//! *host* class): the table of natives, stdout/stderr, the budget hook,
+//! limits, the `Lua` back-pointer and the binary-chunk switch. The
+//! instruction budget (`State::budget`) is not saved either: it is one
+//! half of the limits' slice accounting (`limits.rs`), whose other half
+//! belongs to the receiver, which keeps both (an embedder that wants the
+//! budget hook to fire at the same instruction sets its limits again
+//! after a load). The *scratch* class must be at rest: saving is refused
+//! otherwise.
 //!
 //! # Re-binding Rust code by name
 //!
@@ -39,7 +48,7 @@
 //! ([`State::register_payload_loader`]). An unknown name on either side is
 //! an error that names it.
 //!
-//! # Format (version 1)
+//! # Format (version 2)
 //!
 //! Little-endian throughout. `u8`, `u32`, `u64`/`i64` are fixed width; a
 //! *count* is a `u32` that must not exceed the bytes left (every element
@@ -56,14 +65,15 @@
 //!   upvalues, prototypes, threads, userdata; each is
 //!   slot count, (present u8, [object])*, free-list count, (index u32)*
 //! heap bytes u64
-//! state: registry, globals, loaded (u32 each), 8 type metatables
-//!   (u8 present + u32), the TM_N metamethod names (u32 each), running and
-//!   main thread (u32), the running execution state, pins (count, values),
-//!   free pins (count, u32*), last error (value), warnings on (u8),
-//!   warning buffer (bytes)
-//! collector: threshold, estimate (u64), pause, stepmul (u32), running
-//!   (u8), mode (u8: 0 generational, 1 incremental), finobj and tobefnz
-//!   (count, values), in_fin (u8), cycles (u64)
+//! world fields, in the State's declaration order (`schema.rs`): the
+//!   running execution state, running and main thread (u32), registry,
+//!   globals, loaded (u32 each), 8 type metatables (u8 present + u32), the
+//!   TM_N metamethod names (u32 each), collector (threshold, estimate
+//!   u64, pause, stepmul u32, running u8, mode u8: 0 generational,
+//!   1 incremental, finobj and tobefnz (count, values), in_fin u8, cycles
+//!   u64), pins (count, values), free pins (count, u32*), warnings on
+//!   (u8), warning buffer (bytes), last error (value), hooks (nothing:
+//!   refused when set), host data (count, (name bytes, data bytes)*)
 //! end marker "END!"
 //! ```
 //!
@@ -92,7 +102,9 @@
 //! then swapped into the state, so on any error the state is unchanged.
 //! The checks: every handle names a live slot of the right arena
 //! (tombstone keys of tables excepted: those may name freed objects and are
-//! only compared); free lists exact; strings distinct (the interner is
+//! only compared; every reference is enumerated by the one object visitor
+//! of `schema.rs`, and every world field's by its `WorldField::visit`,
+//! host data included); free lists exact; strings distinct (the interner is
 //! rebuilt from them); tables consistent ([`TableStore::from_parts`](crate::table::TableStore::from_parts), which
 //! rebuilds the probe index); closures have one upvalue per descriptor of
 //! their prototype; prototypes pass the bytecode verifier
@@ -105,7 +117,8 @@
 //! of a Lua caller within its registers; thread statuses match their
 //! execution states (only the main thread runs; a suspended started
 //! coroutine waits in a native frame); the collector's lists name tables
-//! and userdata, each once; the metamethod names are the right strings.
+//! and userdata, each once; the metamethod names are the right strings;
+//! host data loaders accept their bytes and make data of their name.
 //!
 //! **Invariant:** neither saving nor loading mutates the state on failure,
 //! and no input makes the loader panic or allocate much more than the size

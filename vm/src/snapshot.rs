@@ -46,19 +46,27 @@
 //!
 //! # The rest of the state
 //!
-//! Saved by copy at snapshot time and put back by a rollback (all small,
-//! or proportional to the main stack): `heap.bytes` (the collector's
-//! accounting), the collector's `GcState` (threshold, estimate, pause,
-//! cycle count, finalizer lists), the running thread's execution state
-//! `ex` (stack, frames, open upvalues, to-be-closed list), `running`, the
-//! per-type metatables, the pins, `last_error`, the warning switch and
-//! buffer, the instruction `budget`, and the debug hooks.
+//! The state's fields are classified once, in `schema.rs`. A snapshot
+//! level keeps a copy of every *world* field (`WorldField::snapshot`: the
+//! registry/globals/`_LOADED` handles, the main and running threads, the
+//! running execution state `ex` with its capacities, the per-type
+//! metatables, the metamethod names, the collector's `GcState`, the pins,
+//! `last_error`, the warning switch and buffer, the debug hooks and the
+//! host data, through its own hooks) plus `heap.bytes`, the collector's
+//! accounting; a rollback restores each (`WorldField::rollback`), a
+//! release hands the level's copies back (`WorldField::release`). The
+//! code is generated from the declaration of the `State`, so a world field
+//! cannot be left out.
 //!
-//! **Not rolled back** (configuration of the host, not state of the Lua
-//! world): registered natives and their names, the persistence registry,
-//! the limits and interrupt flag, the host data, `allow_binary_chunks`,
-//! stdout/stderr and what was written to them, and the budget hook. The
-//! collector's mark bits are clear outside a collection and need nothing.
+//! **Not rolled back**: the *host* class (configuration of the host, not
+//! state of the Lua world): registered natives and their names, the
+//! persistence registry, the limits, the interrupt flag and the
+//! instruction `budget` (the host's meter: a rollback does not refund the
+//! instructions a prediction ran), `allow_binary_chunks`, the `Lua`
+//! back-pointer, stdout/stderr and what was written to them, and the
+//! budget hook. The *scratch* class must be at rest: snapshots are
+//! refused while it is not (see Refusals). The collector's mark bits are
+//! clear outside a collection and need nothing.
 //!
 //! **Pins** are roots held by the host, whose handles ([`crate::Pin`]) are
 //! not rolled back; each carries a generation. A rollback restores the pin
@@ -91,7 +99,9 @@
 //!
 //! Snapshots are host operations between calls: all three are refused with
 //! an [`ErrorKind::Snapshot`] error while Lua code runs (from a native, a
-//! coroutine, a finalizer). A userdata whose payload cannot be copied
+//! coroutine, a finalizer, a message handler) or a scratch field is not at
+//! rest. The set of host data is fixed while a snapshot is open
+//! (`State::set_host_data` is refused). A userdata whose payload cannot be copied
 //! (`Payload::clone_payload` gives `None`) and that is changed while a
 //! snapshot is open makes that snapshot impossible to roll back to: the
 //! rollback fails naming the payload type and changes nothing (release

@@ -14,7 +14,8 @@ struct World {
 
 impl PartialEq for World {
     fn eq(&self, o: &World) -> bool {
-        (self.tick, &self.ids, format!("{:?}", self.obj)) == (o.tick, &o.ids, format!("{:?}", o.obj))
+        (self.tick, &self.ids, format!("{:?}", self.obj))
+            == (o.tick, &o.ids, format!("{:?}", o.obj))
     }
 }
 
