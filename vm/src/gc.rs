@@ -577,15 +577,11 @@ impl State {
                 continue;
             }
             match o {
-                ObjRef::Str(s) => {
-                    if h.interner.find(&h.strings, h.str(s)) != Some(s) {
-                        return Err(format!("string #{i} not interned"));
-                    }
+                ObjRef::Str(s) if h.interner.find(&h.strings, h.str(s)) != Some(s) => {
+                    return Err(format!("string #{i} not interned"));
                 }
-                ObjRef::RustFn(f) => {
-                    if h.rust_fns.get(f).id.0 as usize >= self.natives.len() {
-                        return Err(format!("native closure #{i} has a bad id"));
-                    }
+                ObjRef::RustFn(f) if h.rust_fns.get(f).id.0 as usize >= self.natives.len() => {
+                    return Err(format!("native closure #{i} has a bad id"));
                 }
                 ObjRef::Upval(u) => {
                     if let UpVal::Open { thread, slot } = *h.upvals.get(u) {

@@ -1323,7 +1323,8 @@ mod tests {
 
     #[test]
     fn scratch_fields_out_of_rest_refuse_snapshots_and_saves() {
-        let changes: &[(&str, fn(&mut State))] = &[
+        type Change = (&'static str, fn(&mut State));
+        let changes: &[Change] = &[
             ("n_ccalls", |st| st.n_ccalls = 1),
             ("in_msgh", |st| st.in_msgh = 1),
             ("closing", |st| st.closing = true),
