@@ -31,12 +31,12 @@
 //! materialized. The walk starts from the roots: every field of the
 //! `State`'s *world* class (`schema.rs`), in declaration order, as its
 //! type's `WorldField::visit` describes it (the running execution state,
-//! the running and main threads, the registry, globals, `_LOADED`, the
+//! the host data by name, each describing its own content, the running
+//! and main threads, the registry, globals, `_LOADED`, the
 //! per-type metatables, the metamethod names, the collector's lists and
 //! user-visible settings, the pinned values in slot order, free slots as
 //! nil, the warning switch and pending text, the last API error, which
-//! debug hooks are set, and the host data by name, each describing
-//! its own content). The code is generated from the declaration of the
+//! debug hooks are set). The code is generated from the declaration of the
 //! `State`, so a world field cannot be left out.
 //!
 //! A reference to a collectable object is written as *new* the first time

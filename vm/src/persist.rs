@@ -66,14 +66,15 @@
 //!   slot count, (present u8, [object])*, free-list count, (index u32)*
 //! heap bytes u64
 //! world fields, in the State's declaration order (`schema.rs`): the
-//!   running execution state, running and main thread (u32), registry,
+//!   running execution state, host data (count, (name bytes, data
+//!   bytes)*), running and main thread (u32), registry,
 //!   globals, loaded (u32 each), 8 type metatables (u8 present + u32), the
 //!   TM_N metamethod names (u32 each), collector (threshold, estimate
 //!   u64, pause, stepmul u32, running u8, mode u8: 0 generational,
 //!   1 incremental, finobj and tobefnz (count, values), in_fin u8, cycles
 //!   u64), pins (count, values), free pins (count, u32*), warnings on
 //!   (u8), warning buffer (bytes), last error (value), hooks (nothing:
-//!   refused when set), host data (count, (name bytes, data bytes)*)
+//!   refused when set)
 //! end marker "END!"
 //! ```
 //!

@@ -143,6 +143,8 @@ crate::state_schema! { @state
         [heap] pub heap: Heap,
         /// The running thread's execution state.
         [world] pub(crate) ex: ExecState,
+        /// Host data covered with the heap ([`State::set_host_data`]).
+        [world] pub(crate) host_data: crate::schema::HostDataMap,
         /// The running thread.
         [world] pub(crate) running: ThreadRef,
         /// The main thread.
@@ -206,8 +208,6 @@ crate::state_schema! { @state
         [host] pub(crate) host: Option<std::rc::Weak<dyn std::any::Any>>,
         /// Whether `load` accepts binary chunks (the sandbox set refuses them).
         [host] pub(crate) allow_binary_chunks: bool,
-        /// Host data covered with the heap ([`State::set_host_data`]).
-        [world] pub(crate) host_data: crate::schema::HostDataMap,
     }
 }
 
