@@ -45,8 +45,10 @@
 //! mapped back on load. A userdata payload is written through
 //! [`Payload::persist`] under its [`Payload::persist_name`] and re-created
 //! by the loader registered under that name
-//! ([`State::register_payload_loader`]). An unknown name on either side is
-//! an error that names it.
+//! ([`State::register_payload_loader`]); host data likewise, by its
+//! [`HostData::name`](crate::HostData::name) and the loader registered
+//! under it ([`State::register_host_data_loader`]). An unknown name on
+//! either side is an error that names it.
 //!
 //! # Format (version 2)
 //!

@@ -980,7 +980,10 @@ pub trait HostData: Any {
     /// of the state) and the plain data both hashes cover. Must be a
     /// deterministic function of the content.
     fn visit(&self, v: &mut HostVisitor<'_>);
-    /// Appends the bytes its loader re-creates it from.
+    /// Appends the bytes its loader re-creates it from (Lua values with
+    /// [`save_value`]: the heap's layout is saved exactly, so a handle
+    /// names the same object after a load); an error makes `save_state`
+    /// fail naming the data.
     fn save(&self, out: &mut Vec<u8>) -> Result<(), String>;
     /// What a snapshot level keeps to restore it.
     fn snapshot(&self) -> Box<dyn Any>;
