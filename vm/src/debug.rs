@@ -875,6 +875,21 @@ pub(crate) struct Hooks {
     transfer: Option<(ThreadRef, usize, u32, u32)>,
 }
 
+impl Hooks {
+    /// The words the state hashes cover (`schema.rs`): whether any hook is
+    /// set, and each hook's mask and counts, in thread order (the hook
+    /// functions are Rust function pointers, not hashable).
+    pub(crate) fn describe(&self, mut w: impl FnMut(u64)) {
+        w(u64::from(self.any));
+        w(self.per.len() as u64);
+        for h in self.per.values() {
+            w(u64::from(h.mask));
+            w(h.base_count as u64);
+            w(h.count as u64);
+        }
+    }
+}
+
 impl State {
     /// Sets (or, with `None` or an empty mask, clears) the hook of thread
     /// `th` (`lua_sethook`). `mask` is made of [`hookmask`] bits; `count`

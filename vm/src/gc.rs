@@ -3,12 +3,16 @@
 //!
 //! # Cycle
 //!
-//! 1. **Mark** from the roots — the registry, the per-type metatables, the
-//!    interned metamethod names, pinned values, the last API error, pending
-//!    finalizers, and the running thread's execution state (which lives in
-//!    the `State`, not in its thread object) — with an explicit gray stack:
-//!    no recursion, whatever the shape of the heap. Marking an object adds
-//!    its estimated size to the live-bytes figure.
+//! 1. **Mark** from the roots — every reference held by a field of the
+//!    `State`'s *world* class (`schema.rs`): the registry, the per-type
+//!    metatables, the interned metamethod names, pinned values, the last
+//!    API error, pending finalizers, the host data, and the running
+//!    thread's execution state (which lives in the `State`, not in its
+//!    thread object); objects flagged for finalization are weak, not roots
+//!    — with an explicit gray stack of `ObjRef`s: no recursion, whatever
+//!    the shape of the heap. An object's references come from the one
+//!    object visitor (`schema::visit_object`), except for weak tables.
+//!    Marking an object adds its estimated size to the live-bytes figure.
 //! 2. **Weak tables** (`__mode` with `k`, `v` or both) are not traversed
 //!    normally. Weak-value tables mark only their keys; weak-key tables are
 //!    ephemerons: a value is marked only once its key is, iterating to a
@@ -42,13 +46,12 @@
 //! rules): NEWTABLE, CONCAT and CLOSURE in the loop after writing their
 //! result, after a native returns to a Lua frame, and explicit requests.
 
-use crate::arena::Handle;
-use crate::func::{ProtoRef, UpVal, UpvalRef};
+use crate::func::UpVal;
 use crate::heap::Heap;
 use crate::meta::{TM_GC, TM_MODE};
+use crate::schema::{visit_object, ObjRef, Refs, Visit};
 use crate::state::State;
-use crate::thread::{Callee, ExecState};
-use crate::value::{LuaFnRef, RustFnRef, StrRef, TableRef, ThreadRef, UserDataRef, Value};
+use crate::value::{StrRef, TableRef, Value};
 use std::collections::BTreeSet;
 
 /// Minimum distance between the live size and the next threshold.
@@ -107,26 +110,17 @@ impl GcState {
     }
 }
 
-#[derive(Clone, Copy)]
-enum Gray {
-    Table(TableRef),
-    LuaFn(LuaFnRef),
-    RustFn(RustFnRef),
-    Upval(UpvalRef),
-    Proto(ProtoRef),
-    Thread(ThreadRef),
-    UserData(UserDataRef),
-}
-
-/// The marking machinery.
+/// The marking machinery. Gray objects are [`ObjRef`]s (`schema.rs`).
 struct Marker<'a> {
     heap: &'a mut Heap,
-    gray: Vec<Gray>,
+    gray: Vec<ObjRef>,
     live: usize,
     weak_values: Vec<TableRef>,
     ephemerons: Vec<TableRef>,
     all_weak: Vec<TableRef>,
     scratch: Vec<Value>,
+    /// The references of the object being traversed.
+    children: Vec<ObjRef>,
     mode_name: StrRef,
 }
 
@@ -140,41 +134,27 @@ impl Marker<'_> {
 
     #[inline]
     fn mark(&mut self, v: Value) {
-        match v {
-            Value::Str(s) => self.mark_str(s),
-            Value::Table(h) if self.heap.tables.mark(h) => self.gray.push(Gray::Table(h)),
-            Value::LuaFn(h) if self.heap.lua_fns.mark(h) => self.gray.push(Gray::LuaFn(h)),
-            Value::RustFn(h) if self.heap.rust_fns.mark(h) => self.gray.push(Gray::RustFn(h)),
-            Value::Thread(h) if self.heap.threads.mark(h) => self.gray.push(Gray::Thread(h)),
-            Value::UserData(h) if self.heap.userdata.mark(h) => self.gray.push(Gray::UserData(h)),
-            _ => {}
+        if let Some(o) = ObjRef::of(v) {
+            self.mark_ref(o);
         }
     }
 
-    fn mark_upval(&mut self, u: UpvalRef) {
-        if self.heap.upvals.mark(u) {
-            self.gray.push(Gray::Upval(u));
-        }
-    }
-
-    fn mark_proto(&mut self, p: ProtoRef) {
-        if self.heap.protos.mark(p) {
-            self.gray.push(Gray::Proto(p));
-        }
-    }
-
-    fn mark_exec(&mut self, ex: &ExecState) {
-        for &v in &ex.stack {
-            self.mark(v);
-        }
-        for &(_, u) in &ex.open_upvals {
-            self.mark_upval(u);
-        }
-        for ci in &ex.frames {
-            match ci.callee {
-                Callee::Lua(h) => self.mark(Value::LuaFn(h)),
-                Callee::Rust(h) => self.mark(Value::RustFn(h)),
-            }
+    /// Marks an object; queues it gray if it has references to traverse.
+    #[inline(always)]
+    fn mark_ref(&mut self, o: ObjRef) {
+        let h = &mut *self.heap;
+        let newly = match o {
+            ObjRef::Str(s) => return self.mark_str(s),
+            ObjRef::Table(x) => h.tables.mark(x),
+            ObjRef::LuaFn(x) => h.lua_fns.mark(x),
+            ObjRef::RustFn(x) => h.rust_fns.mark(x),
+            ObjRef::Upval(x) => h.upvals.mark(x),
+            ObjRef::Proto(x) => h.protos.mark(x),
+            ObjRef::Thread(x) => h.threads.mark(x),
+            ObjRef::UserData(x) => h.userdata.mark(x),
+        };
+        if newly {
+            self.gray.push(o);
         }
     }
 
@@ -202,13 +182,15 @@ impl Marker<'_> {
         }
     }
 
-    fn traverse_table(&mut self, h: TableRef) {
+    /// A weak table (`wk` weak keys, `wv` weak values): the one object the
+    /// collector traverses by its own rules rather than by
+    /// [`visit_object`].
+    fn traverse_weak(&mut self, h: TableRef, wk: bool, wv: bool) {
         let tab = self.heap.tables.get(h);
         self.live += tab.estimated_bytes();
         if let Some(mt) = tab.meta {
             self.mark(Value::Table(mt));
         }
-        let (wk, wv) = self.weakness(h);
         let mut sc = std::mem::take(&mut self.scratch);
         sc.clear();
         for (k, v) in self.heap.tables.get(h).iter() {
@@ -216,7 +198,6 @@ impl Marker<'_> {
             sc.push(v);
         }
         match (wk, wv) {
-            (false, false) => sc.iter().for_each(|&v| self.mark(v)),
             (false, true) => {
                 for pair in sc.chunks(2) {
                     self.mark(pair[0]);
@@ -232,7 +213,7 @@ impl Marker<'_> {
             }
             // Nothing marked now: the clearing passes mark the strings of
             // the entries that survive.
-            (true, true) => self.all_weak.push(h),
+            _ => self.all_weak.push(h),
         }
         self.scratch = sc;
     }
@@ -260,57 +241,29 @@ impl Marker<'_> {
 
     fn propagate(&mut self) {
         while let Some(g) = self.gray.pop() {
-            match g {
-                Gray::Table(h) => self.traverse_table(h),
-                Gray::LuaFn(h) => {
-                    self.live += 48;
-                    let c = self.heap.lua_fns.get(h);
-                    let p = c.proto;
-                    let ups: Vec<UpvalRef> = c.upvals.to_vec();
-                    self.mark_proto(p);
-                    ups.into_iter().for_each(|u| self.mark_upval(u));
-                }
-                Gray::RustFn(h) => {
-                    self.live += 48;
-                    let ups = self.heap.rust_fns.get(h).upvalues.clone();
-                    ups.into_iter().for_each(|v| self.mark(v));
-                }
-                Gray::Upval(u) => {
-                    self.live += 24;
-                    match *self.heap.upvals.get(u) {
-                        UpVal::Closed(v) => self.mark(v),
-                        UpVal::Open { thread, .. } => self.mark(Value::Thread(thread)),
+            let hp = &*self.heap;
+            let size = match g {
+                ObjRef::Table(h) => {
+                    let (wk, wv) = self.weakness(h);
+                    if wk || wv {
+                        self.traverse_weak(h, wk, wv);
+                        continue;
                     }
+                    hp.tables.get(h).estimated_bytes()
                 }
-                Gray::Proto(p) => {
-                    let pr = self.heap.protos.get(p);
-                    self.live += pr.estimated_bytes();
-                    let src = pr.source;
-                    let ks: Vec<Value> = pr.k.to_vec();
-                    let ps: Vec<ProtoRef> = pr.protos.to_vec();
-                    self.mark_str(src);
-                    ks.into_iter().for_each(|v| self.mark(v));
-                    ps.into_iter().for_each(|q| self.mark_proto(q));
-                }
-                Gray::Thread(t) => {
-                    let th = self.heap.threads.get(t);
-                    self.live += th.estimated_bytes();
-                    let ex = th.ex.clone();
-                    let err = th.error;
-                    self.mark(err);
-                    self.mark_exec(&ex);
-                }
-                Gray::UserData(h) => {
-                    let ud = self.heap.userdata.get(h);
-                    self.live += 64 + ud.user_values.len() * 16;
-                    let meta = ud.meta;
-                    let uvs = ud.user_values.clone();
-                    if let Some(m) = meta {
-                        self.mark(Value::Table(m));
-                    }
-                    uvs.into_iter().for_each(|v| self.mark(v));
-                }
-            }
+                ObjRef::LuaFn(_) | ObjRef::RustFn(_) => 48,
+                ObjRef::Upval(_) => 24,
+                ObjRef::Proto(p) => hp.protos.get(p).estimated_bytes(),
+                ObjRef::Thread(t) => hp.threads.get(t).estimated_bytes(),
+                ObjRef::UserData(u) => 64 + hp.userdata.get(u).user_values.len() * 16,
+                ObjRef::Str(_) => 0,
+            };
+            self.live += size;
+            let mut ch = std::mem::take(&mut self.children);
+            ch.clear();
+            visit_object(hp, g, &mut Refs(&mut ch));
+            ch.iter().for_each(|&o| self.mark_ref(o));
+            self.children = ch;
         }
     }
 
@@ -375,6 +328,20 @@ impl Marker<'_> {
     }
 }
 
+/// Whether object `o`'s mark bit is set.
+fn is_marked(h: &Heap, o: ObjRef) -> bool {
+    match o {
+        ObjRef::Str(x) => h.strings.is_marked(x),
+        ObjRef::Table(x) => h.tables.is_marked(x),
+        ObjRef::LuaFn(x) => h.lua_fns.is_marked(x),
+        ObjRef::RustFn(x) => h.rust_fns.is_marked(x),
+        ObjRef::Upval(x) => h.upvals.is_marked(x),
+        ObjRef::Proto(x) => h.protos.is_marked(x),
+        ObjRef::Thread(x) => h.threads.is_marked(x),
+        ObjRef::UserData(x) => h.userdata.is_marked(x),
+    }
+}
+
 fn is_alive_in(heap: &Heap, v: Value) -> bool {
     match v {
         Value::Table(h) => heap.tables.is_marked(h),
@@ -416,8 +383,8 @@ impl State {
 
     /// Mark, clear, sweep (steps 1-5 of the module docs).
     fn collect_cycle(&mut self) {
-        let roots = self.root_values();
-        let ex = std::mem::take(&mut self.ex);
+        let mut roots = Vec::new();
+        self.visit_world(&mut Refs(&mut roots));
         let mode_name = self.tm_names[TM_MODE];
         let mut m = Marker {
             heap: &mut self.heap,
@@ -427,12 +394,10 @@ impl State {
             ephemerons: Vec::new(),
             all_weak: Vec::new(),
             scratch: Vec::new(),
+            children: Vec::new(),
             mode_name,
         };
-        for v in roots {
-            m.mark(v);
-        }
-        m.mark_exec(&ex);
+        roots.into_iter().for_each(|o| m.mark_ref(o));
         m.converge_ephemerons();
         // Clear weak values before resurrection.
         let wv = m.weak_values.clone();
@@ -468,29 +433,11 @@ impl State {
         m.clear_values(&wv2);
         m.clear_values(&aw2);
         let live = m.live;
-        self.ex = ex;
         self.gc.tobefnz.extend(newly);
         self.sweep();
         self.heap.bytes = live;
         self.gc.reset_threshold(live);
         self.gc.cycles += 1;
-    }
-
-    /// The root set, except the running thread's execution state.
-    fn root_values(&self) -> Vec<Value> {
-        let mut r = vec![
-            Value::Table(self.registry),
-            Value::Table(self.globals),
-            Value::Table(self.loaded),
-            Value::Thread(self.main_thread),
-            Value::Thread(self.running),
-            self.last_error,
-        ];
-        r.extend(self.type_meta.iter().flatten().map(|&t| Value::Table(t)));
-        r.extend(self.tm_names.iter().map(|&s| Value::Str(s)));
-        r.extend(self.pins.iter().copied());
-        r.extend(self.gc.tobefnz.iter().copied());
-        r
     }
 
     fn sweep(&mut self) {
@@ -595,8 +542,18 @@ impl State {
     /// a live object, the interner maps every live string to itself, and no
     /// mark bit is left set.
     pub fn check_heap(&self) -> Result<(), String> {
+        /// Every reference, weak ones included.
+        struct All<'a>(&'a mut Vec<ObjRef>);
+        impl Visit for All<'_> {
+            fn obj(&mut self, o: ObjRef) {
+                self.0.push(o);
+            }
+            fn weak(&mut self, v: Value) {
+                self.value(v);
+            }
+        }
         let h = &self.heap;
-        let mut seen: [Vec<bool>; 8] = [
+        let mut seen: [Vec<bool>; ObjRef::KINDS] = [
             vec![false; h.strings.capacity_slots()],
             vec![false; h.tables.capacity_slots()],
             vec![false; h.lua_fns.capacity_slots()],
@@ -606,121 +563,41 @@ impl State {
             vec![false; h.threads.capacity_slots()],
             vec![false; h.userdata.capacity_slots()],
         ];
-        #[derive(Clone, Copy)]
-        enum It {
-            V(Value),
-            U(UpvalRef),
-            P(ProtoRef),
-        }
-        let mut work: Vec<It> = self.root_values().into_iter().map(It::V).collect();
-        let push_ex = |work: &mut Vec<It>, ex: &ExecState| {
-            work.extend(ex.stack.iter().map(|&v| It::V(v)));
-            work.extend(ex.open_upvals.iter().map(|&(_, u)| It::U(u)));
-            for ci in &ex.frames {
-                work.push(It::V(match ci.callee {
-                    Callee::Lua(f) => Value::LuaFn(f),
-                    Callee::Rust(f) => Value::RustFn(f),
-                }));
+        let mut work = Vec::new();
+        self.visit_world(&mut All(&mut work));
+        while let Some(o) = work.pop() {
+            let i = o.index() as usize;
+            if !o.is_live(h) {
+                return Err(format!("dangling {} handle #{i}", o.kind_name()));
             }
-        };
-        push_ex(&mut work, &self.ex);
-        work.extend(self.gc.finobj.iter().map(|&v| It::V(v)));
-        fn visit<T>(
-            seen: &mut [bool],
-            a: &crate::Arena<T>,
-            h: Handle<T>,
-            what: &str,
-        ) -> Result<bool, String> {
-            let i = h.index() as usize;
-            if a.try_get(h.index()).is_none() {
-                return Err(format!("dangling {what} handle #{i}"));
+            if is_marked(h, o) {
+                return Err(format!("{} #{i} left marked", o.kind_name()));
             }
-            if a.is_marked(h) {
-                return Err(format!("{what} #{i} left marked"));
+            if std::mem::replace(&mut seen[o.kind()][i], true) {
+                continue;
             }
-            if seen[i] {
-                return Ok(false);
-            }
-            seen[i] = true;
-            Ok(true)
-        }
-        while let Some(it) = work.pop() {
-            match it {
-                It::V(Value::Str(s)) => {
-                    if visit(&mut seen[0], &h.strings, s, "string")? {
-                        let b = h.str(s);
-                        if h.interner.find(&h.strings, b) != Some(s) {
-                            return Err(format!("string #{} not interned", s.index()));
+            match o {
+                ObjRef::Str(s) if h.interner.find(&h.strings, h.str(s)) != Some(s) => {
+                    return Err(format!("string #{i} not interned"));
+                }
+                ObjRef::RustFn(f) if h.rust_fns.get(f).id.0 as usize >= self.natives.len() => {
+                    return Err(format!("native closure #{i} has a bad id"));
+                }
+                ObjRef::Upval(u) => {
+                    if let UpVal::Open { thread, slot } = *h.upvals.get(u) {
+                        let len = if thread == self.running {
+                            self.ex.stack.len()
+                        } else {
+                            h.threads.try_get(thread.index()).map_or(0, |t| t.ex.stack.len())
+                        };
+                        if slot as usize >= len {
+                            return Err(format!("open upvalue #{i} beyond stack"));
                         }
                     }
                 }
-                It::V(Value::Table(t)) => {
-                    if visit(&mut seen[1], h.tables.headers(), t, "table")? {
-                        h.tables.get(t).for_each_ref(|v| work.push(It::V(v)));
-                    }
-                }
-                It::V(Value::LuaFn(f)) => {
-                    if visit(&mut seen[2], &h.lua_fns, f, "closure")? {
-                        let c = h.lua_fns.get(f);
-                        work.push(It::P(c.proto));
-                        work.extend(c.upvals.iter().map(|&u| It::U(u)));
-                    }
-                }
-                It::V(Value::RustFn(f)) => {
-                    if visit(&mut seen[3], &h.rust_fns, f, "native closure")? {
-                        let c = h.rust_fns.get(f);
-                        if c.id.0 as usize >= self.natives.len() {
-                            return Err(format!("native closure #{} has a bad id", f.index()));
-                        }
-                        work.extend(c.upvalues.iter().map(|&v| It::V(v)));
-                    }
-                }
-                It::V(Value::Thread(t)) => {
-                    if visit(&mut seen[6], &h.threads, t, "thread")? {
-                        work.push(It::V(h.threads.get(t).error));
-                        push_ex(&mut work, &h.threads.get(t).ex);
-                    }
-                }
-                It::V(Value::UserData(u)) => {
-                    if visit(&mut seen[7], &h.userdata, u, "userdata")? {
-                        let d = h.userdata.get(u);
-                        if let Some(m) = d.meta {
-                            work.push(It::V(Value::Table(m)));
-                        }
-                        work.extend(d.user_values.iter().map(|&v| It::V(v)));
-                    }
-                }
-                It::V(_) => {}
-                It::U(u) => {
-                    if visit(&mut seen[4], &h.upvals, u, "upvalue")? {
-                        match *h.upvals.get(u) {
-                            UpVal::Closed(v) => work.push(It::V(v)),
-                            UpVal::Open { thread, slot } => {
-                                work.push(It::V(Value::Thread(thread)));
-                                let len = if thread == self.running {
-                                    self.ex.stack.len()
-                                } else {
-                                    h.threads.get(thread).ex.stack.len()
-                                };
-                                if slot as usize >= len {
-                                    return Err(format!(
-                                        "open upvalue #{} beyond stack",
-                                        u.index()
-                                    ));
-                                }
-                            }
-                        }
-                    }
-                }
-                It::P(p) => {
-                    if visit(&mut seen[5], &h.protos, p, "prototype")? {
-                        let pr = h.protos.get(p);
-                        work.push(It::V(Value::Str(pr.source)));
-                        work.extend(pr.k.iter().map(|&v| It::V(v)));
-                        work.extend(pr.protos.iter().map(|&q| It::P(q)));
-                    }
-                }
+                _ => {}
             }
+            visit_object(h, o, &mut All(&mut work));
         }
         if h.interner.len() != h.strings.len() {
             return Err(format!(

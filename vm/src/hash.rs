@@ -18,22 +18,26 @@
 //! * [`State::heap_hash`] also covers the **arena layout**: every discovered
 //!   object's handle index, every arena's size, live count and free-list
 //!   order, every live string (reachable or not) by index, the interner's
-//!   size, the collector's pacing state (byte estimate, threshold, cycle
-//!   count), the registered natives by id, pins, and the tables' internal
-//!   capacities and entry positions (tombstones included, through the gaps
-//!   they leave). It is the "bit-identical heap" check: the same program run
+//!   size, the heap's byte accounting, the collector's pacing state (byte
+//!   estimate, threshold, cycle count), the free pin slots, natives by id,
+//!   the tables' internal capacities and entry positions (tombstones
+//!   included, through the gaps they leave), and whether every scratch
+//!   field of the state is at rest. It is the "bit-identical heap" check: the same program run
 //!   in two processes must produce the same handles, so the same `heap_hash`.
 //!
 //! # The walk
 //!
 //! The hash is a serialization of the object graph fed to a hasher, never
-//! materialized. The walk starts from the roots, in this fixed order: the
-//! registry, the globals table, `_LOADED`, the eight per-type metatables, the
-//! main thread, the running thread, the pinned values (slot order, free slots
-//! as nil), the last API error, the pending finalizers (calling order), the
-//! objects flagged for finalization (flagging order), and the user-visible
-//! settings (collector pause, step multiplier, running flag, mode name,
-//! warnings on/off).
+//! materialized. The walk starts from the roots: every field of the
+//! `State`'s *world* class (`schema.rs`), in declaration order, as its
+//! type's `WorldField::visit` describes it (the running execution state,
+//! the host data by name, each describing its own content, the running
+//! and main threads, the registry, globals, `_LOADED`, the
+//! per-type metatables, the metamethod names, the collector's lists and
+//! user-visible settings, the pinned values in slot order, free slots as
+//! nil, the warning switch and pending text, the last API error, which
+//! debug hooks are set). The code is generated from the declaration of the
+//! `State`, so a world field cannot be left out.
 //!
 //! A reference to a collectable object is written as *new* the first time
 //! it is met (the object gets the next discovery number and joins a FIFO
@@ -48,7 +52,8 @@
 //! determines the graph up to isomorphism, and isomorphic graphs give equal
 //! streams.
 //!
-//! Bodies, field by field:
+//! Bodies come from the one object visitor (`schema::visit_object`, which
+//! the collector and the loader's validation use too), field by field:
 //!
 //! * **table**: metatable, array-part size, then every live pair in
 //!   traversal order (array part ascending, then the hash part in insertion
@@ -62,14 +67,15 @@
 //!   whole content, so two loads of the same chunk are interchangeable.
 //! * **Rust closure**: the native's registered *name* (ids and function
 //!   pointers are process-local) and its upvalues.
-//! * **upvalue**: open (thread and stack slot) or closed (the value).
+//! * **upvalue**: open (0, thread and stack slot) or closed (1, the value).
 //! * **thread**: status, started flag, main flag, error value, and its
 //!   execution state: the whole value stack, every frame (stack offsets,
 //!   saved pc, vararg count, wanted results, flags, result disposition,
 //!   callee, whether a continuation is pending and its context, error level),
 //!   the open upvalues, the to-be-closed slots, `open_top` and the
 //!   non-yieldable count. The running thread's execution state lives in the
-//!   `State`, not in its thread object; the walk reads it from there.
+//!   `State` (a root, above), not in its thread object, which holds an
+//!   empty one.
 //! * **userdata**: metatable, user values, and the payload: through the
 //!   caller's [`PayloadHook`] if it recognizes it, else by content for a few
 //!   std types (`()`, `bool`, `i64`, `u64`, `f64`, `String`, `Vec<u8>`),
@@ -81,14 +87,16 @@
 //!
 //! # Not covered
 //!
-//! Host-side things that are not part of the world: the output writers, the
-//! instruction budget and its hook, the scratch buffers, pending warning
-//! text, the table metamethod-absence caches (in the structural hash; the
-//! heap hash includes them), the function pointers of continuations (only
-//! their presence and context integer), and the *contents* of unreachable
-//! objects (the heap hash covers their slots and, for strings, their
-//! content hash). Natives are identified by name: two processes must
-//! register the same names for the same functions.
+//! The *host* class of the state (`schema.rs`): the output writers, the
+//! instruction budget and its hook, the limits, the table of natives (a
+//! Rust closure's native is hashed by name, and by id in the heap hash).
+//! The *scratch* class, beyond whether it is at rest. Also not covered:
+//! the table metamethod-absence caches (in the structural hash; the heap
+//! hash includes them), the function pointers of continuations and debug
+//! hooks (only their presence, context integer, masks and counts), and the
+//! *contents* of unreachable objects (the heap hash covers their slots
+//! and, for strings, their content hash). Natives are identified by name:
+//! two processes must register the same names for the same functions.
 //!
 //! # The hash function
 //!
@@ -104,10 +112,10 @@
 //! hashes.
 
 use crate::arena::Arena;
-use crate::func::{FnProto, ProtoRef, UpVal, UpvalRef};
+use crate::func::NativeId;
+use crate::schema::{visit_object, ObjRef, Visit};
 use crate::state::State;
-use crate::thread::{CallInfo, Callee, ExecState, MetaRet};
-use crate::value::{LuaFnRef, RustFnRef, StrRef, TableRef, ThreadRef, UserDataRef, Value};
+use crate::value::{TableRef, Value};
 use std::any::Any;
 
 // ---------------------------------------------------------------------------
@@ -268,16 +276,6 @@ pub enum HashMode {
     Heap,
 }
 
-// Object kinds: indices into `Walker::ids` and parts of tags.
-const K_STR: u64 = 0;
-const K_TABLE: u64 = 1;
-const K_LUAFN: u64 = 2;
-const K_RUSTFN: u64 = 3;
-const K_UPVAL: u64 = 4;
-const K_PROTO: u64 = 5;
-const K_THREAD: u64 = 6;
-const K_UDATA: u64 = 7;
-
 // Tags: every item of the stream starts with one, so the stream parses
 // unambiguously.
 const T_NIL: u64 = 1;
@@ -287,8 +285,6 @@ const T_INT: u64 = 4;
 const T_FLOAT: u64 = 5;
 const T_NONE: u64 = 6;
 const T_END: u64 = 7;
-const T_OPEN: u64 = 8;
-const T_CLOSED: u64 = 9;
 const T_OPAQUE: u64 = 10;
 const T_PAYLOAD: u64 = 11;
 const T_NEW: u64 = 0x10;
@@ -296,33 +292,6 @@ const T_BACK: u64 = 0x20;
 const T_BODY: u64 = 0x30;
 const T_ROOTS: u64 = 0x40;
 const T_LAYOUT: u64 = 0x41;
-
-/// A collectable object other than a string (strings have no body).
-#[derive(Clone, Copy)]
-enum Obj {
-    Table(TableRef),
-    LuaFn(LuaFnRef),
-    RustFn(RustFnRef),
-    Upval(UpvalRef),
-    Proto(ProtoRef),
-    Thread(ThreadRef),
-    UserData(UserDataRef),
-}
-
-impl Obj {
-    /// Kind and handle index.
-    fn key(self) -> (u64, u32) {
-        match self {
-            Obj::Table(h) => (K_TABLE, h.index()),
-            Obj::LuaFn(h) => (K_LUAFN, h.index()),
-            Obj::RustFn(h) => (K_RUSTFN, h.index()),
-            Obj::Upval(h) => (K_UPVAL, h.index()),
-            Obj::Proto(h) => (K_PROTO, h.index()),
-            Obj::Thread(h) => (K_THREAD, h.index()),
-            Obj::UserData(h) => (K_UDATA, h.index()),
-        }
-    }
-}
 
 /// The walk's state: the hasher, the discovery numbers, the queue.
 struct Walker<'a> {
@@ -334,7 +303,7 @@ struct Walker<'a> {
     ids: [Vec<u32>; 8],
     next_id: u32,
     /// Objects whose body is still to be written, FIFO from `head`.
-    queue: Vec<Obj>,
+    queue: Vec<ObjRef>,
     head: usize,
     hook: Option<&'a PayloadHook>,
 }
@@ -370,16 +339,16 @@ impl<'a> Walker<'a> {
     }
 
     /// Length-prefixed bytes, padded to a word.
-    fn bytes(&mut self, b: &[u8]) {
+    fn write_bytes(&mut self, b: &[u8]) {
         self.w(b.len() as u64);
         self.h.write(b);
         self.h.pad();
     }
 
-    /// Marks `(kind, idx)` discovered; returns its number if it already was.
+    /// Marks `o` discovered; returns its number if it already was.
     #[inline]
-    fn discover(&mut self, kind: u64, idx: u32) -> Option<u32> {
-        let slot = &mut self.ids[kind as usize][idx as usize];
+    fn discover(&mut self, o: ObjRef) -> Option<u32> {
+        let slot = &mut self.ids[o.kind()][o.index() as usize];
         if *slot != 0 {
             return Some(*slot);
         }
@@ -388,280 +357,20 @@ impl<'a> Walker<'a> {
         None
     }
 
-    /// A reference: *new* (queued) or a back-reference.
-    fn obj(&mut self, o: Obj) {
-        let (kind, idx) = o.key();
-        match self.discover(kind, idx) {
-            Some(id) => {
-                self.w(T_BACK | kind);
-                self.w(u64::from(id));
-            }
-            None => {
-                self.w(T_NEW | kind);
-                if self.heap_mode {
-                    self.w(u64::from(idx));
-                }
-                self.queue.push(o);
-            }
-        }
-    }
-
-    /// A string: inline content the first time, a back-reference after.
-    fn string(&mut self, s: StrRef) {
-        match self.discover(K_STR, s.index()) {
-            Some(id) => {
-                self.w(T_BACK | K_STR);
-                self.w(u64::from(id));
-            }
-            None => {
-                self.w(T_NEW | K_STR);
-                if self.heap_mode {
-                    self.w(u64::from(s.index()));
-                }
-                let st = self.st;
-                self.bytes(st.heap.str(s));
-            }
-        }
-    }
-
-    fn value(&mut self, v: Value) {
-        match v {
-            Value::Nil => self.w(T_NIL),
-            Value::Bool(false) => self.w(T_FALSE),
-            Value::Bool(true) => self.w(T_TRUE),
-            Value::Int(i) => {
-                self.w(T_INT);
-                self.w(i as u64);
-            }
-            Value::Float(f) => {
-                self.w(T_FLOAT);
-                self.w(f.to_bits());
-            }
-            Value::Str(s) => self.string(s),
-            Value::Table(h) => self.obj(Obj::Table(h)),
-            Value::LuaFn(h) => self.obj(Obj::LuaFn(h)),
-            Value::RustFn(h) => self.obj(Obj::RustFn(h)),
-            Value::Thread(h) => self.obj(Obj::Thread(h)),
-            Value::UserData(h) => self.obj(Obj::UserData(h)),
-        }
-    }
-
-    fn values(&mut self, vs: impl ExactSizeIterator<Item = Value>) {
-        self.w(vs.len() as u64);
-        vs.for_each(|v| self.value(v));
-    }
-
-    fn opt_table(&mut self, t: Option<TableRef>) {
-        match t {
-            Some(t) => self.obj(Obj::Table(t)),
-            None => self.w(T_NONE),
-        }
-    }
-
-    // ----- roots -----------------------------------------------------------
-
+    /// The roots: the world fields, in the schema's order (`schema.rs`).
     fn roots(&mut self) {
         let st = self.st;
         self.w(T_ROOTS);
-        self.obj(Obj::Table(st.registry));
-        self.obj(Obj::Table(st.globals));
-        self.obj(Obj::Table(st.loaded));
-        st.type_meta.iter().for_each(|&m| self.opt_table(m));
-        self.obj(Obj::Thread(st.main_thread));
-        self.obj(Obj::Thread(st.running));
-        self.values(st.pins.iter().copied());
-        self.value(st.last_error);
-        self.values(st.gc.tobefnz.iter().copied());
-        self.values(st.gc.finobj.iter().copied());
-        self.w(u64::from(st.gc.pause));
-        self.w(u64::from(st.gc.stepmul));
-        self.w(u64::from(st.gc.running));
-        self.bytes(st.gc.mode.as_bytes());
-        self.w(u64::from(st.warn_on));
+        st.visit_world(self);
     }
 
     /// Writes queued bodies until the queue is empty.
     fn drain(&mut self) {
+        let st = self.st;
         while let Some(&o) = self.queue.get(self.head) {
             self.head += 1;
-            self.body(o);
-        }
-    }
-
-    // ----- bodies ------------------------------------------------------------
-
-    fn body(&mut self, o: Obj) {
-        self.w(T_BODY | o.key().0);
-        match o {
-            Obj::Table(h) => self.table(h),
-            Obj::LuaFn(h) => self.lua_fn(h),
-            Obj::RustFn(h) => self.rust_fn(h),
-            Obj::Upval(h) => self.upval(h),
-            Obj::Proto(h) => self.proto(h),
-            Obj::Thread(h) => self.thread(h),
-            Obj::UserData(h) => self.userdata(h),
-        }
-    }
-
-    fn table(&mut self, h: TableRef) {
-        let t = self.st.heap.tables.get(h);
-        self.opt_table(t.meta);
-        self.w(t.array_len_raw() as u64);
-        if self.heap_mode {
-            self.w(t.estimated_bytes() as u64);
-            self.w(u64::from(t.flags));
-        }
-        let mut pos = 0;
-        while let Some((next, k, v)) = t.next_at(pos) {
-            if self.heap_mode {
-                self.w(next as u64);
-            }
-            self.value(k);
-            self.value(v);
-            pos = next;
-        }
-        self.w(T_END);
-    }
-
-    fn lua_fn(&mut self, h: LuaFnRef) {
-        let c = self.st.heap.lua_fns.get(h);
-        self.obj(Obj::Proto(c.proto));
-        self.w(c.upvals.len() as u64);
-        c.upvals.iter().for_each(|&u| self.obj(Obj::Upval(u)));
-    }
-
-    fn rust_fn(&mut self, h: RustFnRef) {
-        let st = self.st;
-        let c = st.heap.rust_fns.get(h);
-        self.bytes(st.native_name(c.id).as_bytes());
-        if self.heap_mode {
-            self.w(u64::from(c.id.0));
-        }
-        self.values(c.upvalues.iter().copied());
-    }
-
-    fn upval(&mut self, h: UpvalRef) {
-        match *self.st.heap.upvals.get(h) {
-            UpVal::Open { thread, slot } => {
-                self.w(T_OPEN);
-                self.obj(Obj::Thread(thread));
-                self.w(u64::from(slot));
-            }
-            UpVal::Closed(v) => {
-                self.w(T_CLOSED);
-                self.value(v);
-            }
-        }
-    }
-
-    fn proto(&mut self, h: ProtoRef) {
-        let p: &FnProto = self.st.heap.protos.get(h);
-        self.w(p.code.len() as u64);
-        p.code.iter().for_each(|i| self.w(u64::from(i.0)));
-        self.values(p.k.iter().copied());
-        self.w(p.protos.len() as u64);
-        p.protos.iter().for_each(|&q| self.obj(Obj::Proto(q)));
-        self.w(p.upvals.len() as u64);
-        for u in p.upvals.iter() {
-            self.bytes(&u.name);
-            self.w(u64::from(u.in_stack));
-            self.w(u64::from(u.index));
-            self.w(u64::from(u.kind));
-        }
-        self.w(u64::from(p.num_params));
-        self.w(u64::from(p.is_vararg));
-        self.w(u64::from(p.max_stack));
-        self.string(p.source);
-        self.w(u64::from(p.line_defined));
-        self.w(u64::from(p.last_line_defined));
-        self.w(p.line_info.len() as u64);
-        p.line_info.iter().for_each(|&l| self.w(u64::from(l)));
-        self.w(p.loc_vars.len() as u64);
-        for lv in p.loc_vars.iter() {
-            self.bytes(&lv.name);
-            self.w(u64::from(lv.start_pc));
-            self.w(u64::from(lv.end_pc));
-        }
-    }
-
-    fn thread(&mut self, h: ThreadRef) {
-        let st = self.st;
-        let th = st.heap.threads.get(h);
-        self.w(u64::from(th.status.code()));
-        self.w(u64::from(th.started));
-        self.w(u64::from(th.is_main));
-        self.value(th.error);
-        // The running thread's execution state is kept in the State.
-        self.exec(if h == st.running { &st.ex } else { &th.ex });
-    }
-
-    fn exec(&mut self, ex: &ExecState) {
-        self.values(ex.stack.iter().copied());
-        self.w(ex.frames.len() as u64);
-        ex.frames.iter().for_each(|ci| self.frame(ci));
-        self.w(ex.open_upvals.len() as u64);
-        for &(slot, u) in &ex.open_upvals {
-            self.w(u64::from(slot));
-            self.obj(Obj::Upval(u));
-        }
-        self.w(ex.tbc.len() as u64);
-        ex.tbc.iter().for_each(|&s| self.w(u64::from(s)));
-        self.w(u64::from(ex.open_top));
-        self.w(u64::from(ex.nny));
-    }
-
-    fn frame(&mut self, ci: &CallInfo) {
-        for x in [ci.func, ci.base, ci.top, ci.pc, ci.nextra, ci.errlevel] {
-            self.w(u64::from(x));
-        }
-        self.w(ci.nresults as i64 as u64);
-        self.w(u64::from(ci.status));
-        self.meta_ret(ci.ret);
-        match ci.callee {
-            Callee::Lua(f) => self.obj(Obj::LuaFn(f)),
-            Callee::Rust(f) => self.obj(Obj::RustFn(f)),
-        }
-        match ci.k {
-            Some((_, ctx)) => {
-                self.w(1);
-                self.w(ctx as u64);
-            }
-            None => self.w(0),
-        }
-    }
-
-    fn meta_ret(&mut self, r: MetaRet) {
-        let (tag, a, b) = match r {
-            MetaRet::Call => (0, 0, 0),
-            MetaRet::Reg(a) => (1, a, 0),
-            MetaRet::Cond(k) => (2, u8::from(k), 0),
-            MetaRet::Discard => (3, 0, 0),
-            MetaRet::Close => (4, 0, 0),
-            MetaRet::Concat { a, n } => (5, a, n),
-        };
-        self.w(tag | (u64::from(a) << 8) | (u64::from(b) << 16));
-    }
-
-    fn userdata(&mut self, h: UserDataRef) {
-        let u = self.st.heap.userdata.get(h);
-        self.opt_table(u.meta);
-        self.values(u.user_values.iter().copied());
-        self.payload(u.data.as_any());
-    }
-
-    fn payload(&mut self, data: &dyn Any) {
-        if let Some(hook) = self.hook {
-            self.w(T_PAYLOAD);
-            if hook(data, &mut self.h) {
-                self.h.pad();
-                self.w(T_END);
-                return;
-            }
-        }
-        if let Some(b) = builtin_payload(data) {
-            self.bytes(&b);
-        } else {
-            self.w(T_OPAQUE);
+            self.w(T_BODY | o.kind() as u64);
+            visit_object(&st.heap, o, self);
         }
     }
 
@@ -674,6 +383,8 @@ impl<'a> Walker<'a> {
         a.free_list().iter().for_each(|&i| self.w(u64::from(i)));
     }
 
+    /// The heap class's layout (`schema.rs`), and whether every scratch
+    /// field is at rest.
     fn layout(&mut self) {
         let st = self.st;
         let hp = &st.heap;
@@ -692,17 +403,113 @@ impl<'a> Walker<'a> {
         }
         self.w(hp.interner.len() as u64);
         self.w(hp.bytes as u64);
-        let gc = &st.gc;
-        for x in [gc.threshold as u64, gc.estimate as u64, gc.cycles, u64::from(gc.in_fin)] {
+        self.w(u64::from(st.busy_scratch().is_none()));
+    }
+}
+
+impl Visit for Walker<'_> {
+    /// A reference: *new* (queued; a string's content inline) or a
+    /// back-reference.
+    fn obj(&mut self, o: ObjRef) {
+        let kind = o.kind() as u64;
+        match self.discover(o) {
+            Some(id) => {
+                self.w(T_BACK | kind);
+                self.w(u64::from(id));
+            }
+            None => {
+                self.w(T_NEW | kind);
+                if self.heap_mode {
+                    self.w(u64::from(o.index()));
+                }
+                match o {
+                    ObjRef::Str(s) => {
+                        let st = self.st;
+                        self.write_bytes(st.heap.str(s));
+                    }
+                    _ => self.queue.push(o),
+                }
+            }
+        }
+    }
+
+    fn value(&mut self, v: Value) {
+        match v {
+            Value::Nil => self.w(T_NIL),
+            Value::Bool(false) => self.w(T_FALSE),
+            Value::Bool(true) => self.w(T_TRUE),
+            Value::Int(i) => {
+                self.w(T_INT);
+                self.w(i as u64);
+            }
+            Value::Float(f) => {
+                self.w(T_FLOAT);
+                self.w(f.to_bits());
+            }
+            _ => {
+                if let Some(o) = ObjRef::of(v) {
+                    self.obj(o);
+                }
+            }
+        }
+    }
+
+    fn weak(&mut self, v: Value) {
+        self.value(v);
+    }
+
+    fn opt_table(&mut self, t: Option<TableRef>) {
+        match t {
+            Some(t) => self.obj(ObjRef::Table(t)),
+            None => self.w(T_NONE),
+        }
+    }
+
+    fn data(&mut self, x: u64) {
+        self.w(x);
+    }
+
+    fn bytes(&mut self, b: &[u8]) {
+        self.write_bytes(b);
+    }
+
+    fn layout(&mut self, x: u64) {
+        if self.heap_mode {
             self.w(x);
         }
-        self.w(st.natives.len() as u64);
-        st.natives.iter().for_each(|n| self.bytes(n.name.as_bytes()));
-        self.w(st.free_pins.len() as u64);
-        st.free_pins.iter().for_each(|&p| self.w(u64::from(p)));
-        st.tm_names.iter().for_each(|s| self.w(u64::from(s.index())));
-        for x in [st.n_ccalls, st.in_msgh, u32::from(st.closing)] {
-            self.w(u64::from(x));
+    }
+
+    fn wants_layout(&self) -> bool {
+        self.heap_mode
+    }
+
+    fn end(&mut self) {
+        self.w(T_END);
+    }
+
+    /// Natives by registered name (ids are process-local; the heap hash
+    /// adds the id).
+    fn native(&mut self, id: NativeId) {
+        let st = self.st;
+        self.write_bytes(st.native_name(id).as_bytes());
+        if self.heap_mode {
+            self.w(u64::from(id.0));
+        }
+    }
+
+    fn payload(&mut self, data: &dyn Any) {
+        if let Some(hook) = self.hook {
+            self.w(T_PAYLOAD);
+            if hook(data, &mut self.h) {
+                self.h.pad();
+                self.w(T_END);
+                return;
+            }
+        }
+        if let Some(b) = builtin_payload(data) {
+            self.write_bytes(&b);
+        } else {
+            self.w(T_OPAQUE);
         }
     }
 }

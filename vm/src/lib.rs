@@ -270,6 +270,7 @@ mod number;
 mod persist;
 mod prefetch;
 pub mod raw;
+mod schema;
 mod snapshot;
 mod state;
 mod store;
@@ -282,7 +283,7 @@ mod value;
 mod wire;
 mod writes;
 
-pub(crate) use arena::{Arena, Handle};
+pub(crate) use arena::Handle;
 pub use error::ErrorKind;
 pub use lua::InterruptHandle;
 pub use lua::{

@@ -7,21 +7,30 @@
 //! The *VM state*, everything a program's future depends on: every arena
 //! of the heap with its exact layout (slot indices, free slots, free-list
 //! order, so that later allocations return the same handles), the heap's
-//! byte accounting, the collector's pacing and finalizer lists, the
-//! registry/globals/`_LOADED` handles, the per-type metatables, the
-//! interned metamethod names, the running thread's execution state, the
-//! pins, the last API error and the warning state.
+//! byte accounting, and every field of the `State`'s *world* class
+//! (`schema.rs`), in declaration order, each written and read by its
+//! type's `WorldField::save`/`WorldField::load`: the registry, globals
+//! and `_LOADED` handles, the per-type metatables, the main and running
+//! threads, the running execution state, the interned metamethod names,
+//! the pins, the last API error, the collector's pacing and finalizer
+//! lists, the warning state, the debug hooks (a state with a hook set is
+//! refused: hooks are function pointers) and the host data (each by name,
+//! re-created by the loader registered under it,
+//! [`State::register_host_data_loader`]). The code is generated from the
+//! declaration of the `State`, so a world field cannot be left out.
 //! A state loaded from bytes therefore has the same `state_hash` and
 //! `heap_hash` as the one saved, and running the same code in both gives
 //! the same results and hashes.
 //!
-//! *Not* saved, because it is the receiving state's configuration: the
-//! table of natives, stdout/stderr, the budget hook, limits, host data and
-//! the binary-chunk switch. The instruction budget (`State::budget`) is not
-//! saved either: it is one half of the limits' slice accounting
-//! (`limits.rs`), whose other half belongs to the receiver, which keeps
-//! both (an embedder that wants the budget hook to fire at the same
-//! instruction sets its limits again after a load).
+//! *Not* saved, because it is the receiving state's configuration (the
+//! *host* class): the table of natives, stdout/stderr, the budget hook,
+//! limits, the `Lua` back-pointer and the binary-chunk switch. The
+//! instruction budget (`State::budget`) is not saved either: it is one
+//! half of the limits' slice accounting (`limits.rs`), whose other half
+//! belongs to the receiver, which keeps both (an embedder that wants the
+//! budget hook to fire at the same instruction sets its limits again
+//! after a load). The *scratch* class must be at rest: saving is refused
+//! otherwise.
 //!
 //! # Re-binding Rust code by name
 //!
@@ -36,10 +45,12 @@
 //! mapped back on load. A userdata payload is written through
 //! [`Payload::persist`] under its [`Payload::persist_name`] and re-created
 //! by the loader registered under that name
-//! ([`State::register_payload_loader`]). An unknown name on either side is
-//! an error that names it.
+//! ([`State::register_payload_loader`]); host data likewise, by its
+//! [`HostData::name`](crate::HostData::name) and the loader registered
+//! under it ([`State::register_host_data_loader`]). An unknown name on
+//! either side is an error that names it.
 //!
-//! # Format (version 1)
+//! # Format (version 2)
 //!
 //! Little-endian throughout. `u8`, `u32`, `u64`/`i64` are fixed width; a
 //! *count* is a `u32` that must not exceed the bytes left (every element
@@ -56,14 +67,16 @@
 //!   upvalues, prototypes, threads, userdata; each is
 //!   slot count, (present u8, [object])*, free-list count, (index u32)*
 //! heap bytes u64
-//! state: registry, globals, loaded (u32 each), 8 type metatables
-//!   (u8 present + u32), the TM_N metamethod names (u32 each), running and
-//!   main thread (u32), the running execution state, pins (count, values),
-//!   free pins (count, u32*), last error (value), warnings on (u8),
-//!   warning buffer (bytes)
-//! collector: threshold, estimate (u64), pause, stepmul (u32), running
-//!   (u8), mode (u8: 0 generational, 1 incremental), finobj and tobefnz
-//!   (count, values), in_fin (u8), cycles (u64)
+//! world fields, in the State's declaration order (`schema.rs`): the
+//!   running execution state, host data (count, (name bytes, data
+//!   bytes)*), running and main thread (u32), registry,
+//!   globals, loaded (u32 each), 8 type metatables (u8 present + u32), the
+//!   TM_N metamethod names (u32 each), collector (threshold, estimate
+//!   u64, pause, stepmul u32, running u8, mode u8: 0 generational,
+//!   1 incremental, finobj and tobefnz (count, values), in_fin u8, cycles
+//!   u64), pins (count, values), free pins (count, u32*), warnings on
+//!   (u8), warning buffer (bytes), last error (value), hooks (nothing:
+//!   refused when set)
 //! end marker "END!"
 //! ```
 //!
@@ -92,7 +105,9 @@
 //! then swapped into the state, so on any error the state is unchanged.
 //! The checks: every handle names a live slot of the right arena
 //! (tombstone keys of tables excepted: those may name freed objects and are
-//! only compared); free lists exact; strings distinct (the interner is
+//! only compared; every reference is enumerated by the one object visitor
+//! of `schema.rs`, and every world field's by its `WorldField::visit`,
+//! host data included); free lists exact; strings distinct (the interner is
 //! rebuilt from them); tables consistent ([`TableStore::table_from_parts`](crate::table::TableStore::table_from_parts), which
 //! rebuilds the probe index); closures have one upvalue per descriptor of
 //! their prototype; prototypes pass the bytecode verifier
@@ -105,7 +120,8 @@
 //! of a Lua caller within its registers; thread statuses match their
 //! execution states (only the main thread runs; a suspended started
 //! coroutine waits in a native frame); the collector's lists name tables
-//! and userdata, each once; the metamethod names are the right strings.
+//! and userdata, each once; the metamethod names are the right strings;
+//! host data loaders accept their bytes and make data of their name.
 //!
 //! **Invariant:** neither saving nor loading mutates the state on failure,
 //! and no input makes the loader panic or allocate much more than the size
@@ -114,15 +130,14 @@
 use crate::arena::{Arena, Handle};
 use crate::error::{Error, ErrorKind};
 use crate::func::{FnProto, LuaClosure, NativeId, RustClosure, UpVal};
-use crate::gc::GcState;
 use crate::heap::Heap;
-use crate::meta::{TM_N, TM_NAMES};
+use crate::schema::{visit_object, ObjRef, Visit, World};
 use crate::state::{KFn, State, ERROR_STACK_RESERVE, MAX_STACK};
 use crate::string::{Interner, LuaStr};
 use crate::table::{TableParts, TableView, Tables};
 use crate::thread::{cist, CallInfo, Callee, CoStatus, ExecState, MetaRet, Thread};
 use crate::userdata::{Payload, UserData};
-use crate::value::{StrRef, TableRef, ThreadRef, Value};
+use crate::value::{TableRef, ThreadRef, Value};
 use luprex_compiler::verify::{verify_function, ConstKind, FnView};
 use luprex_compiler::{Instruction, LocVar, OpCode, UpvalDesc};
 use std::collections::{BTreeMap, BTreeSet};
@@ -140,6 +155,8 @@ pub(crate) struct Registry {
     continuations: Vec<(&'static str, KFn)>,
     /// Payload loaders by persist name.
     loaders: BTreeMap<&'static str, PayloadLoader>,
+    /// Host data loaders by name (`schema.rs`).
+    pub(crate) host_loaders: BTreeMap<&'static str, crate::schema::HostDataLoader>,
 }
 
 impl Registry {
@@ -158,7 +175,7 @@ impl Registry {
 /// File signature.
 const MAGIC: &[u8; 8] = b"LPRXSNAP";
 /// Format version (see the module docs).
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// Closing marker.
 const END: &[u8; 4] = b"END!";
 /// Largest stack length or frame extent accepted (the VM's own bound plus
@@ -197,13 +214,11 @@ impl State {
 
     /// Whether Lua code is running (a native, a nested call, a coroutine,
     /// a finalizer): the state cannot be saved or replaced then.
-    fn vm_busy(&self) -> bool {
-        self.n_ccalls > 0
-            || self.in_msgh > 0
+    pub(crate) fn vm_busy(&self) -> bool {
+        self.busy_scratch().is_some()
             || self.running != self.main_thread
             || !self.ex.frames.is_empty()
             || self.gc.in_fin
-            || self.closing
     }
 
     /// Writes the whole VM state to bytes (see the module docs for what is
@@ -215,9 +230,6 @@ impl State {
     pub fn save_state(&self) -> Result<Vec<u8>, Error> {
         if self.vm_busy() {
             return Err(snap_err("cannot save the state while Lua code is running"));
-        }
-        if self.hooks.any {
-            return Err(snap_err("cannot save the state while a debug hook is set"));
         }
         let mut w = Writer { st: self, out: Vec::new() };
         w.all().map_err(snap_err)?;
@@ -254,23 +266,7 @@ impl State {
         let s = l.0;
         let pins_before = self.pins.len();
         self.heap = s.heap;
-        self.ex = s.ex;
-        self.running = s.running;
-        self.main_thread = s.main_thread;
-        self.registry = s.registry;
-        self.globals = s.globals;
-        self.loaded = s.loaded;
-        self.type_meta = s.type_meta;
-        self.tm_names = s.tm_names;
-        self.gc = s.gc;
-        self.pins = s.pins;
-        self.free_pins = s.free_pins;
-        self.last_error = s.last_error;
-        self.warn_on = s.warn_on;
-        self.warn_buf = s.warn_buf;
-        self.n_ccalls = 0;
-        self.in_msgh = 0;
-        self.buf.clear();
+        self.install_world(s.world);
         // Pins issued before the load must not match the loaded slots.
         for i in 0..pins_before.max(self.pins.len()) {
             self.journal.bump_pin_gen(i as u32);
@@ -282,34 +278,37 @@ impl State {
 // Writing
 // ============================================================================
 
-struct Writer<'a> {
+/// The writer of `save_state` (world fields write themselves through it,
+/// `schema.rs`).
+pub(crate) struct Writer<'a> {
     st: &'a State,
     out: Vec<u8>,
 }
 
-type WResult = Result<(), String>;
+/// The result of writing.
+pub(crate) type WResult = Result<(), String>;
 
 impl Writer<'_> {
-    fn u8(&mut self, x: u8) {
+    pub(crate) fn u8(&mut self, x: u8) {
         self.out.push(x);
     }
-    fn u32(&mut self, x: u32) {
+    pub(crate) fn u32(&mut self, x: u32) {
         self.out.extend_from_slice(&x.to_le_bytes());
     }
-    fn u64(&mut self, x: u64) {
+    pub(crate) fn u64(&mut self, x: u64) {
         self.out.extend_from_slice(&x.to_le_bytes());
     }
-    fn len(&mut self, n: usize) -> WResult {
+    pub(crate) fn len(&mut self, n: usize) -> WResult {
         let n = u32::try_from(n).map_err(|_| "a sequence too long to save".to_string())?;
         self.u32(n);
         Ok(())
     }
-    fn bytes(&mut self, b: &[u8]) -> WResult {
+    pub(crate) fn bytes(&mut self, b: &[u8]) -> WResult {
         self.len(b.len())?;
         self.out.extend_from_slice(b);
         Ok(())
     }
-    fn value(&mut self, v: Value) {
+    pub(crate) fn value(&mut self, v: Value) {
         let (tag, idx) = match v {
             Value::Nil => return self.u8(0),
             Value::Bool(b) => return self.u8(1 + u8::from(b)),
@@ -331,12 +330,12 @@ impl Writer<'_> {
         self.u8(tag);
         self.u32(idx);
     }
-    fn values(&mut self, vs: &[Value]) -> WResult {
+    pub(crate) fn values(&mut self, vs: &[Value]) -> WResult {
         self.len(vs.len())?;
         vs.iter().for_each(|&v| self.value(v));
         Ok(())
     }
-    fn opt_table(&mut self, t: Option<TableRef>) {
+    pub(crate) fn opt_table(&mut self, t: Option<TableRef>) {
         match t {
             Some(t) => {
                 self.u8(1);
@@ -404,8 +403,7 @@ impl Writer<'_> {
         self.arena(&hp.threads, |w, t| w.thread(t))?;
         self.arena(&hp.userdata, |w, u| w.userdata(u))?;
         self.u64(hp.bytes as u64);
-        self.state_fields()?;
-        self.gc(&st.gc)?;
+        st.save_world(self)?;
         self.out.extend_from_slice(END);
         Ok(())
     }
@@ -463,7 +461,7 @@ impl Writer<'_> {
         self.exec(&t.ex)
     }
 
-    fn exec(&mut self, ex: &ExecState) -> WResult {
+    pub(crate) fn exec(&mut self, ex: &ExecState) -> WResult {
         // Capacities count in a thread's estimated size (GC accounting).
         self.len(ex.stack.capacity())?;
         self.len(ex.frames.capacity())?;
@@ -549,52 +547,18 @@ impl Writer<'_> {
         self.bytes(name.as_bytes())?;
         self.bytes(&payload)
     }
-
-    fn state_fields(&mut self) -> WResult {
-        let st = self.st;
-        for t in [st.registry, st.globals, st.loaded] {
-            self.u32(t.index());
-        }
-        st.type_meta.iter().for_each(|&m| self.opt_table(m));
-        st.tm_names.iter().for_each(|s| self.u32(s.index()));
-        self.u32(st.running.index());
-        self.u32(st.main_thread.index());
-        self.exec(&st.ex)?;
-        self.values(&st.pins)?;
-        self.len(st.free_pins.len())?;
-        st.free_pins.iter().for_each(|&p| self.u32(p));
-        self.value(st.last_error);
-        self.u8(u8::from(st.warn_on));
-        self.bytes(&st.warn_buf)?;
-        Ok(())
-    }
-
-    fn gc(&mut self, gc: &GcState) -> WResult {
-        self.u64(gc.threshold as u64);
-        self.u64(gc.estimate as u64);
-        self.u32(gc.pause);
-        self.u32(gc.stepmul);
-        self.u8(u8::from(gc.running));
-        self.u8(match gc.mode {
-            "incremental" => 1,
-            _ => 0,
-        });
-        self.values(&gc.finobj)?;
-        let tobefnz: Vec<Value> = gc.tobefnz.iter().copied().collect();
-        self.values(&tobefnz)?;
-        self.u8(u8::from(gc.in_fin));
-        self.u64(gc.cycles);
-        Ok(())
-    }
 }
 
 // ============================================================================
 // Reading
 // ============================================================================
 
-type RResult<T> = Result<T, String>;
+/// The result of reading or checking.
+pub(crate) type RResult<T> = Result<T, String>;
 
-struct Reader<'a> {
+/// The reader of `load_state` (world fields read themselves through it,
+/// `schema.rs`).
+pub(crate) struct Reader<'a> {
     st: &'a State,
     data: &'a [u8],
     pos: usize,
@@ -607,20 +571,7 @@ struct Reader<'a> {
 /// A decoded snapshot, not yet validated.
 struct Decoded {
     heap: Heap,
-    ex: ExecState,
-    running: ThreadRef,
-    main_thread: ThreadRef,
-    registry: TableRef,
-    globals: TableRef,
-    loaded: TableRef,
-    type_meta: [Option<TableRef>; 8],
-    tm_names: [StrRef; TM_N],
-    gc: GcState,
-    pins: Vec<Value>,
-    free_pins: Vec<u32>,
-    last_error: Value,
-    warn_on: bool,
-    warn_buf: Vec<u8>,
+    world: World,
 }
 
 /// A snapshot that passed validation.
@@ -638,42 +589,42 @@ impl<'a> Reader<'a> {
         self.pos = end;
         Ok(s)
     }
-    fn u8(&mut self) -> RResult<u8> {
+    pub(crate) fn u8(&mut self) -> RResult<u8> {
         Ok(self.take(1)?[0])
     }
-    fn bool(&mut self) -> RResult<bool> {
+    pub(crate) fn bool(&mut self) -> RResult<bool> {
         match self.u8()? {
             0 => Ok(false),
             1 => Ok(true),
             b => Err(format!("bad flag byte {b} at byte {}", self.pos - 1)),
         }
     }
-    fn u32(&mut self) -> RResult<u32> {
+    pub(crate) fn u32(&mut self) -> RResult<u32> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
-    fn u64(&mut self) -> RResult<u64> {
+    pub(crate) fn u64(&mut self) -> RResult<u64> {
         let mut w = [0u8; 8];
         w.copy_from_slice(self.take(8)?);
         Ok(u64::from_le_bytes(w))
     }
-    fn usize(&mut self) -> RResult<usize> {
+    pub(crate) fn usize(&mut self) -> RResult<usize> {
         usize::try_from(self.u64()?).map_err(|_| "a size out of range".to_string())
     }
     /// A count of elements of at least `min` bytes each (bounded by the
     /// input left, so a corrupt count cannot cause a huge allocation).
-    fn count(&mut self, min: usize) -> RResult<usize> {
+    pub(crate) fn count(&mut self, min: usize) -> RResult<usize> {
         let n = self.u32()? as usize;
         if n.saturating_mul(min) > self.data.len() - self.pos {
             return Err(format!("count {n} exceeds the snapshot (at byte {})", self.pos - 4));
         }
         Ok(n)
     }
-    fn bytes(&mut self) -> RResult<&'a [u8]> {
+    pub(crate) fn bytes(&mut self) -> RResult<&'a [u8]> {
         let n = self.count(1)?;
         self.take(n)
     }
-    fn value(&mut self) -> RResult<Value> {
+    pub(crate) fn value(&mut self) -> RResult<Value> {
         Ok(match self.u8()? {
             0 => Value::Nil,
             1 => Value::Bool(false),
@@ -689,14 +640,14 @@ impl<'a> Reader<'a> {
             t => return Err(format!("bad value tag {t} at byte {}", self.pos - 1)),
         })
     }
-    fn values(&mut self) -> RResult<Vec<Value>> {
+    pub(crate) fn values(&mut self) -> RResult<Vec<Value>> {
         let n = self.count(1)?;
         (0..n).map(|_| self.value()).collect()
     }
-    fn handle<T>(&mut self) -> RResult<Handle<T>> {
+    pub(crate) fn handle<T>(&mut self) -> RResult<Handle<T>> {
         Ok(Handle::from_index(self.u32()?))
     }
-    fn opt_table(&mut self) -> RResult<Option<TableRef>> {
+    pub(crate) fn opt_table(&mut self) -> RResult<Option<TableRef>> {
         Ok(if self.bool()? { Some(self.handle()?) } else { None })
     }
 
@@ -763,12 +714,11 @@ impl<'a> Reader<'a> {
         heap.threads = arena(threads)?;
         heap.userdata = arena(userdata)?;
         heap.bytes = self.usize()?;
-        let mut s = self.state_fields(heap)?;
-        s.gc = self.gc()?;
+        let world = World::load(&mut self)?;
         if self.take(END.len())? != END || self.pos != self.data.len() {
             return Err("bad end of snapshot".into());
         }
-        Ok(s)
+        Ok(Decoded { heap, world })
     }
 
     fn natives_table(&mut self) -> RResult<()> {
@@ -855,7 +805,7 @@ impl<'a> Reader<'a> {
         Ok(Thread { status, started, ex, is_main, error })
     }
 
-    fn exec(&mut self) -> RResult<ExecState> {
+    pub(crate) fn exec(&mut self) -> RResult<ExecState> {
         let (stack_cap, frames_cap) = (self.u32()? as usize, self.u32()? as usize);
         self.reserved += stack_cap * 16 + frames_cap * std::mem::size_of::<CallInfo>();
         if stack_cap > STACK_BOUND || frames_cap > STACK_BOUND || self.reserved > MAX_RESERVED {
@@ -937,62 +887,12 @@ impl<'a> Reader<'a> {
         Ok(UserData { meta, user_values, data })
     }
 
-    fn state_fields(&mut self, heap: Heap) -> RResult<Decoded> {
-        let (registry, globals, loaded) = (self.handle()?, self.handle()?, self.handle()?);
-        let mut type_meta = [None; 8];
-        for m in &mut type_meta {
-            *m = self.opt_table()?;
-        }
-        let mut tm_names = [Handle::from_index(0); TM_N];
-        for s in &mut tm_names {
-            *s = self.handle()?;
-        }
-        let running = self.handle()?;
-        let main_thread = self.handle()?;
-        let ex = self.exec()?;
-        let pins = self.values()?;
-        let n = self.count(4)?;
-        let free_pins = (0..n).map(|_| self.u32()).collect::<RResult<Vec<_>>>()?;
-        let last_error = self.value()?;
-        let warn_on = self.bool()?;
-        let warn_buf = self.bytes()?.to_vec();
-        Ok(Decoded {
-            heap,
-            ex,
-            running,
-            main_thread,
-            registry,
-            globals,
-            loaded,
-            type_meta,
-            tm_names,
-            gc: GcState::new(),
-            pins,
-            free_pins,
-            last_error,
-            warn_on,
-            warn_buf,
-        })
-    }
-
-    fn gc(&mut self) -> RResult<GcState> {
-        let mut gc = GcState::new();
-        gc.threshold = self.usize()?;
-        gc.estimate = self.usize()?;
-        gc.pause = self.u32()?;
-        gc.stepmul = self.u32()?;
-        gc.running = self.bool()?;
-        gc.mode = if self.bool()? { "incremental" } else { "generational" };
-        gc.finobj = self.values()?;
-        gc.tobefnz = self.values()?.into();
-        gc.in_fin = self.bool()?;
-        gc.cycles = self.u64()?;
-        for v in &gc.finobj {
-            if !gc.finset.insert(Heap::object_id(*v)) {
-                return Err("an object flagged for finalization twice".into());
-            }
-        }
-        Ok(gc)
+    /// The host data loader registered under `name`.
+    pub(crate) fn host_data_loader(
+        &self,
+        name: &[u8],
+    ) -> Option<(&&'static str, &crate::schema::HostDataLoader)> {
+        self.st.persist.host_loaders.iter().find(|(n, _)| n.as_bytes() == name)
     }
 }
 
@@ -1060,6 +960,25 @@ struct Check<'a> {
     s: &'a Decoded,
 }
 
+/// Checks that every reference it is shown names a live object; weak
+/// references too.
+struct Live<'a> {
+    heap: &'a Heap,
+    err: Option<String>,
+}
+
+impl Visit for Live<'_> {
+    fn obj(&mut self, o: ObjRef) {
+        if self.err.is_none() && !o.is_live(self.heap) {
+            self.err =
+                Some(format!("{} handle #{} names no live object", o.kind_name(), o.index()));
+        }
+    }
+    fn weak(&mut self, v: Value) {
+        self.value(v);
+    }
+}
+
 impl Check<'_> {
     fn live<T>(a: &Arena<T>, idx: u32, what: &str) -> RResult<()> {
         match a.try_get(idx) {
@@ -1085,49 +1004,33 @@ impl Check<'_> {
         vs.iter().try_for_each(|&v| self.value(v))
     }
 
-    fn table(&self, t: TableRef) -> RResult<()> {
-        Self::live(self.s.heap.tables.headers(), t.index(), "table")
-    }
-
-    fn opt_table(&self, t: Option<TableRef>) -> RResult<()> {
-        t.map_or(Ok(()), |t| self.table(t))
-    }
-
     fn all(&self) -> RResult<()> {
         let hp = &self.s.heap;
-        for (_, t) in hp.tables.iter() {
-            self.opt_table(t.meta)?;
-            // Tombstone keys may name freed objects (only compared).
-            t.iter().try_for_each(|(k, v)| self.value(k).and(self.value(v)))?;
+        // Every reference of every object and world field names a live
+        // object of its kind (the one object visitor, `schema.rs`).
+        let mut live = Live { heap: hp, err: None };
+        hp.tables.iter().for_each(|(h, _)| visit_object(hp, ObjRef::Table(h), &mut live));
+        hp.lua_fns.iter().for_each(|(h, _)| visit_object(hp, ObjRef::LuaFn(h), &mut live));
+        hp.rust_fns.iter().for_each(|(h, _)| visit_object(hp, ObjRef::RustFn(h), &mut live));
+        hp.upvals.iter().for_each(|(h, _)| visit_object(hp, ObjRef::Upval(h), &mut live));
+        hp.protos.iter().for_each(|(h, _)| visit_object(hp, ObjRef::Proto(h), &mut live));
+        hp.threads.iter().for_each(|(h, _)| visit_object(hp, ObjRef::Thread(h), &mut live));
+        hp.userdata.iter().for_each(|(h, _)| visit_object(hp, ObjRef::UserData(h), &mut live));
+        self.s.world.visit(&mut live);
+        if let Some(e) = live.err {
+            return Err(e);
         }
         for (_, c) in hp.lua_fns.iter() {
-            Self::live(&hp.protos, c.proto.index(), "prototype")?;
             if c.upvals.len() != hp.protos.get(c.proto).upvals.len() {
                 return Err("a closure's upvalue count differs from its prototype's".into());
-            }
-            for u in c.upvals.iter() {
-                Self::live(&hp.upvals, u.index(), "upvalue")?;
-            }
-        }
-        for (_, c) in hp.rust_fns.iter() {
-            self.values(&c.upvalues)?;
-        }
-        for (_, u) in hp.upvals.iter() {
-            match *u {
-                UpVal::Open { thread, .. } => Self::live(&hp.threads, thread.index(), "thread")?,
-                UpVal::Closed(v) => self.value(v)?,
             }
         }
         for (_, p) in hp.protos.iter() {
             self.proto(p)?;
         }
-        for (_, u) in hp.userdata.iter() {
-            self.opt_table(u.meta)?;
-            self.values(&u.user_values)?;
-        }
-        self.state_roots()?;
-        self.threads()?;
-        self.gc()
+        self.s.world.check(hp)?;
+        self.pins()?;
+        self.threads()
     }
 
     fn proto(&self, p: &FnProto) -> RResult<()> {
@@ -1174,50 +1077,22 @@ impl Check<'_> {
         verify_function(&view).map_err(|e| e.to_string())
     }
 
-    fn state_roots(&self) -> RResult<()> {
-        let s = self.s;
-        for t in [s.registry, s.globals, s.loaded] {
-            self.table(t)?;
-        }
-        s.type_meta.iter().try_for_each(|&m| self.opt_table(m))?;
-        for (i, name) in s.tm_names.iter().enumerate() {
-            let ok = s.heap.strings.try_get(name.index()).map(|x| x.as_bytes());
-            if ok != Some(TM_NAMES[i].as_bytes()) {
-                return Err(format!("metamethod name {} is not the string it should be", i));
-            }
-        }
-        self.values(&s.pins)?;
+    /// Free pin slots name nil pins, each once.
+    fn pins(&self) -> RResult<()> {
+        let w = &self.s.world;
         let mut seen = BTreeSet::new();
-        for &p in &s.free_pins {
-            if !matches!(s.pins.get(p as usize), Some(Value::Nil)) || !seen.insert(p) {
+        for &p in &w.free_pins {
+            if !matches!(w.pins.get(p as usize), Some(Value::Nil)) || !seen.insert(p) {
                 return Err(format!("bad free pin slot {p}"));
             }
-        }
-        self.value(s.last_error)
-    }
-
-    fn gc(&self) -> RResult<()> {
-        let gc = &self.s.gc;
-        for &v in gc.finobj.iter().chain(gc.tobefnz.iter()) {
-            if !matches!(v, Value::Table(_) | Value::UserData(_)) {
-                return Err("a finalizer list holds a value that is not a table or userdata".into());
-            }
-            self.value(v)?;
-        }
-        let mut seen = BTreeSet::new();
-        if !gc.tobefnz.iter().all(|v| seen.insert(Heap::object_id(*v))) {
-            return Err("an object due for finalization twice".into());
-        }
-        if gc.in_fin {
-            return Err("a snapshot taken while finalizers ran".into());
         }
         Ok(())
     }
 
     /// Thread statuses, execution states and open upvalues.
     fn threads(&self) -> RResult<()> {
-        let s = self.s;
-        let hp = &s.heap;
+        let s = &self.s.world;
+        let hp = &self.s.heap;
         if s.running != s.main_thread {
             return Err("the running thread is not the main thread".into());
         }

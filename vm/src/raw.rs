@@ -50,6 +50,9 @@ pub use crate::hash::{HashMode, PayloadHook, StateHasher};
 pub use crate::limits::InterruptHandle;
 pub use crate::meta::ArithOp;
 pub use crate::persist::PayloadLoader;
+pub use crate::schema::{
+    load_value, save_value, FieldClass, HostData, HostDataLoader, HostVisitor,
+};
 pub use crate::snapshot::Snapshot;
 pub use crate::state::{
     Action, BudgetHook, KFn, NativeFn, Pin, State, Status, MAX_CCALLS, MAX_STACK, RIDX_GLOBALS,

@@ -46,19 +46,27 @@
 //!
 //! # The rest of the state
 //!
-//! Saved by copy at snapshot time and put back by a rollback (all small,
-//! or proportional to the main stack): `heap.bytes` (the collector's
-//! accounting), the collector's `GcState` (threshold, estimate, pause,
-//! cycle count, finalizer lists), the running thread's execution state
-//! `ex` (stack, frames, open upvalues, to-be-closed list), `running`, the
-//! per-type metatables, the pins, `last_error`, the warning switch and
-//! buffer, the instruction `budget`, and the debug hooks.
+//! The state's fields are classified once, in `schema.rs`. A snapshot
+//! level keeps a copy of every *world* field (`WorldField::snapshot`: the
+//! registry/globals/`_LOADED` handles, the main and running threads, the
+//! running execution state `ex` with its capacities, the per-type
+//! metatables, the metamethod names, the collector's `GcState`, the pins,
+//! `last_error`, the warning switch and buffer, the debug hooks and the
+//! host data, through its own hooks) plus `heap.bytes`, the collector's
+//! accounting; a rollback restores each (`WorldField::rollback`), a
+//! release hands the level's copies back (`WorldField::release`). The
+//! code is generated from the declaration of the `State`, so a world field
+//! cannot be left out.
 //!
-//! **Not rolled back** (configuration of the host, not state of the Lua
-//! world): registered natives and their names, the persistence registry,
-//! the limits and interrupt flag, the host data, `allow_binary_chunks`,
-//! stdout/stderr and what was written to them, and the budget hook. The
-//! collector's mark bits are clear outside a collection and need nothing.
+//! **Not rolled back**: the *host* class (configuration of the host, not
+//! state of the Lua world): registered natives and their names, the
+//! persistence registry, the limits, the interrupt flag and the
+//! instruction `budget` (the host's meter: a rollback does not refund the
+//! instructions a prediction ran), `allow_binary_chunks`, the `Lua`
+//! back-pointer, stdout/stderr and what was written to them, and the
+//! budget hook. The *scratch* class must be at rest: snapshots are
+//! refused while it is not (see Refusals). The collector's mark bits are
+//! clear outside a collection and need nothing.
 //!
 //! **Pins** are roots held by the host, whose handles ([`crate::raw::Pin`]) are
 //! not rolled back; each carries a generation. A rollback restores the pin
@@ -91,7 +99,9 @@
 //!
 //! Snapshots are host operations between calls: all three are refused with
 //! an [`ErrorKind::Snapshot`] error while Lua code runs (from a native, a
-//! coroutine, a finalizer). A userdata whose payload cannot be copied
+//! coroutine, a finalizer, a message handler) or a scratch field is not at
+//! rest. The set of host data is fixed while a snapshot is open
+//! (`State::set_host_data` is refused). A userdata whose payload cannot be copied
 //! (`Payload::clone_payload` gives `None`) and that is changed while a
 //! snapshot is open makes that snapshot impossible to roll back to: the
 //! rollback fails naming the payload type and changes nothing (release
@@ -99,16 +109,15 @@
 //! leaves the heap untouched.
 
 use crate::arena::SnapClone;
-use crate::debug::Hooks;
 use crate::error::{Error, ErrorKind};
 use crate::func::{FnProto, LuaClosure, RustClosure, UpVal};
-use crate::gc::GcState;
+use crate::schema::WorldSaved;
 use crate::state::State;
 use crate::string::LuaStr;
 use crate::table::Table;
 use crate::thread::{ExecState, Thread};
 use crate::userdata::UserData;
-use crate::value::{TableRef, ThreadRef, Value};
+use crate::value::Value;
 
 /// An open snapshot of a [`State`] (see the module docs): an opaque id
 /// that can be rolled back to any number of times until it is released or
@@ -126,22 +135,13 @@ impl Snapshot {
     }
 }
 
-/// The state-level part of one snapshot.
+/// The state-level part of one snapshot: the world fields (`schema.rs`)
+/// and the heap's byte accounting.
 struct Level {
     serial: u64,
     bytes: usize,
-    gc: GcState,
-    ex: ExecState,
-    running: ThreadRef,
-    type_meta: [Option<TableRef>; 8],
-    pins: Vec<Value>,
-    free_pins: Vec<u32>,
+    world: WorldSaved,
     pin_gens: Vec<u32>,
-    last_error: Value,
-    warn_on: bool,
-    warn_buf: Vec<u8>,
-    budget: i64,
-    hooks: Hooks,
 }
 
 /// The snapshot journal of a state: the state-level part of each open
@@ -181,7 +181,7 @@ crate::arena::snap_clone_by_clone!(Table);
 /// A copy of an execution state with the same stack and frame capacities
 /// (they enter the collector's accounting, `Thread::estimated_bytes`, and
 /// the persisted form).
-fn exec_exact(ex: &ExecState) -> ExecState {
+pub(crate) fn exec_exact(ex: &ExecState) -> ExecState {
     let mut c = ex.clone();
     c.stack.reserve_exact(ex.stack.capacity() - c.stack.len());
     c.frames.reserve_exact(ex.frames.capacity() - c.frames.len());
@@ -238,18 +238,8 @@ impl State {
         let level = Level {
             serial,
             bytes: self.heap.bytes,
-            gc: self.gc.clone(),
-            ex: exec_exact(&self.ex),
-            running: self.running,
-            type_meta: self.type_meta,
-            pins: self.pins.clone(),
-            free_pins: self.free_pins.clone(),
+            world: self.snapshot_world(),
             pin_gens: self.journal.pin_gens.clone(),
-            last_error: self.last_error,
-            warn_on: self.warn_on,
-            warn_buf: self.warn_buf.clone(),
-            budget: self.budget,
-            hooks: self.hooks.clone(),
         };
         self.journal.levels.push(level);
         Ok(Snapshot { level: (self.journal.levels.len() - 1) as u32, serial })
@@ -270,20 +260,11 @@ impl State {
         }
         self.heap.journal_rollback_to(level);
         self.journal.levels.truncate(level + 1);
-        let l = &self.journal.levels[level];
-        self.heap.bytes = l.bytes;
-        self.gc.clone_from(&l.gc);
-        self.ex = exec_exact(&l.ex);
-        self.running = l.running;
-        self.type_meta = l.type_meta;
         let pins_before = self.pins.len();
-        self.pins.clone_from(&l.pins);
-        self.free_pins.clone_from(&l.free_pins);
-        self.last_error = l.last_error;
-        self.warn_on = l.warn_on;
-        self.warn_buf.clone_from(&l.warn_buf);
-        self.budget = l.budget;
-        self.hooks = l.hooks.clone();
+        let l = std::mem::take(&mut self.journal.levels);
+        self.heap.bytes = l[level].bytes;
+        self.rollback_world(&l[level].world);
+        self.journal.levels = l;
         self.settle_pins(level, pins_before);
         Ok(())
     }
@@ -295,7 +276,11 @@ impl State {
         self.check_idle("release")?;
         let level = self.check_open(s)?;
         self.heap.journal_commit_to(level);
-        self.journal.levels.truncate(level);
+        while self.journal.levels.len() > level {
+            if let Some(l) = self.journal.levels.pop() {
+                self.release_world(l.world);
+            }
+        }
         Ok(())
     }
 
@@ -327,11 +312,7 @@ impl State {
 
     /// Refuses snapshot operations while Lua code runs.
     fn check_idle(&self, what: &str) -> Result<(), Error> {
-        let busy = self.running != self.main_thread
-            || self.n_ccalls > 0
-            || !self.ex.frames.is_empty()
-            || self.gc.in_fin;
-        if busy {
+        if self.vm_busy() {
             return Err(snap_error(format!("cannot {what} while Lua code is running")));
         }
         Ok(())

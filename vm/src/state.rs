@@ -12,6 +12,13 @@
 //! paced by the VM's own byte accounting. The same program therefore builds
 //! a bit-identical heap in any process.
 //!
+//! **The schema.** The struct is declared through `state_schema!`
+//! (`schema.rs`): every field carries a class (*world*, *heap*, *host*,
+//! *scratch*) that decides what snapshots, persistence, the hashes and the
+//! collector do with it; their code is generated from the declaration.
+//! A new field needs a class, and a new world field's type a `WorldField`
+//! implementation (and a perturbation in the schema tests).
+//!
 //! **Natives.** A Rust function is registered once under a stable name
 //! (`"print"`, `"coroutine.wrap"`); function values refer to it by
 //! [`NativeId`]. A snapshot written to disk can re-bind natives by name.
@@ -128,74 +135,80 @@ pub type BudgetHook = fn(&mut State) -> Result<(), Error>;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Pin(pub u32, u32);
 
-/// The Lua state.
-pub struct State {
-    /// The heap.
-    pub(crate) heap: Heap,
-    /// The running thread's execution state.
-    pub(crate) ex: ExecState,
-    /// The running thread.
-    pub(crate) running: ThreadRef,
-    /// The main thread.
-    pub(crate) main_thread: ThreadRef,
-    /// The registry table.
-    pub(crate) registry: TableRef,
-    /// The globals table.
-    pub(crate) globals: TableRef,
-    /// `registry._LOADED`.
-    pub(crate) loaded: TableRef,
-    /// Metatables of the non-table, non-userdata types, by [`Type`].
-    pub(crate) type_meta: [Option<TableRef>; 8],
-    /// Metamethod names, interned (`__index`, ...), indexed by `TM`.
-    pub(crate) tm_names: [StrRef; TM_N],
-    /// Registered natives.
-    pub(crate) natives: Vec<NativeEntry>,
-    /// Name → native id.
-    pub(crate) native_names: BTreeMap<&'static str, NativeId>,
-    /// Collector state.
-    pub(crate) gc: GcState,
-    /// Pinned values (roots held by Rust code).
-    pub(crate) pins: Vec<Value>,
-    /// Free pin slots.
-    pub(crate) free_pins: Vec<u32>,
-    /// Nesting of Rust-level calls (resume, call_value).
-    pub(crate) n_ccalls: u32,
-    /// Message handlers running (they may use the error stack reserve).
-    pub(crate) in_msgh: u32,
-    /// Charged instructions left before the next limits check, where the
-    /// budget hook runs (`limits.rs`: backward jumps and calls are
-    /// charged; the check sets it again).
-    pub(crate) budget: i64,
-    /// The budget hook, run at every limits check.
-    pub(crate) budget_hook: Option<BudgetHook>,
-    /// Where `print` writes.
-    pub(crate) stdout: Box<dyn Write>,
-    /// Where warnings go.
-    pub(crate) stderr: Box<dyn Write>,
-    /// Whether warnings are on (`warn("@on")`).
-    pub(crate) warn_on: bool,
-    /// A warning being assembled from pieces.
-    pub(crate) warn_buf: Vec<u8>,
-    /// The value of the last error returned by the API, kept alive.
-    pub(crate) last_error: Value,
-    /// Scratch buffer for string building.
-    pub(crate) buf: Vec<u8>,
-    /// Whether the state is closing (no more finalizer registration).
-    pub(crate) closing: bool,
-    /// The snapshot journal (`snapshot.rs`).
-    pub(crate) journal: crate::snapshot::Journal,
-    /// Continuations and payload loaders registered for persistence
-    /// (`persist.rs`).
-    pub(crate) persist: crate::persist::Registry,
-    /// Debug hooks (`debug.rs`).
-    pub(crate) hooks: crate::debug::Hooks,
-    /// Memory and instruction limits, interrupt flag (`limits.rs`).
-    pub(crate) limits: crate::limits::Limits,
-    /// The embedding API's per-state data (`lua/`), if a `Lua` owns this
-    /// state.
-    pub(crate) host: Option<std::rc::Weak<dyn std::any::Any>>,
-    /// Whether `load` accepts binary chunks (the sandbox set refuses them).
-    pub(crate) allow_binary_chunks: bool,
+crate::state_schema! { @state
+    /// The Lua state. Every field carries its class (`schema.rs`): what
+    /// snapshots, persistence, the hashes and the collector do with it.
+    pub struct State {
+        /// The heap.
+        [heap] pub(crate) heap: Heap,
+        /// The running thread's execution state.
+        [world] pub(crate) ex: ExecState,
+        /// Host data covered with the heap ([`State::set_host_data`]).
+        [world] pub(crate) host_data: crate::schema::HostDataMap,
+        /// The running thread.
+        [world] pub(crate) running: ThreadRef,
+        /// The main thread.
+        [world] pub(crate) main_thread: ThreadRef,
+        /// The registry table.
+        [world] pub(crate) registry: TableRef,
+        /// The globals table.
+        [world] pub(crate) globals: TableRef,
+        /// `registry._LOADED`.
+        [world] pub(crate) loaded: TableRef,
+        /// Metatables of the non-table, non-userdata types, by [`Type`].
+        [world] pub(crate) type_meta: [Option<TableRef>; 8],
+        /// Metamethod names, interned (`__index`, ...), indexed by `TM`.
+        [world] pub(crate) tm_names: [StrRef; TM_N],
+        /// Registered natives.
+        [host] pub(crate) natives: Vec<NativeEntry>,
+        /// Name → native id.
+        [host] pub(crate) native_names: BTreeMap<&'static str, NativeId>,
+        /// Collector state.
+        [world] pub(crate) gc: GcState,
+        /// Pinned values (roots held by Rust code).
+        [world] pub(crate) pins: Vec<Value>,
+        /// Free pin slots.
+        [world] pub(crate) free_pins: Vec<u32>,
+        /// Nesting of Rust-level calls (resume, call_value).
+        [scratch] pub(crate) n_ccalls: u32,
+        /// Message handlers running (they may use the error stack reserve).
+        [scratch] pub(crate) in_msgh: u32,
+        /// Charged instructions left before the next limits check, where the
+        /// budget hook runs (`limits.rs`: backward jumps and calls are
+        /// charged; the check sets it again). Host: one half of the limits'
+        /// accounting (`schema.rs`).
+        [host] pub(crate) budget: i64,
+        /// The budget hook, run at every limits check.
+        [host] pub(crate) budget_hook: Option<BudgetHook>,
+        /// Where `print` writes.
+        [host] pub(crate) stdout: Box<dyn Write>,
+        /// Where warnings go.
+        [host] pub(crate) stderr: Box<dyn Write>,
+        /// Whether warnings are on (`warn("@on")`).
+        [world] pub(crate) warn_on: bool,
+        /// A warning being assembled from pieces.
+        [world] pub(crate) warn_buf: Vec<u8>,
+        /// The value of the last error returned by the API, kept alive.
+        [world] pub(crate) last_error: Value,
+        /// Scratch buffer for string building.
+        [scratch] pub(crate) buf: Vec<u8>,
+        /// Whether the state is closing (no more finalizer registration).
+        [scratch] pub(crate) closing: bool,
+        /// The snapshot journal (`snapshot.rs`).
+        [host] pub(crate) journal: crate::snapshot::Journal,
+        /// Continuations and payload loaders registered for persistence
+        /// (`persist.rs`).
+        [host] pub(crate) persist: crate::persist::Registry,
+        /// Debug hooks (`debug.rs`).
+        [world] pub(crate) hooks: crate::debug::Hooks,
+        /// Memory and instruction limits, interrupt flag (`limits.rs`).
+        [host] pub(crate) limits: crate::limits::Limits,
+        /// The embedding API's per-state data (`lua/`), if a `Lua` owns this
+        /// state.
+        [host] pub(crate) host: Option<std::rc::Weak<dyn std::any::Any>>,
+        /// Whether `load` accepts binary chunks (the sandbox set refuses them).
+        [host] pub(crate) allow_binary_chunks: bool,
+    }
 }
 
 impl State {
@@ -254,6 +267,7 @@ impl State {
             limits: Default::default(),
             host: None,
             allow_binary_chunks: true,
+            host_data: Default::default(),
         };
         st.raw_set_int(registry, RIDX_MAINTHREAD, Value::Thread(main_thread));
         st.raw_set_int(registry, RIDX_GLOBALS, Value::Table(globals));

@@ -54,11 +54,45 @@ pub const FUZZ_RUN: &str = r#"
     return #out
 "#;
 
-/// A fresh state as the fuzz target makes it (output discarded).
+/// Host data attached to every base world (`State::set_host_data`): a
+/// number and a Lua value, so that edits reach its bytes too.
+#[derive(Clone)]
+pub struct FuzzData {
+    n: i64,
+    v: luprex_vm::raw::Value,
+}
+
+impl luprex_vm::raw::HostData for FuzzData {
+    fn name(&self) -> &'static str {
+        "fuzz.data"
+    }
+    fn visit(&self, v: &mut luprex_vm::raw::HostVisitor<'_>) {
+        v.u64(self.n as u64);
+        v.value(self.v);
+    }
+    fn save(&self, out: &mut Vec<u8>) -> Result<(), String> {
+        out.extend_from_slice(&self.n.to_le_bytes());
+        luprex_vm::raw::save_value(out, self.v);
+        Ok(())
+    }
+    luprex_vm::host_data_snapshot_by_clone!();
+}
+
+/// The loader of [`FuzzData`].
+pub fn fuzz_load_data(b: &[u8]) -> Option<Box<dyn luprex_vm::raw::HostData>> {
+    let n = i64::from_le_bytes(b.get(..8)?.try_into().ok()?);
+    let mut rest = &b[8..];
+    let v = luprex_vm::raw::load_value(&mut rest)?;
+    rest.is_empty().then(|| Box::new(FuzzData { n, v }) as Box<dyn luprex_vm::raw::HostData>)
+}
+
+/// A fresh state as the fuzz target makes it (output discarded, the
+/// [`FuzzData`] loader registered).
 pub fn fuzz_fresh() -> luprex_vm::raw::State {
     let mut st = luprex_vm::raw::State::new();
     st.set_stdout(Box::new(std::io::sink()));
     st.set_stderr(Box::new(std::io::sink()));
+    st.register_host_data_loader("fuzz.data", fuzz_load_data);
     st
 }
 
@@ -70,6 +104,8 @@ pub fn fuzz_bases() -> Vec<Vec<u8>> {
             let mut st = fuzz_fresh();
             let f = st.load(src.as_bytes(), b"=world").expect("world compiles");
             st.call(f, &[]).expect("world runs");
+            let g = luprex_vm::raw::Value::Table(st.globals());
+            st.set_host_data(FuzzData { n: 7, v: g }).expect("host data");
             st.save_state().expect("world saves")
         })
         .collect()
