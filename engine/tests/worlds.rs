@@ -79,3 +79,160 @@ fn classes() {
     assert_eq!(check(&mut w, "order"), "furnace,torch,lamp,check");
     assert_eq!(w.take_output(), "");
 }
+
+#[test]
+fn globals_guard() {
+    let mut w = World::from_dir(Model::Master, scenario("globals_guard")).unwrap();
+    let reports = w.take_reports();
+    let run = only(&reports, ReportKind::Run);
+    assert_eq!(run.len(), 1, "{reports:#?}");
+    assert_eq!(run[0].file, "assign.lua");
+    assert_eq!(run[0].line, Some(3));
+    assert!(
+        run[0].message.starts_with(
+            "assign.lua:3: cannot assign global 'counter': globals hold classes only"
+        ),
+        "{}",
+        run[0].message
+    );
+    assert!(run[0].traceback.contains("stack traceback:"), "{}", run[0].traceback);
+    assert!(run[0].traceback.contains("assign.lua:3:"), "{}", run[0].traceback);
+    let env = only(&reports, ReportKind::Environment);
+    let mut names: Vec<&str> = env.iter().map(|r| r.file.as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["stray", "victim"], "{reports:#?}");
+    assert_eq!(reports.len(), 3, "{reports:#?}");
+    assert_eq!(check(&mut w, "env"), "guarded,partial,victim,check");
+
+    // From the host, too: errors carry chunk:line: and a traceback.
+    let e = w.exec("=host", "local a = 1\nnewglobal = a").unwrap_err();
+    assert!(e.to_string().starts_with("host:2: cannot assign global 'newglobal'"), "{e}");
+    assert!(e.traceback().contains("stack traceback:"), "{}", e.traceback());
+    assert_eq!(w.exec("=host", "return nothing_here == nil").unwrap().len(), 1);
+}
+
+#[test]
+fn reload() {
+    let dir = Scratch::new("reload", "reload");
+    let mut w = load(Model::Master, dir.0.to_str().unwrap());
+    assert_eq!(check(&mut w, "before"), "ok");
+    let reads = |w: &World, f: &str| w.script_dir().unwrap().reads_of(f);
+    assert_eq!(reads(&w, "stable.lua"), 1);
+
+    // Edit furnace.lua, add a new file and one with a syntax error at line
+    // 3, drop extra.lua and list a file that does not exist.
+    dir.write(
+        "furnace.lua",
+        "makeclass(\"furnace\")\nfunction furnace.heat() return \"version 2\" end\n\
+         function furnace.cool() return \"cooled\" end\n",
+    );
+    dir.write("late.lua", "makeclass(\"late\")\nfunction late.added() return true end\n");
+    dir.write("broken.lua", "makeclass(\"broken\")\nlocal x = 1\nlocal = 2\n");
+    dir.write(
+        "control.lst",
+        "furnace.lua\nstore.lua\nbroken.lua\nstable.lua\n\n# comment\nmissing.lua\nlate.lua\ncheck.lua\n",
+    );
+    let before = w.script_dir().unwrap().read_log().len();
+    w.reload().unwrap();
+    let reports = w.take_reports();
+    assert_eq!(reports.len(), 2, "{reports:#?}");
+    let syntax = only(&reports, ReportKind::Syntax);
+    assert_eq!(syntax.len(), 1, "{reports:#?}");
+    assert_eq!(syntax[0].file, "broken.lua");
+    assert_eq!(syntax[0].line, Some(3));
+    assert!(syntax[0].message.starts_with("broken.lua:3: "), "{}", syntax[0].message);
+    let read = only(&reports, ReportKind::Read);
+    assert_eq!(read.len(), 1, "{reports:#?}");
+    assert_eq!((read[0].file.as_str(), read[0].line), ("missing.lua", Some(7)));
+    assert!(read[0].message.starts_with("control.lst:7: cannot read 'missing.lua': "));
+
+    assert_eq!(check(&mut w, "after"), "ok");
+    // Only the changed and new files were read.
+    let mut log = w.script_dir().unwrap().read_log()[before..].to_vec();
+    log.sort();
+    assert_eq!(log, ["broken.lua", "furnace.lua", "late.lua"]);
+    assert_eq!(reads(&w, "stable.lua"), 1);
+    assert_eq!(reads(&w, "store.lua"), 1);
+
+    // A reload with nothing changed reads nothing and changes nothing.
+    let h = w.state_hash();
+    let n = w.script_dir().unwrap().read_log().len();
+    w.reload().unwrap();
+    assert_eq!(w.script_dir().unwrap().read_log().len(), n);
+    assert_eq!(w.take_reports().len(), 2, "the same two problems are reported again");
+    // store.lua ran once more: loads is 3; everything else is as before.
+    assert_ne!(w.state_hash(), h);
+    w.exec("=t", "assert(global('store').loads == 3)").unwrap();
+
+    // Fixing the broken file: it is read again and loads.
+    dir.write("broken.lua", "makeclass(\"broken\")\nfunction broken.fine() return 1 end\n");
+    w.reload().unwrap();
+    let reports = w.take_reports();
+    assert_eq!(reports.len(), 1, "{reports:#?}");
+    w.exec("=t", "assert(broken.fine() == 1)").unwrap();
+}
+
+#[test]
+fn global_db() {
+    let mut m = load(Model::Master, "global_db");
+    assert_eq!(check(&mut m, "master"), "ok");
+    let mut ss = load(Model::ServerSync, "global_db");
+    let mut cs = load(Model::ClientSync, "global_db");
+    assert_eq!(ss.state_hash(), cs.state_hash(), "the two synchronous models are twins");
+    assert_ne!(ss.state_hash(), m.state_hash());
+    assert_eq!(check(&mut ss, "sync"), "ok");
+    assert_eq!(check(&mut cs, "sync"), "ok");
+    assert_eq!(ss.state_hash(), cs.state_hash());
+
+    // global() at the top level of a file fails in a synchronous model
+    // (reported, with file and line) and works in the master.
+    let src = |code: &str| vec![luprex_engine::SourceFile::new("top.lua", code)];
+    let code = "makeclass('top')\nlocal db = global('db')\nfunction top.f() end\n";
+    let mut cs = World::new(Model::ClientSync).unwrap();
+    cs.load_sources(&src(code)).unwrap();
+    let r = cs.take_reports();
+    assert_eq!(r.len(), 1, "{r:#?}");
+    assert_eq!((r[0].kind, r[0].line), (ReportKind::Run, Some(2)));
+    assert!(r[0].message.starts_with("top.lua:2: global('db'): global data exists only on the master"));
+    let mut m = World::new(Model::Master).unwrap();
+    m.load_sources(&src(code)).unwrap();
+    assert!(m.take_reports().is_empty());
+}
+
+#[test]
+fn init_once() {
+    let mut m = World::from_dir(Model::Master, scenario("init_once")).unwrap();
+    let reports = m.take_reports();
+    assert_eq!(reports.len(), 1, "{reports:#?}");
+    assert_eq!(reports[0].kind, ReportKind::Init);
+    assert_eq!((reports[0].file.as_str(), reports[0].line), ("alpha.lua", Some(15)));
+    assert!(reports[0].message.starts_with("alpha.lua:15: faulty init"));
+    assert_eq!(m.take_output(), "init zeta\ninit alpha\n");
+    assert_eq!(check(&mut m, "order"), "zeta,alpha");
+    assert!(m.started());
+
+    // Not on reload, not on a second start, not after a save and restore.
+    m.reload().unwrap();
+    m.start().unwrap();
+    assert!(m.take_reports().is_empty());
+    assert_eq!(check(&mut m, "order"), "zeta,alpha");
+    let mut r = World::restore(Model::Master, &m.save().unwrap()).unwrap();
+    assert_eq!(r.state_hash(), m.state_hash());
+    r.start().unwrap();
+    assert_eq!(check(&mut r, "order"), "zeta,alpha");
+    assert_eq!(m.take_output() + &r.take_output(), "");
+
+    // Never in a synchronous model.
+    let mut c = World::from_dir(Model::ClientSync, scenario("init_once")).unwrap();
+    c.start().unwrap();
+    assert!(c.take_reports().is_empty());
+    assert!(!c.started());
+    assert_eq!(c.take_output(), "");
+
+    // A master made without start() has not run init either.
+    let mut fresh = World::new(Model::Master).unwrap();
+    fresh.load_dir(luprex_engine::ScriptDir::new(scenario("init_once"))).unwrap();
+    assert_eq!(fresh.take_output(), "");
+    fresh.start().unwrap();
+    assert_eq!(fresh.take_output(), "init zeta\ninit alpha\n");
+}
