@@ -64,7 +64,7 @@
 //! name` and `__index` the class itself. A class table is never replaced.
 
 use crate::registry_table;
-use luprex_vm::raw::{Action, Error, State, StrRef, TableRef, Value};
+use luprex_vm::raw::{Action, Error, NativeFn, State, StrRef, TableRef, Value};
 
 type R = Result<Action, Error>;
 
@@ -88,8 +88,22 @@ pub(crate) fn open(st: &mut State) -> Result<(), Error> {
         st.try_table_set(Value::Table(lib), k, v)?;
         st.try_table_set(Value::Table(env), k, Value::Nil)?;
     }
-    st.set_native_field(lib, "makeclass", "makeclass", makeclass);
-    st.set_native_field(lib, "maketangible", "maketangible", maketangible);
+    let db = st.new_table_sized(0, 16);
+    // makeclass and maketangible keep what they use as upvalues (see
+    // `Up`), so that a call interns nothing and reads no registry key.
+    let ups = vec![
+        Value::Table(db),
+        Value::Table(lib),
+        Value::Str(st.intern(b"__class")),
+        Value::Str(st.intern(b"__index")),
+        Value::Str(st.intern(b"action")),
+    ];
+    for (name, f) in [("makeclass", makeclass as NativeFn), ("maketangible", maketangible)] {
+        let id = st.native_id(name, f);
+        let v = st.new_rust_closure(id, ups.clone());
+        let k = st.intern(name.as_bytes());
+        st.raw_set_str(lib, k, v);
+    }
 
     let meta = st.new_table_sized(0, 4);
     let k = st.intern(b"__index");
@@ -103,7 +117,6 @@ pub(crate) fn open(st: &mut State) -> Result<(), Error> {
     let reg = st.registry();
     let k = st.intern(LIBRARY.as_bytes());
     st.raw_set_str(reg, k, Value::Table(lib));
-    let db = st.new_table_sized(0, 16);
     let k = st.intern(CLASSDB.as_bytes());
     st.raw_set_str(reg, k, Value::Table(db));
     Ok(())
@@ -132,9 +145,33 @@ fn guard(st: &mut State) -> R {
     Err(st.native_error(format!("cannot assign global {shown}: {GUARD_MSG}")))
 }
 
+/// The upvalues of `makeclass` and `maketangible`: the class database,
+/// the library table and three interned field names.
+struct Up {
+    db: TableRef,
+    lib: TableRef,
+    class: StrRef,
+    index: StrRef,
+    action: StrRef,
+}
+
+impl Up {
+    fn of_running(st: &State) -> Up {
+        let t = |i| match st.native_upvalue(i) {
+            Value::Table(t) => t,
+            _ => unreachable!("makeclass upvalue {i} is a table"),
+        };
+        let s = |i| match st.native_upvalue(i) {
+            Value::Str(s) => s,
+            _ => unreachable!("makeclass upvalue {i} is a string"),
+        };
+        Up { db: t(0), lib: t(1), class: s(2), index: s(3), action: s(4) }
+    }
+}
+
 /// Argument 1 as a class name: a non-empty string that is not the name of
 /// a library global.
-fn check_class_name(st: &mut State) -> Result<StrRef, Error> {
+fn check_class_name(st: &mut State, up: &Up) -> Result<StrRef, Error> {
     let name = match st.arg(1) {
         Value::Str(s) => s,
         _ => return Err(st.arg_type_error(1, "string")),
@@ -142,8 +179,7 @@ fn check_class_name(st: &mut State) -> Result<StrRef, Error> {
     if st.str_bytes(name).is_empty() {
         return Err(st.arg_error(1, "class name is empty"));
     }
-    let lib = library(st);
-    if !st.table(lib).get_str(name).is_nil() {
+    if !st.table(up.lib).get_str(name).is_nil() {
         let shown = String::from_utf8_lossy(st.str_bytes(name)).into_owned();
         return Err(st.arg_error(1, &format!("'{shown}' is the name of a library global")));
     }
@@ -152,28 +188,29 @@ fn check_class_name(st: &mut State) -> Result<StrRef, Error> {
 
 /// `makeclass(name)`.
 fn makeclass(st: &mut State) -> R {
-    let name = check_class_name(st)?;
-    let c = make_class(st, name, false)?;
+    let up = Up::of_running(st);
+    let name = check_class_name(st, &up)?;
+    let c = make_class(st, &up, name, false)?;
     st.push(Value::Table(c));
     Ok(Action::Return(1))
 }
 
 /// `maketangible(name)`.
 fn maketangible(st: &mut State) -> R {
-    let name = check_class_name(st)?;
-    let c = make_class(st, name, true)?;
+    let up = Up::of_running(st);
+    let name = check_class_name(st, &up)?;
+    let c = make_class(st, &up, name, true)?;
     st.push(Value::Table(c));
     Ok(Action::Return(1))
 }
 
 /// The steps of `makeclass` (and with `tangible`, `maketangible`).
-pub(crate) fn make_class(st: &mut State, name: StrRef, tangible: bool) -> Result<TableRef, Error> {
-    let db = registry_table(st, CLASSDB);
-    let c = match st.table(db).get_str(name) {
+fn make_class(st: &mut State, up: &Up, name: StrRef, tangible: bool) -> Result<TableRef, Error> {
+    let c = match st.table(up.db).get_str(name) {
         Value::Table(c) => c,
         _ => {
             let c = st.new_table_sized(0, 8);
-            st.raw_set_str(db, name, Value::Table(c));
+            st.raw_set_str(up.db, name, Value::Table(c));
             c
         }
     };
@@ -181,17 +218,14 @@ pub(crate) fn make_class(st: &mut State, name: StrRef, tangible: bool) -> Result
     if !st.table(env).get_str(name).raw_eq(Value::Table(c)) {
         st.raw_set_str(env, name, Value::Table(c));
     }
-    let k = st.intern(b"__class");
-    st.raw_set_str(c, k, Value::Str(name));
-    let k = st.intern(b"__index");
-    st.raw_set_str(c, k, Value::Table(c));
+    st.raw_set_str(c, up.class, Value::Str(name));
+    st.raw_set_str(c, up.index, Value::Table(c));
     if tangible {
-        let k = st.intern(b"action");
-        match st.table(c).get_str(k) {
+        match st.table(c).get_str(up.action) {
             Value::Table(_) => {}
             Value::Nil => {
                 let a = st.new_table_sized(0, 4);
-                st.raw_set_str(c, k, Value::Table(a));
+                st.raw_set_str(c, up.action, Value::Table(a));
             }
             other => {
                 let shown = String::from_utf8_lossy(st.str_bytes(name)).into_owned();
@@ -213,16 +247,13 @@ pub(crate) fn begin_rebuild(st: &mut State) -> Result<(), Error> {
     let db = registry_table(st, CLASSDB);
     let env = st.globals();
     let classes: Vec<(Value, Value)> = st.table(db).iter().collect();
-    let mut keys = Vec::new();
     for (name, c) in classes {
         let Value::Table(c) = c else { continue };
-        keys.clear();
-        keys.extend(st.table(c).iter().map(|(k, _)| k));
-        for &k in &keys {
-            st.try_table_set(Value::Table(c), k, Value::Nil)?;
-        }
+        st.table_clear(c);
         st.set_table_metatable(c, None);
-        st.try_table_set(Value::Table(env), name, Value::Nil)?;
+        if let Value::Str(s) = name {
+            st.raw_set_str(env, s, Value::Nil);
+        }
     }
     Ok(())
 }
@@ -248,8 +279,7 @@ pub(crate) fn check_environment(st: &mut State) -> Result<Vec<(String, String)>,
         let mut shown = Vec::new();
         st.tostring_raw(k, &mut shown);
         let shown = String::from_utf8_lossy(&shown).into_owned();
-        let restored =
-            matches!(class, Value::Table(c) if !st.table(c).get_str(kclass).is_nil());
+        let restored = matches!(class, Value::Table(c) if !st.table(c).get_str(kclass).is_nil());
         st.try_table_set(Value::Table(env), k, if restored { class } else { Value::Nil })?;
         let what = if restored { "the class was put back" } else { "it was removed" };
         bad.push((

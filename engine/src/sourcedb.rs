@@ -335,8 +335,12 @@ pub(crate) fn update(
         st.raw_set_str(db, name, Value::Table(e));
         kept.push(name);
     }
-    let stale: Vec<Value> =
-        st.table(db).iter().map(|(k, _)| k).filter(|k| !matches!(k, Value::Str(s) if kept.contains(s))).collect();
+    let stale: Vec<Value> = st
+        .table(db)
+        .iter()
+        .map(|(k, _)| k)
+        .filter(|k| !matches!(k, Value::Str(s) if kept.contains(s)))
+        .collect();
     for k in stale {
         st.try_table_set(Value::Table(db), k, Value::Nil)?;
     }
@@ -345,27 +349,23 @@ pub(crate) fn update(
 
 /// The entries of the source database in `sequence` order: `(name,
 /// loadresult)`.
-pub(crate) fn in_sequence(st: &mut State) -> Vec<(String, Value)> {
+pub(crate) fn in_sequence(st: &mut State) -> Vec<(StrRef, Value)> {
     let keys = Keys::new(st);
     let db = registry_table(st, SOURCEDB);
-    let mut v: Vec<(i64, String, Value)> = st
+    let mut v: Vec<(i64, StrRef, Value)> = st
         .table(db)
         .iter()
-        .filter_map(|(_, e)| {
-            let Value::Table(e) = e else { return None };
+        .filter_map(|(k, e)| {
+            let (Value::Str(name), Value::Table(e)) = (k, e) else { return None };
             let e = st.table(e);
             let seq = match e.get_str(keys.sequence) {
                 Value::Int(i) => i,
                 _ => i64::MAX,
             };
-            let name = match e.get_str(keys.name) {
-                Value::Str(s) => String::from_utf8_lossy(st.str_bytes(s)).into_owned(),
-                _ => String::new(),
-            };
             Some((seq, name, e.get_str(keys.loadresult)))
         })
         .collect();
-    v.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    v.sort_by_key(|e| e.0);
     v.into_iter().map(|(_, n, r)| (n, r)).collect()
 }
 

@@ -167,10 +167,9 @@ impl World {
     /// `control.lst` cannot be read.
     pub fn reload(&mut self) -> Result<(), EngineError> {
         let dir = self.scripts.as_mut().ok_or(EngineError::NoScriptDir)?;
-        let control = dir.control().map_err(|source| EngineError::Io {
-            path: dir.root().join("control.lst"),
-            source,
-        })?;
+        let control = dir
+            .control()
+            .map_err(|source| EngineError::Io { path: dir.root().join("control.lst"), source })?;
         let list: Vec<Listed> = control
             .into_iter()
             .map(|c| Listed {
@@ -214,9 +213,11 @@ impl World {
         classes::begin_rebuild(st)?;
         // The loadresults stay reachable from `sourcedb` while they run.
         for (name, lr) in sourcedb::in_sequence(st) {
+            let name = |st: &State| String::from_utf8_lossy(st.str_bytes(name)).into_owned();
             match lr {
                 Value::LuaFn(_) | Value::RustFn(_) => {
                     if let Err(e) = st.call(lr, &[]) {
+                        let name = name(st);
                         self.reports.push(LoadReport {
                             line: line_in(e.message(), &name),
                             file: name,
@@ -226,7 +227,10 @@ impl World {
                         });
                     }
                 }
-                msg => self.reports.push(sourcedb::syntax_report(st, &name, msg)),
+                msg => {
+                    let name = name(st);
+                    self.reports.push(sourcedb::syntax_report(st, &name, msg));
+                }
             }
         }
         for (global, message) in classes::check_environment(st)? {
@@ -247,7 +251,8 @@ impl World {
     /// [`ReportKind::Init`]) and the other classes still start. Does
     /// nothing in a synchronous model or a master that started already.
     pub fn start(&mut self) -> Result<(), EngineError> {
-        if self.model != Model::Master || registry_get(&mut self.st, STARTED).raw_eq(Value::Bool(true))
+        if self.model != Model::Master
+            || registry_get(&mut self.st, STARTED).raw_eq(Value::Bool(true))
         {
             return Ok(());
         }

@@ -35,8 +35,7 @@ struct Scratch(PathBuf);
 
 impl Scratch {
     fn new(name: &str, test: &str) -> Scratch {
-        let dir = std::env::temp_dir()
-            .join(format!("luprex-engine-{test}-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("luprex-engine-{test}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         for e in std::fs::read_dir(scenario(name)).unwrap() {
@@ -89,9 +88,9 @@ fn globals_guard() {
     assert_eq!(run[0].file, "assign.lua");
     assert_eq!(run[0].line, Some(3));
     assert!(
-        run[0].message.starts_with(
-            "assign.lua:3: cannot assign global 'counter': globals hold classes only"
-        ),
+        run[0]
+            .message
+            .starts_with("assign.lua:3: cannot assign global 'counter': globals hold classes only"),
         "{}",
         run[0].message
     );
@@ -193,7 +192,9 @@ fn global_db() {
     let r = cs.take_reports();
     assert_eq!(r.len(), 1, "{r:#?}");
     assert_eq!((r[0].kind, r[0].line), (ReportKind::Run, Some(2)));
-    assert!(r[0].message.starts_with("top.lua:2: global('db'): global data exists only on the master"));
+    assert!(r[0]
+        .message
+        .starts_with("top.lua:2: global('db'): global data exists only on the master"));
     let mut m = World::new(Model::Master).unwrap();
     m.load_sources(&src(code)).unwrap();
     assert!(m.take_reports().is_empty());
