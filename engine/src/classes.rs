@@ -44,7 +44,7 @@
 //! creates the `action` subtable (for plans) if the class has none.
 //!
 //! **The class rebuild** (seed 004, "Class Rebuilds") is done by
-//! [`crate::World::rebuild`]: [`begin_rebuild`] empties every class (all
+//! [`crate::World::rebuild`]: `begin_rebuild` empties every class (all
 //! fields and its metatable, the table itself kept) and removes it from the
 //! environment; then every `loadresult` runs in sequence and its
 //! `makeclass` calls put the classes back. A class no file defines any more
@@ -56,7 +56,7 @@
 //! class's *first* `makeclass`/`maketangible` during that rebuild: files in
 //! `control.lst` order, and within a file in execution order. A class
 //! defined across several files takes the position of the first file that
-//! makes it. [`classes_in_order`] reads that order; world start calls the
+//! makes it. `classes_in_order` reads that order; world start calls the
 //! `init` functions in it.
 //!
 //! **Invariants.** After a class rebuild, every raw entry of the

@@ -33,7 +33,9 @@ pub mod sourcedb;
 pub mod world;
 
 pub use error::{EngineError, LoadReport, ReportKind};
-pub use sourcedb::{code_hash, parse_control, ControlEntry, Fingerprint, ScriptDir, SourceFile};
+pub use sourcedb::{
+    code_hash, parse_control, ControlEntry, Fingerprint, ScriptDir, SourceFile, SourceInfo,
+};
 pub use world::{Model, World, WorldSnapshot};
 
 /// The raw VM API the engine is written in (re-exported for hosts that

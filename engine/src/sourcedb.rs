@@ -31,7 +31,7 @@
 //! nothing inside the VM reads a clock or a file. Two Worlds given the same
 //! fingerprints and code build identical states.
 //!
-//! **Update rule** ([`update`]): for each entry of the new list, in order:
+//! **Update rule** (`update`): for each entry of the new list, in order:
 //! same fingerprint as the stored entry → keep it (the file is not read);
 //! otherwise read the code; same `hash` as stored → keep the compiled
 //! `loadresult` (only the fingerprint changes); otherwise compile it
@@ -369,6 +369,60 @@ pub(crate) fn in_sequence(st: &mut State) -> Vec<(StrRef, Value)> {
     v.into_iter().map(|(_, n, r)| (n, r)).collect()
 }
 
+/// What the source database holds about one file ([`crate::World::sources`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceInfo {
+    /// The file name.
+    pub name: String,
+    /// The fingerprint, 32 hex digits.
+    pub fingerprint: String,
+    /// The hash of the code, 32 hex digits.
+    pub hash: String,
+    /// The position in load order (1-based).
+    pub sequence: i64,
+    /// The code.
+    pub code: Vec<u8>,
+    /// `Ok` if the `loadresult` is a function, else the syntax error.
+    pub loadresult: Result<(), String>,
+}
+
+/// Every entry of the source database, in `sequence` order.
+pub(crate) fn infos(st: &mut State) -> Vec<SourceInfo> {
+    let keys = Keys::new(st);
+    let db = registry_table(st, SOURCEDB);
+    let text = |st: &State, v: Value| match v {
+        Value::Str(s) => String::from_utf8_lossy(st.str_bytes(s)).into_owned(),
+        _ => String::new(),
+    };
+    let mut v: Vec<SourceInfo> = st
+        .table(db)
+        .iter()
+        .filter_map(|(_, e)| {
+            let Value::Table(e) = e else { return None };
+            let e = st.table(e);
+            Some(SourceInfo {
+                name: text(st, e.get_str(keys.name)),
+                fingerprint: text(st, e.get_str(keys.fingerprint)),
+                hash: text(st, e.get_str(keys.hash)),
+                sequence: match e.get_str(keys.sequence) {
+                    Value::Int(i) => i,
+                    _ => 0,
+                },
+                code: match e.get_str(keys.code) {
+                    Value::Str(s) => st.str_bytes(s).to_vec(),
+                    _ => Vec::new(),
+                },
+                loadresult: match e.get_str(keys.loadresult) {
+                    Value::LuaFn(_) | Value::RustFn(_) => Ok(()),
+                    other => Err(text(st, other)),
+                },
+            })
+        })
+        .collect();
+    v.sort_by_key(|i| i.sequence);
+    v
+}
+
 /// The report for a file whose `loadresult` is an error message.
 pub(crate) fn syntax_report(st: &State, name: &str, msg: Value) -> LoadReport {
     let message = match msg {
@@ -381,5 +435,34 @@ pub(crate) fn syntax_report(st: &State, name: &str, msg: Value) -> LoadReport {
         kind: ReportKind::Syntax,
         message,
         traceback: String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_lst_format() {
+        let text = "# header\n\na.lua\n  b.lua  \n#c.lua\n\t\nsub/d.lua\r\n";
+        let got = parse_control(text);
+        let want = [("a.lua", 3), ("b.lua", 4), ("sub/d.lua", 7)];
+        assert_eq!(got.len(), want.len());
+        for (g, (n, l)) in got.iter().zip(want) {
+            assert_eq!((g.name.as_str(), g.line), (n, l));
+        }
+    }
+
+    #[test]
+    fn fingerprints_and_hashes() {
+        assert_eq!(Fingerprint::of_code(b"x").0, code_hash(b"x"));
+        assert_ne!(code_hash(b"x"), code_hash(b"y"));
+        let a = Fingerprint::from_metadata(1_700_000_000, 5, 100);
+        assert_ne!(a, Fingerprint::from_metadata(1_700_000_000, 6, 100));
+        assert_ne!(a, Fingerprint::from_metadata(1_700_000_000, 5, 101));
+        assert_eq!(a, Fingerprint::from_metadata(1_700_000_000, 5, 100));
+        assert_eq!(a.to_hex().len(), 32);
+        // Fixed across machines and runs: the VM's SipHash with its fixed key.
+        assert_eq!(format!("{:032x}", code_hash(b"")), format!("{:032x}", code_hash(b"")));
     }
 }

@@ -58,7 +58,7 @@ use crate::classes;
 use crate::error::{line_in, EngineError, LoadReport, ReportKind};
 use crate::globals;
 use crate::registry_get;
-use crate::sourcedb::{self, Listed, ScriptDir, SourceFile};
+use crate::sourcedb::{self, Listed, ScriptDir, SourceFile, SourceInfo};
 use luprex_vm::raw::{self, State, Value};
 use std::cell::RefCell;
 use std::path::PathBuf;
@@ -329,6 +329,12 @@ impl World {
             });
         }
         Ok(self.st.call(f, args)?)
+    }
+
+    /// The source database, in load order (for hosts and tools: what is
+    /// loaded, which files failed to compile).
+    pub fn sources(&mut self) -> Vec<SourceInfo> {
+        sourcedb::infos(&mut self.st)
     }
 
     /// The World's Lua state, read-only (views of tables and strings for

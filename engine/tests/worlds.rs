@@ -237,3 +237,36 @@ fn init_once() {
     fresh.start().unwrap();
     assert_eq!(fresh.take_output(), "init zeta\ninit alpha\n");
 }
+
+#[test]
+fn source_database() {
+    let dir = Scratch::new("reload", "sourcedb");
+    let mut w = load(Model::Master, dir.0.to_str().unwrap());
+    let sources = w.sources();
+    let names: Vec<&str> = sources.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["furnace.lua", "store.lua", "stable.lua", "extra.lua", "check.lua"]);
+    let d = w.script_dir().unwrap();
+    for (i, s) in sources.iter().enumerate() {
+        assert_eq!(s.sequence, i as i64 + 1);
+        let code = std::fs::read(dir.0.join(&s.name)).unwrap();
+        assert_eq!(s.code, code);
+        assert_eq!(s.hash, format!("{:032x}", luprex_engine::code_hash(&code)));
+        assert_eq!(s.fingerprint, d.fingerprint(&s.name).unwrap().to_hex());
+        assert_eq!(s.loadresult, Ok(()));
+    }
+    // A syntax error is stored as the loadresult; reordering control.lst
+    // changes the sequence numbers without reading anything again.
+    dir.write("stable.lua", "makeclass('stable')\nfunction stable.f(\n");
+    dir.write("control.lst", "check.lua\nstable.lua\nfurnace.lua\n");
+    let n = w.script_dir().unwrap().read_log().len();
+    w.reload().unwrap();
+    assert_eq!(w.script_dir().unwrap().read_log()[n..], ["stable.lua".to_owned()]);
+    let sources = w.sources();
+    let names: Vec<(&str, i64)> = sources.iter().map(|s| (s.name.as_str(), s.sequence)).collect();
+    assert_eq!(names, [("check.lua", 1), ("stable.lua", 2), ("furnace.lua", 3)]);
+    let err = sources[1].loadresult.clone().unwrap_err();
+    assert!(err.starts_with("stable.lua:3: "), "{err}");
+    let r = w.take_reports();
+    assert_eq!(r.len(), 1, "{r:#?}");
+    assert_eq!((r[0].kind, r[0].line, r[0].message.clone()), (ReportKind::Syntax, Some(3), err));
+}
