@@ -270,3 +270,63 @@ fn source_database() {
     assert_eq!(r.len(), 1, "{r:#?}");
     assert_eq!((r[0].kind, r[0].line, r[0].message.clone()), (ReportKind::Syntax, Some(3), err));
 }
+
+/// The examples of docs/SCRIPTING.md run as written.
+#[test]
+fn manual_examples() {
+    let files = [
+        luprex_engine::SourceFile::new(
+            "furnace.lua",
+            r#"local furnace = makeclass("furnace")
+function furnace.new(fuel) return setmetatable({fuel = fuel}, furnace) end
+function furnace:burn() self.fuel = self.fuel - 1 end
+function furnace:__tostring() return "furnace(" .. self.fuel .. ")" end
+
+local f = furnace.new(10)
+f:burn()
+print(f, f.__class)          --> furnace(9)   furnace
+assert(makeclass("furnace") == furnace and furnace.burn)
+
+local torch = maketangible("torch")
+function torch.action.light(self) self.lit = true end
+assert(maketangible("torch").action.light)
+
+local users = global("user database")
+local hashed = default(users, "hashed_passwords", {})  -- the same table at every reload
+default(users, "next_id", 1)
+assert(users.hashed_passwords == hashed and users.next_id == 1)
+
+makeclass("calendar")
+function calendar.init(self)
+  local c = global("calendar")
+  c.day = (c.day or 0) + 1
+end
+"#,
+        ),
+        luprex_engine::SourceFile::new(
+            "bank.lua",
+            r#"makeclass("bank")
+function bank.deposit(who, amount)
+  local accounts = global("accounts")
+  accounts[who] = (accounts[who] or 0) + amount
+  return accounts[who]
+end
+function bank.set_rate(r) global.set("interest rate", r) end   -- master
+function bank.rate() return global.get("interest rate") or 0 end  -- anywhere
+"#,
+        ),
+    ];
+    let mut w = World::new(Model::Master).unwrap();
+    w.load_sources(&files).unwrap();
+    w.start().unwrap();
+    w.rebuild().unwrap();
+    assert!(w.take_reports().is_empty());
+    assert_eq!(w.take_output(), "furnace(9)\tfurnace\nfurnace(9)\tfurnace\n");
+    w.exec(
+        "=t",
+        "assert(bank.deposit('ann', 3) == 3 and bank.rate() == 0)
+         bank.set_rate(5) assert(bank.rate() == 5)
+         assert(global('calendar').day == 1)",
+    )
+    .unwrap();
+}
