@@ -64,6 +64,8 @@ fn same_scripts_same_hash() {
         a.rebuild().unwrap();
         b.rebuild().unwrap();
         assert_eq!(a.state_hash(), b.state_hash(), "{name}: after a class rebuild");
+        a.exec("=gc", "collectgarbage()").unwrap();
+        a.state().check_heap().unwrap();
         let s = a.save().unwrap();
         let r = World::restore(Model::Master, &s).unwrap();
         assert_eq!(r.state_hash(), a.state_hash(), "{name}: save and restore");
@@ -98,14 +100,18 @@ fn memory_sources_are_deterministic() {
 fn rollback_restores_the_exact_state() {
     let mut w = world("reload", Model::Master);
     let h0 = w.state_hash();
+    let heap0 = w.state().heap_hash();
     let s = w.snapshot().unwrap();
     for round in 0..3 {
         w.exec("=work", WORK).unwrap();
         w.exec("=more", "makeclass('furnace').heat = nil; global.set('x', {1, 2, 3})").unwrap();
         w.rebuild().unwrap();
         assert_ne!(w.state_hash(), h0, "round {round}: the changes changed the state");
+        w.state().check_heap().unwrap();
         w.rollback(&s).unwrap();
+        w.state().check_heap().unwrap();
         assert_eq!(w.state_hash(), h0, "round {round}: rollback");
+        assert_eq!(w.state().heap_hash(), heap0, "round {round}: rollback (heap layout)");
         w.exec("=t", "assert(furnace.heat() == 'version 1'); assert(global.get('x') == nil)")
             .unwrap();
         assert_eq!(w.state_hash(), h0);
