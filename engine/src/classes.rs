@@ -45,9 +45,10 @@
 //!
 //! **The class rebuild** (seed 004, "Class Rebuilds") is done by
 //! [`crate::World::rebuild`]: `begin_rebuild` empties every class (all
-//! fields and its metatable, the table itself kept) and removes it from the
-//! environment; then every `loadresult` runs in sequence and its
-//! `makeclass` calls put the classes back. A class no file defines any more
+//! fields and its metatable, the table itself kept) and the environment
+//! (which holds only classes, so this removes each class from it); then
+//! every `loadresult` runs in sequence and its `makeclass` calls put the
+//! classes back. A class no file defines any more
 //! stays out of the environment (its table stays in `classdb`, empty).
 //!
 //! **Class order.** Because a rebuild first removes every class from the
@@ -240,26 +241,30 @@ fn make_class(st: &mut State, up: &Up, name: StrRef, tangible: bool) -> Result<T
     Ok(c)
 }
 
-/// First step of a class rebuild: empties every class of `classdb` (every
-/// field and its metatable; the table itself is kept) and removes it from
-/// the environment.
-pub(crate) fn begin_rebuild(st: &mut State) -> Result<(), Error> {
+/// First step of a class rebuild: checks the environment (as
+/// [`check_environment`], whose findings it returns: a stray value written
+/// since the last rebuild is reported, not silently dropped), then empties
+/// the environment and every class of `classdb` (every field and its
+/// metatable; the tables themselves are kept). Emptying in place
+/// (`table_clear`) keeps each table's capacity, so the refill does not
+/// rehash.
+pub(crate) fn begin_rebuild(st: &mut State) -> Result<Vec<(String, String)>, Error> {
+    let bad = check_environment(st)?;
     let db = registry_table(st, CLASSDB);
     let env = st.globals();
+    st.table_clear(env);
     let classes: Vec<(Value, Value)> = st.table(db).iter().collect();
-    for (name, c) in classes {
-        let Value::Table(c) = c else { continue };
-        st.table_clear(c);
-        st.set_table_metatable(c, None);
-        if let Value::Str(s) = name {
-            st.raw_set_str(env, s, Value::Nil);
+    for (_, c) in classes {
+        if let Value::Table(c) = c {
+            st.table_clear(c);
+            st.set_table_metatable(c, None);
         }
     }
-    Ok(())
+    Ok(bad)
 }
 
-/// Last step of a class rebuild: every raw entry of the environment must
-/// be `name = classdb[name]`. A stray value (written with `rawset`, or
+/// Last step of a class rebuild (and a check before it): every raw entry
+/// of the environment must be `name = classdb[name]`. A stray value (written with `rawset`, or
 /// assigned over a class name) is removed, the class is put back, and the
 /// entry is returned as `(global name, message)` for a report.
 pub(crate) fn check_environment(st: &mut State) -> Result<Vec<(String, String)>, Error> {

@@ -210,7 +210,7 @@ impl World {
     /// files are reported; the others load.
     pub fn rebuild(&mut self) -> Result<(), EngineError> {
         let st = &mut self.st;
-        classes::begin_rebuild(st)?;
+        let stray = classes::begin_rebuild(st)?;
         // The loadresults stay reachable from `sourcedb` while they run.
         for (name, lr) in sourcedb::in_sequence(st) {
             let name = |st: &State| String::from_utf8_lossy(st.str_bytes(name)).into_owned();
@@ -233,7 +233,7 @@ impl World {
                 }
             }
         }
-        for (global, message) in classes::check_environment(st)? {
+        for (global, message) in stray.into_iter().chain(classes::check_environment(st)?) {
             self.reports.push(LoadReport {
                 file: global,
                 line: None,

@@ -108,6 +108,16 @@ fn globals_guard() {
     assert!(e.to_string().starts_with("host:2: cannot assign global 'newglobal'"), "{e}");
     assert!(e.traceback().contains("stack traceback:"), "{}", e.traceback());
     assert_eq!(w.exec("=host", "return nothing_here == nil").unwrap().len(), 1);
+
+    // A stray value written between rebuilds is reported by the next one.
+    w.exec("=host", "rawset(_G, 'late_stray', 1)").unwrap();
+    w.rebuild().unwrap();
+    let reports = w.take_reports();
+    let env = only(&reports, ReportKind::Environment);
+    let names: Vec<&str> = env.iter().map(|r| r.file.as_str()).collect();
+    assert_eq!(names, ["late_stray", "victim", "stray"], "{reports:#?}");
+    assert!(env[0].message.starts_with("global 'late_stray' held a number that is not its class"));
+    assert_eq!(check(&mut w, "env"), "guarded,partial,victim,check");
 }
 
 #[test]
