@@ -155,6 +155,35 @@ impl State {
         }
     }
 
+    /// Removes every entry of table `t` (raw: no metamethods), keeping the
+    /// table itself (its handle, so every reference to it) and its
+    /// metatable, with room for as many entries as it had: refilling it
+    /// with the same keys does not rehash (LuaJIT's `table.clear`). Deleting
+    /// the keys one by one would leave tombstones that the refill then
+    /// churns through.
+    ///
+    /// The table gets a fresh empty body; the old body goes to an
+    /// unreachable table that the collector frees. All through the journaled
+    /// mutators, so a snapshot rollback restores the old contents.
+    pub fn table_clear(&mut self, t: TableRef) {
+        let view = self.heap.tables.get(t);
+        let in_array = view.array().iter().filter(|v| !v.is_nil()).count();
+        let nhash = view.iter().count() - in_array;
+        let narray = if in_array > 0 { view.array().len() } else { 0 };
+        let spare = self.heap.new_table(narray, nhash);
+        let fresh = *self.heap.tables.get(spare).header();
+        let old = *self.heap.tables.get(t).header();
+        {
+            let mut m = self.heap.tables.get_mut(t);
+            *m = fresh;
+            m.meta = old.meta;
+            m.flags = 0;
+        }
+        let mut m = self.heap.tables.get_mut(spare);
+        *m = old;
+        m.meta = None;
+    }
+
     /// Raw `t[k]` (nil for a non-table `t`).
     pub fn table_get(&self, t: Value, k: Value) -> Value {
         match t {

@@ -24,8 +24,8 @@
 //! * **Reads without copies.** [`State::str_bytes`] borrows a string's
 //!   bytes; [`State::table`] gives a read-only [`TableView`] (raw gets,
 //!   length, traversal order). Writes go through [`State::try_table_set`], [`State::raw_set_int`] and
-//!   the other mutators, which keep the collector's accounting and the
-//!   snapshot journal right.
+//!   the other mutators ([`State::table_clear`] empties a table in place),
+//!   which keep the collector's accounting and the snapshot journal right.
 //! * **The world operations** the engine is built on: snapshot and
 //!   rollback ([`State::snapshot`], [`Snapshot`]), save and load
 //!   ([`State::save_state`], [`PayloadLoader`]), the 128-bit state hash

@@ -1,0 +1,342 @@
+//! Scenario tests: each directory of `tests/worlds/` is a script
+//! directory (`control.lst` and Lua files) whose files assert their own
+//! expectations; the Rust test of the same name loads it into Worlds,
+//! drives the steps the scenario needs (reloads, edits, other models) and
+//! calls the scenario's `check` class.
+
+use luprex_engine::raw::Value;
+use luprex_engine::{LoadReport, Model, ReportKind, World};
+use std::path::{Path, PathBuf};
+
+fn scenario(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/worlds").join(name)
+}
+
+/// A World of `model` loaded from scenario `name`, with no load report.
+fn load(model: Model, name: &str) -> World {
+    let mut w = World::from_dir(model, scenario(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let reports = w.take_reports();
+    assert!(reports.is_empty(), "{name}: {reports:#?}");
+    w
+}
+
+/// `check.<f>()` must succeed; returns its first result as a string.
+fn check(w: &mut World, f: &str) -> String {
+    let r = w.call("check", f, &[]).unwrap_or_else(|e| panic!("check.{f}: {e}\n{}", e.traceback()));
+    match r.first() {
+        Some(Value::Str(s)) => String::from_utf8_lossy(w.state().str_bytes(*s)).into_owned(),
+        Some(Value::Bool(b)) => b.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// A scratch copy of scenario `name`, removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str, test: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("luprex-engine-{test}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for e in std::fs::read_dir(scenario(name)).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+        }
+        Scratch(dir)
+    }
+
+    /// Writes file `name` with a modification time distinct from any
+    /// earlier write (so its fingerprint changes even on a coarse clock).
+    fn write(&self, name: &str, text: &str) {
+        let p = self.0.join(name);
+        std::fs::write(&p, text).unwrap();
+        let f = std::fs::File::options().write(true).open(&p).unwrap();
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(2_000_000_000);
+        let old = std::fs::metadata(&p).unwrap().modified().unwrap();
+        f.set_modified(if old == t { t + std::time::Duration::from_secs(1) } else { t }).unwrap();
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn only(reports: &[LoadReport], kind: ReportKind) -> Vec<&LoadReport> {
+    reports.iter().filter(|r| r.kind == kind).collect()
+}
+
+#[test]
+fn classes() {
+    let mut w = load(Model::Master, "classes");
+    assert_eq!(check(&mut w, "order"), "furnace,torch,lamp,check");
+    check(&mut w, "remember");
+    w.rebuild().unwrap();
+    assert!(w.take_reports().is_empty());
+    assert_eq!(check(&mut w, "same"), "true");
+    assert_eq!(check(&mut w, "order"), "furnace,torch,lamp,check");
+    assert_eq!(w.take_output(), "");
+}
+
+#[test]
+fn globals_guard() {
+    let mut w = World::from_dir(Model::Master, scenario("globals_guard")).unwrap();
+    let reports = w.take_reports();
+    let run = only(&reports, ReportKind::Run);
+    assert_eq!(run.len(), 1, "{reports:#?}");
+    assert_eq!(run[0].file, "assign.lua");
+    assert_eq!(run[0].line, Some(3));
+    assert!(
+        run[0]
+            .message
+            .starts_with("assign.lua:3: cannot assign global 'counter': globals hold classes only"),
+        "{}",
+        run[0].message
+    );
+    assert!(run[0].traceback.contains("stack traceback:"), "{}", run[0].traceback);
+    assert!(run[0].traceback.contains("assign.lua:3:"), "{}", run[0].traceback);
+    let env = only(&reports, ReportKind::Environment);
+    let mut names: Vec<&str> = env.iter().map(|r| r.file.as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["stray", "victim"], "{reports:#?}");
+    assert_eq!(reports.len(), 3, "{reports:#?}");
+    assert_eq!(check(&mut w, "env"), "guarded,partial,victim,check");
+
+    // From the host, too: errors carry chunk:line: and a traceback.
+    let e = w.exec("=host", "local a = 1\nnewglobal = a").unwrap_err();
+    assert!(e.to_string().starts_with("host:2: cannot assign global 'newglobal'"), "{e}");
+    assert!(e.traceback().contains("stack traceback:"), "{}", e.traceback());
+    assert_eq!(w.exec("=host", "return nothing_here == nil").unwrap().len(), 1);
+
+    // A stray value written between rebuilds is reported by the next one.
+    w.exec("=host", "rawset(_G, 'late_stray', 1)").unwrap();
+    w.rebuild().unwrap();
+    let reports = w.take_reports();
+    let env = only(&reports, ReportKind::Environment);
+    let names: Vec<&str> = env.iter().map(|r| r.file.as_str()).collect();
+    assert_eq!(names, ["late_stray", "victim", "stray"], "{reports:#?}");
+    assert!(env[0].message.starts_with("global 'late_stray' held a number that is not its class"));
+    assert_eq!(check(&mut w, "env"), "guarded,partial,victim,check");
+}
+
+#[test]
+fn reload() {
+    let dir = Scratch::new("reload", "reload");
+    let mut w = load(Model::Master, dir.0.to_str().unwrap());
+    assert_eq!(check(&mut w, "before"), "ok");
+    let reads = |w: &World, f: &str| w.script_dir().unwrap().reads_of(f);
+    assert_eq!(reads(&w, "stable.lua"), 1);
+
+    // Edit furnace.lua, add a new file and one with a syntax error at line
+    // 3, drop extra.lua and list a file that does not exist.
+    dir.write(
+        "furnace.lua",
+        "makeclass(\"furnace\")\nfunction furnace.heat() return \"version 2\" end\n\
+         function furnace.cool() return \"cooled\" end\n",
+    );
+    dir.write("late.lua", "makeclass(\"late\")\nfunction late.added() return true end\n");
+    dir.write("broken.lua", "makeclass(\"broken\")\nlocal x = 1\nlocal = 2\n");
+    dir.write(
+        "control.lst",
+        "furnace.lua\nstore.lua\nbroken.lua\nstable.lua\n\n# comment\nmissing.lua\nlate.lua\ncheck.lua\n",
+    );
+    let before = w.script_dir().unwrap().read_log().len();
+    w.reload().unwrap();
+    let reports = w.take_reports();
+    assert_eq!(reports.len(), 2, "{reports:#?}");
+    let syntax = only(&reports, ReportKind::Syntax);
+    assert_eq!(syntax.len(), 1, "{reports:#?}");
+    assert_eq!(syntax[0].file, "broken.lua");
+    assert_eq!(syntax[0].line, Some(3));
+    assert!(syntax[0].message.starts_with("broken.lua:3: "), "{}", syntax[0].message);
+    let read = only(&reports, ReportKind::Read);
+    assert_eq!(read.len(), 1, "{reports:#?}");
+    assert_eq!((read[0].file.as_str(), read[0].line), ("missing.lua", Some(7)));
+    assert!(read[0].message.starts_with("control.lst:7: cannot read 'missing.lua': "));
+
+    assert_eq!(check(&mut w, "after"), "ok");
+    // Only the changed and new files were read.
+    let mut log = w.script_dir().unwrap().read_log()[before..].to_vec();
+    log.sort();
+    assert_eq!(log, ["broken.lua", "furnace.lua", "late.lua"]);
+    assert_eq!(reads(&w, "stable.lua"), 1);
+    assert_eq!(reads(&w, "store.lua"), 1);
+
+    // A reload with nothing changed reads nothing and changes nothing.
+    let h = w.state_hash();
+    let n = w.script_dir().unwrap().read_log().len();
+    w.reload().unwrap();
+    assert_eq!(w.script_dir().unwrap().read_log().len(), n);
+    assert_eq!(w.take_reports().len(), 2, "the same two problems are reported again");
+    // store.lua ran once more: loads is 3; everything else is as before.
+    assert_ne!(w.state_hash(), h);
+    w.exec("=t", "assert(global('store').loads == 3)").unwrap();
+
+    // Fixing the broken file: it is read again and loads.
+    dir.write("broken.lua", "makeclass(\"broken\")\nfunction broken.fine() return 1 end\n");
+    w.reload().unwrap();
+    let reports = w.take_reports();
+    assert_eq!(reports.len(), 1, "{reports:#?}");
+    w.exec("=t", "assert(broken.fine() == 1)").unwrap();
+}
+
+#[test]
+fn global_db() {
+    let mut m = load(Model::Master, "global_db");
+    assert_eq!(check(&mut m, "master"), "ok");
+    let mut ss = load(Model::ServerSync, "global_db");
+    let mut cs = load(Model::ClientSync, "global_db");
+    assert_eq!(ss.state_hash(), cs.state_hash(), "the two synchronous models are twins");
+    assert_ne!(ss.state_hash(), m.state_hash());
+    assert_eq!(check(&mut ss, "sync"), "ok");
+    assert_eq!(check(&mut cs, "sync"), "ok");
+    assert_eq!(ss.state_hash(), cs.state_hash());
+
+    // global() at the top level of a file fails in a synchronous model
+    // (reported, with file and line) and works in the master.
+    let src = |code: &str| vec![luprex_engine::SourceFile::new("top.lua", code)];
+    let code = "makeclass('top')\nlocal db = global('db')\nfunction top.f() end\n";
+    let mut cs = World::new(Model::ClientSync).unwrap();
+    cs.load_sources(&src(code)).unwrap();
+    let r = cs.take_reports();
+    assert_eq!(r.len(), 1, "{r:#?}");
+    assert_eq!((r[0].kind, r[0].line), (ReportKind::Run, Some(2)));
+    assert!(r[0]
+        .message
+        .starts_with("top.lua:2: global('db'): global data exists only on the master"));
+    let mut m = World::new(Model::Master).unwrap();
+    m.load_sources(&src(code)).unwrap();
+    assert!(m.take_reports().is_empty());
+}
+
+#[test]
+fn init_once() {
+    let mut m = World::from_dir(Model::Master, scenario("init_once")).unwrap();
+    let reports = m.take_reports();
+    assert_eq!(reports.len(), 1, "{reports:#?}");
+    assert_eq!(reports[0].kind, ReportKind::Init);
+    assert_eq!((reports[0].file.as_str(), reports[0].line), ("alpha.lua", Some(15)));
+    assert!(reports[0].message.starts_with("alpha.lua:15: faulty init"));
+    assert_eq!(m.take_output(), "init zeta\ninit alpha\n");
+    assert_eq!(check(&mut m, "order"), "zeta,alpha");
+    assert!(m.started());
+
+    // Not on reload, not on a second start, not after a save and restore.
+    m.reload().unwrap();
+    m.start().unwrap();
+    assert!(m.take_reports().is_empty());
+    assert_eq!(check(&mut m, "order"), "zeta,alpha");
+    let mut r = World::restore(Model::Master, &m.save().unwrap()).unwrap();
+    assert_eq!(r.state_hash(), m.state_hash());
+    r.start().unwrap();
+    assert_eq!(check(&mut r, "order"), "zeta,alpha");
+    assert_eq!(m.take_output() + &r.take_output(), "");
+
+    // Never in a synchronous model.
+    let mut c = World::from_dir(Model::ClientSync, scenario("init_once")).unwrap();
+    c.start().unwrap();
+    assert!(c.take_reports().is_empty());
+    assert!(!c.started());
+    assert_eq!(c.take_output(), "");
+
+    // A master made without start() has not run init either.
+    let mut fresh = World::new(Model::Master).unwrap();
+    fresh.load_dir(luprex_engine::ScriptDir::new(scenario("init_once"))).unwrap();
+    assert_eq!(fresh.take_output(), "");
+    fresh.start().unwrap();
+    assert_eq!(fresh.take_output(), "init zeta\ninit alpha\n");
+}
+
+#[test]
+fn source_database() {
+    let dir = Scratch::new("reload", "sourcedb");
+    let mut w = load(Model::Master, dir.0.to_str().unwrap());
+    let sources = w.sources();
+    let names: Vec<&str> = sources.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["furnace.lua", "store.lua", "stable.lua", "extra.lua", "check.lua"]);
+    let d = w.script_dir().unwrap();
+    for (i, s) in sources.iter().enumerate() {
+        assert_eq!(s.sequence, i as i64 + 1);
+        let code = std::fs::read(dir.0.join(&s.name)).unwrap();
+        assert_eq!(s.code, code);
+        assert_eq!(s.hash, format!("{:032x}", luprex_engine::code_hash(&code)));
+        assert_eq!(s.fingerprint, d.fingerprint(&s.name).unwrap().to_hex());
+        assert_eq!(s.loadresult, Ok(()));
+    }
+    // A syntax error is stored as the loadresult; reordering control.lst
+    // changes the sequence numbers without reading anything again.
+    dir.write("stable.lua", "makeclass('stable')\nfunction stable.f(\n");
+    dir.write("control.lst", "check.lua\nstable.lua\nfurnace.lua\n");
+    let n = w.script_dir().unwrap().read_log().len();
+    w.reload().unwrap();
+    assert_eq!(w.script_dir().unwrap().read_log()[n..], ["stable.lua".to_owned()]);
+    let sources = w.sources();
+    let names: Vec<(&str, i64)> = sources.iter().map(|s| (s.name.as_str(), s.sequence)).collect();
+    assert_eq!(names, [("check.lua", 1), ("stable.lua", 2), ("furnace.lua", 3)]);
+    let err = sources[1].loadresult.clone().unwrap_err();
+    assert!(err.starts_with("stable.lua:3: "), "{err}");
+    let r = w.take_reports();
+    assert_eq!(r.len(), 1, "{r:#?}");
+    assert_eq!((r[0].kind, r[0].line, r[0].message.clone()), (ReportKind::Syntax, Some(3), err));
+}
+
+/// The examples of docs/SCRIPTING.md run as written.
+#[test]
+fn manual_examples() {
+    let files = [
+        luprex_engine::SourceFile::new(
+            "furnace.lua",
+            r#"local furnace = makeclass("furnace")
+function furnace.new(fuel) return setmetatable({fuel = fuel}, furnace) end
+function furnace:burn() self.fuel = self.fuel - 1 end
+function furnace:__tostring() return "furnace(" .. self.fuel .. ")" end
+
+local f = furnace.new(10)
+f:burn()
+print(f, f.__class)          --> furnace(9)   furnace
+assert(makeclass("furnace") == furnace and furnace.burn)
+
+local torch = maketangible("torch")
+function torch.action.light(self) self.lit = true end
+assert(maketangible("torch").action.light)
+
+local users = global("user database")
+local hashed = default(users, "hashed_passwords", {})  -- the same table at every reload
+default(users, "next_id", 1)
+assert(users.hashed_passwords == hashed and users.next_id == 1)
+
+makeclass("calendar")
+function calendar.init(self)
+  local c = global("calendar")
+  c.day = (c.day or 0) + 1
+end
+"#,
+        ),
+        luprex_engine::SourceFile::new(
+            "bank.lua",
+            r#"makeclass("bank")
+function bank.deposit(who, amount)
+  local accounts = global("accounts")
+  accounts[who] = (accounts[who] or 0) + amount
+  return accounts[who]
+end
+function bank.set_rate(r) global.set("interest rate", r) end   -- master
+function bank.rate() return global.get("interest rate") or 0 end  -- anywhere
+"#,
+        ),
+    ];
+    let mut w = World::new(Model::Master).unwrap();
+    w.load_sources(&files).unwrap();
+    w.start().unwrap();
+    w.rebuild().unwrap();
+    assert!(w.take_reports().is_empty());
+    assert_eq!(w.take_output(), "furnace(9)\tfurnace\nfurnace(9)\tfurnace\n");
+    w.exec(
+        "=t",
+        "assert(bank.deposit('ann', 3) == 3 and bank.rate() == 0)
+         bank.set_rate(5) assert(bank.rate() == 5)
+         assert(global('calendar').day == 1)",
+    )
+    .unwrap();
+}

@@ -1,0 +1,5 @@
+makeclass("check")
+
+function check.order()
+  return table.concat(global("start").order, ",")
+end

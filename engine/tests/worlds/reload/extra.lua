@@ -1,0 +1,2 @@
+makeclass("extra")
+function extra.here() return true end

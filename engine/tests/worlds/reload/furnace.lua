@@ -1,0 +1,2 @@
+makeclass("furnace")
+function furnace.heat() return "version 1" end
