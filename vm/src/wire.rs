@@ -32,7 +32,9 @@
 //! [`WireValue::write`] / [`WireValue::read`] are a compact byte form
 //! (a tag byte, then little-endian fixed-width payloads; a string is a
 //! LEB128 length and its bytes), for a frame format to embed; `read`
-//! rejects truncated input, unknown tags and trailing garbage in a length.
+//! rejects truncated input, unknown tags, and lengths that overflow or are
+//! not in their shortest form (the byte form is canonical: one value, one
+//! encoding).
 //!
 //! # Keys across heaps
 //!
@@ -155,6 +157,11 @@ impl WireValue {
                     n |= u64::from(b & 0x7f) << (7 * used);
                     used += 1;
                     if b & 0x80 == 0 {
+                        // The byte form is canonical: no overlong length
+                        // (a last group of zero after the first).
+                        if b == 0 && used > 1 {
+                            return Err(WireError::BadLength);
+                        }
                         break;
                     }
                 }

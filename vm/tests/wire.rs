@@ -120,6 +120,11 @@ fn malformed_bytes_are_errors() {
     assert_eq!(WireValue::read(&[6, 1, 2, 3]), Err(WireError::Truncated));
     assert_eq!(WireValue::read(&[5, 5, b'a']), Err(WireError::Truncated));
     assert_eq!(WireValue::read(&[5, 0x80]), Err(WireError::Truncated));
+    // The byte form is canonical: an overlong length (found by the
+    // wire_value fuzz target) is refused.
+    assert_eq!(WireValue::read(&[5, 0x80, 0]), Err(WireError::BadLength));
+    assert_eq!(WireValue::read(&[5, 0x81, 0]), Err(WireError::BadLength));
+    assert_eq!(WireValue::read(&[5, 0x81, 0x00, b'a']), Err(WireError::BadLength));
     assert_eq!(
         WireValue::read(&[5, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]),
         Err(WireError::BadLength)
