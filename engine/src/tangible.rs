@@ -221,6 +221,14 @@ pub struct IdPlayerPool {
 }
 
 impl IdPlayerPool {
+    /// A pool of the blocks `[start, end)` (non-empty, in order of use).
+    pub fn from_blocks(blocks: Vec<(u64, u64)>) -> Option<IdPlayerPool> {
+        blocks
+            .iter()
+            .all(|&(a, b)| 0 < a && a < b && b - 1 <= MAX_ID)
+            .then_some(IdPlayerPool { blocks })
+    }
+
     /// The blocks, in order of use.
     pub fn blocks(&self) -> &[(u64, u64)] {
         &self.blocks
@@ -435,6 +443,25 @@ impl Tangibles {
         Ok(true)
     }
 
+    /// Whether ID `id` can be given to a tangible made with a known ID
+    /// (difference transmission): positive, representable, unused.
+    pub(crate) fn id_is_free(&self, id: u64) -> bool {
+        (1..=MAX_ID).contains(&id) && !self.map.contains_key(&id)
+    }
+
+    /// Sets the pool of `id` as the master has it (difference
+    /// transmission). False if there is no such tangible.
+    pub(crate) fn set_pool(&mut self, id: u64, pool: Option<IdPlayerPool>) -> bool {
+        let end = pool.as_ref().and_then(|p| p.blocks.iter().map(|b| b.1).max()).unwrap_or(0);
+        let Some(t) = self.map.get_mut(&id) else { return false };
+        t.pool = pool;
+        if self.actor == Some(id) && t.pool.is_none() {
+            self.actor = None;
+        }
+        self.next_id = self.next_id.max(end);
+        true
+    }
+
     /// Sets the actor (must be a player, or `None`).
     pub(crate) fn set_actor(&mut self, actor: Option<u64>) -> bool {
         if let Some(a) = actor {
@@ -448,6 +475,9 @@ impl Tangibles {
 
     /// Adds the Rust tangible `id` at rest at `pos`.
     pub(crate) fn insert(&mut self, id: u64, pos: [f64; 3]) {
+        // In a synchronous model (IDs given by the master) the counter is
+        // only kept past every known ID, so saved states stay valid.
+        self.next_id = self.next_id.max(id + 1);
         let queue = AnimationQueue::at_rest(pos, self.now);
         let tracker = Grid::tracker_for(pos, pos);
         self.grid.insert(tracker, Entry { id, at: Some(pos) });
@@ -869,6 +899,12 @@ pub(crate) fn create(
     pos: [f64; 3],
 ) -> Result<(u64, TableRef), String> {
     let id = host_mut(st).alloc_id(k.master).map_err(|e| e.to_string())?;
+    Ok((id, make(st, k, class, pos, id)))
+}
+
+/// Makes both halves of tangible `id` (a free ID) of class `class` at
+/// `pos`.
+pub(crate) fn make(st: &mut State, k: &Keys, class: TableRef, pos: [f64; 3], id: u64) -> TableRef {
     let t = st.new_table_sized(0, 0);
     let mt = st.new_table_sized(0, 4);
     st.raw_set_str(mt, k.id, Value::Int(id as i64));
@@ -879,7 +915,7 @@ pub(crate) fn create(
     st.set_table_metatable(t, Some(mt));
     st.raw_set_int(k.reg, id as i64, Value::Table(t));
     host_mut(st).insert(id, pos);
-    Ok((id, t))
+    t
 }
 
 /// Destroys tangible `id`: registry entry and Rust tangible. False if it

@@ -433,6 +433,37 @@ impl World {
             .map_err(|m| Self::lua_error(format!("newtangible: {m}")))
     }
 
+    /// Creates tangible `id` — an ID the master allocated — of class `class`
+    /// at `pos`, in any model: how difference transmission will bring the
+    /// master's tangibles into a synchronous model. Fails if the ID is in
+    /// use or not a valid ID.
+    pub fn insert_tangible(
+        &mut self,
+        id: u64,
+        class: &str,
+        pos: [f64; 3],
+    ) -> Result<(), EngineError> {
+        if !pos.iter().all(|c| c.is_finite()) {
+            return Err(Self::lua_error("coordinate is not finite".into()));
+        }
+        if !tangible::host(&self.st).id_is_free(id) {
+            return Err(Self::lua_error(format!("tangible id {id} is in use or not valid")));
+        }
+        let k = self.keys();
+        let name = Value::Str(self.st.intern(class.as_bytes()));
+        let c = tangible::resolve_class(&self.st, &k, name)
+            .map_err(|_| Self::lua_error(format!("no class '{class}'")))?;
+        tangible::make(&mut self.st, &k, c, pos, id);
+        Ok(())
+    }
+
+    /// Sets (or removes) the IdPlayerPool of tangible `id` as the master
+    /// has it, in any model (difference transmission). False if there is
+    /// no such tangible.
+    pub fn set_pool(&mut self, id: u64, pool: Option<tangible::IdPlayerPool>) -> bool {
+        tangible::host_mut(&mut self.st).set_pool(id, pool)
+    }
+
     /// Destroys tangible `id` (registry, index, host data); false if there
     /// is no such tangible.
     pub fn destroy_tangible(&mut self, id: u64) -> bool {
