@@ -97,6 +97,17 @@
 //! every engine function given it raises
 //! `bad argument #1 to 'position' (tangible 12 was destroyed)`.
 //!
+//! **Snapshots.** Copying every Rust tangible at each snapshot would cost
+//! O(tangibles) per prediction round, so [`Tangibles`] keeps an undo
+//! journal instead, like the VM's arenas: while a snapshot is open, every
+//! change first records what it replaces (the clock, counter and actor as
+//! one entry; a whole Rust tangible, or its absence, as another). A
+//! snapshot level is the journal's length; a rollback pops entries down to
+//! it, re-registering each restored tangible in the index and the
+//! arrivals, so they come back exactly; releasing the outermost level
+//! empties the journal. The cost of a snapshot is O(1), of a rollback
+//! O(changes).
+//!
 //! **Hash and save format** of [`Tangibles`]: `now`, `next_id`, the actor
 //! (0 for none, else id + 1), the number of tangibles, then per tangible
 //! in ID order: the ID, the steps (count, then tick and the bits of x, y,
@@ -110,6 +121,8 @@ use crate::spatial::{Entry, Grid, Tracker};
 use luprex_vm::raw::{
     Action, Error, HostData, HostVisitor, NativeFn, State, StrRef, TableRef, Value,
 };
+use std::any::Any;
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 
 type R = Result<Action, Error>;
@@ -266,7 +279,7 @@ pub struct Tangible {
 
 /// All the Rust tangibles of a World, its clock and allocators: the
 /// engine's host data (see the module docs).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Tangibles {
     now: i64,
     next_id: u64,
@@ -274,6 +287,36 @@ pub struct Tangibles {
     map: BTreeMap<u64, Tangible>,
     arrivals: BTreeSet<(i64, u64)>,
     grid: Grid,
+    /// The undo journal of the open snapshots (see "Snapshots" in the
+    /// module docs): not content.
+    journal: Vec<Undo>,
+    /// How many snapshots are open (set through `&self` by
+    /// `HostData::snapshot`).
+    depth: Cell<usize>,
+}
+
+/// Equality of content: the journal is bookkeeping.
+impl PartialEq for Tangibles {
+    fn eq(&self, o: &Tangibles) -> bool {
+        (self.now, self.next_id, self.actor, &self.map, &self.arrivals, &self.grid)
+            == (o.now, o.next_id, o.actor, &o.map, &o.arrivals, &o.grid)
+    }
+}
+
+/// One entry of the undo journal: what to put back.
+#[derive(Clone, Debug)]
+enum Undo {
+    /// The clock, the counter and the actor.
+    Scalars { now: i64, next_id: u64, actor: Option<u64> },
+    /// Tangible `id` as it was (`None`: it did not exist).
+    Tangible(u64, Option<Box<Tangible>>),
+}
+
+/// What a snapshot level keeps: the journal length and the depth when it
+/// was taken.
+struct Mark {
+    len: usize,
+    depth: usize,
 }
 
 impl Default for Tangibles {
@@ -285,6 +328,8 @@ impl Default for Tangibles {
             map: BTreeMap::new(),
             arrivals: BTreeSet::new(),
             grid: Grid::new(),
+            journal: Vec::new(),
+            depth: Cell::new(0),
         }
     }
 }
@@ -377,9 +422,65 @@ impl Tangibles {
         &self.grid
     }
 
+    /// Journals the scalars before they change (while a snapshot is open).
+    fn note_scalars(&mut self) {
+        if self.depth.get() > 0 {
+            let (now, next_id, actor) = (self.now, self.next_id, self.actor);
+            self.journal.push(Undo::Scalars { now, next_id, actor });
+        }
+    }
+
+    /// Journals tangible `id` before it changes (while a snapshot is open).
+    fn note(&mut self, id: u64) {
+        if self.depth.get() > 0 {
+            let old = self.map.get(&id).map(|t| Box::new(t.clone()));
+            self.journal.push(Undo::Tangible(id, old));
+        }
+    }
+
+    /// Undoes the journal down to length `len`, newest first. Each
+    /// tangible put back is unregistered and re-registered, so the index
+    /// and the arrivals come back exactly as they were.
+    fn undo_to(&mut self, len: usize) {
+        while self.journal.len() > len {
+            match self.journal.pop() {
+                Some(Undo::Scalars { now, next_id, actor }) => {
+                    (self.now, self.next_id, self.actor) = (now, next_id, actor);
+                }
+                Some(Undo::Tangible(id, old)) => {
+                    if let Some(cur) = self.map.remove(&id) {
+                        self.grid.remove(cur.tracker, id);
+                        if cur.queue.is_moving() {
+                            self.arrivals.remove(&(cur.queue.last().tick, id));
+                        }
+                    }
+                    if let Some(old) = old {
+                        let at = (!old.queue.is_moving()).then(|| old.queue.last().pos);
+                        self.grid.insert(old.tracker, Entry { id, at });
+                        if old.queue.is_moving() {
+                            self.arrivals.insert((old.queue.last().tick, id));
+                        }
+                        self.map.insert(id, *old);
+                    }
+                }
+                None => break,
+            }
+        }
+    }
+
+    /// Entries in the undo journal (tests: it is emptied when the last
+    /// snapshot closes).
+    pub fn journal_len(&self) -> usize {
+        self.journal.len()
+    }
+
     /// Allocates an ID (see the module docs); `master` says whether this
     /// World may grant blocks.
     pub(crate) fn alloc_id(&mut self, master: bool) -> Result<u64, AllocError> {
+        self.note_scalars();
+        if let Some(a) = self.actor {
+            self.note(a);
+        }
         let Some(actor) = self.actor else {
             if !master {
                 return Err(AllocError::NoAllocator);
@@ -430,6 +531,8 @@ impl Tangibles {
     /// Makes `id` a player: gives it a pool of [`POOL_BLOCKS`] blocks
     /// (master only). False if there is no such tangible or it is one.
     pub(crate) fn make_player(&mut self, id: u64) -> Result<bool, AllocError> {
+        self.note_scalars();
+        self.note(id);
         match self.map.get_mut(&id) {
             Some(t) if t.pool.is_none() => t.pool = Some(IdPlayerPool::default()),
             _ => return Ok(false),
@@ -453,6 +556,8 @@ impl Tangibles {
     /// transmission). False if there is no such tangible.
     pub(crate) fn set_pool(&mut self, id: u64, pool: Option<IdPlayerPool>) -> bool {
         let end = pool.as_ref().and_then(|p| p.blocks.iter().map(|b| b.1).max()).unwrap_or(0);
+        self.note_scalars();
+        self.note(id);
         let Some(t) = self.map.get_mut(&id) else { return false };
         t.pool = pool;
         if self.actor == Some(id) && t.pool.is_none() {
@@ -469,6 +574,7 @@ impl Tangibles {
                 return false;
             }
         }
+        self.note_scalars();
         self.actor = actor;
         true
     }
@@ -477,6 +583,8 @@ impl Tangibles {
     pub(crate) fn insert(&mut self, id: u64, pos: [f64; 3]) {
         // In a synchronous model (IDs given by the master) the counter is
         // only kept past every known ID, so saved states stay valid.
+        self.note_scalars();
+        self.note(id);
         self.next_id = self.next_id.max(id + 1);
         let queue = AnimationQueue::at_rest(pos, self.now);
         let tracker = Grid::tracker_for(pos, pos);
@@ -486,6 +594,8 @@ impl Tangibles {
 
     /// Removes the Rust tangible `id`; false if there was none.
     pub(crate) fn remove(&mut self, id: u64) -> bool {
+        self.note_scalars();
+        self.note(id);
         let Some(t) = self.map.remove(&id) else { return false };
         self.grid.remove(t.tracker, id);
         if t.queue.is_moving() {
@@ -501,6 +611,7 @@ impl Tangibles {
     /// if there is no such tangible or the tick overflows.
     pub(crate) fn move_to(&mut self, id: u64, pos: [f64; 3], ticks: i64) -> bool {
         let now = self.now;
+        self.note(id);
         let Some(t) = self.map.get_mut(&id) else { return false };
         let mut queue = t.queue.clone();
         if queue.push(pos, ticks, now).is_none() {
@@ -529,11 +640,13 @@ impl Tangibles {
     /// Advances the clock by one tick and settles the tangibles that
     /// arrive, in `(tick, id)` order.
     pub fn tick(&mut self) {
+        self.note_scalars();
         self.now += 1;
         while let Some(&(tick, id)) = self.arrivals.first() {
             if tick > self.now {
                 break;
             }
+            self.note(id);
             self.arrivals.pop_first();
             if let Some(t) = self.map.get_mut(&id) {
                 t.queue.settle();
@@ -679,7 +792,32 @@ impl HostData for Tangibles {
         self.words(|x| out.extend_from_slice(&x.to_le_bytes()));
         Ok(())
     }
-    luprex_vm::host_data_snapshot_by_clone!();
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+    fn snapshot(&self) -> Box<dyn Any> {
+        let depth = self.depth.get();
+        self.depth.set(depth + 1);
+        Box::new(Mark { len: self.journal.len(), depth })
+    }
+    fn rollback(&mut self, saved: &dyn Any) {
+        if let Some(m) = saved.downcast_ref::<Mark>() {
+            self.undo_to(m.len);
+            // The levels above are gone; this one stays open.
+            self.depth.set(m.depth + 1);
+        }
+    }
+    fn release(&mut self, saved: Box<dyn Any>) {
+        if let Ok(m) = saved.downcast::<Mark>() {
+            self.depth.set(m.depth);
+            if m.depth == 0 {
+                self.journal.clear();
+            }
+        }
+    }
 }
 
 /// The loader of the host data (registered by every World).

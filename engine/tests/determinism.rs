@@ -432,3 +432,85 @@ fn scanradius_matches_brute_force() {
         }
     }
 }
+
+/// Random tangible operations on `w` (create, move, destroy, tick,
+/// players and actors).
+fn random_ops(w: &mut World, rng: &mut Rng, n: usize) {
+    for _ in 0..n {
+        let ids = w.tangible_ids();
+        let pick = |rng: &mut Rng| ids.get(rng.next() as usize % ids.len().max(1)).copied();
+        match rng.next() % 8 {
+            0 | 1 => {
+                let p = [0, 1, 2].map(|_| rng.float(-100.0, 100.0));
+                w.new_tangible("walker", p).unwrap();
+            }
+            2 | 3 => {
+                if let Some(id) = pick(rng) {
+                    let far = if rng.next().is_multiple_of(5) { 100.0 } else { 1.0 };
+                    let p = [0, 1, 2].map(|_| rng.float(-50.0, 50.0) * far);
+                    w.move_to(id, p, (rng.next() % 10) as i64).unwrap();
+                }
+            }
+            4 => {
+                if let Some(id) = pick(rng) {
+                    w.destroy_tangible(id);
+                }
+            }
+            5 => w.tick(),
+            6 => {
+                if let Some(id) = pick(rng) {
+                    if w.make_player(id).unwrap() {
+                        assert!(w.set_actor(Some(id)));
+                    }
+                }
+            }
+            _ => {
+                w.set_actor(None);
+            }
+        }
+    }
+}
+
+#[test]
+fn nested_snapshots_of_tangibles() {
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let mut w = world("movement", Model::Master);
+    random_ops(&mut w, &mut rng, 200);
+    for round in 0..20 {
+        let at0 = (w.state_hash(), w.tangibles().clone());
+        let s0 = w.snapshot().unwrap();
+        random_ops(&mut w, &mut rng, 50);
+        let at1 = (w.state_hash(), w.tangibles().clone());
+        let s1 = w.snapshot().unwrap();
+        random_ops(&mut w, &mut rng, 50);
+        match round % 3 {
+            0 => {
+                w.rollback(&s1).unwrap();
+                assert_eq!((w.state_hash(), w.tangibles().clone()), at1, "round {round}");
+                random_ops(&mut w, &mut rng, 30);
+                w.rollback(&s0).unwrap();
+                assert_eq!((w.state_hash(), w.tangibles().clone()), at0, "round {round}");
+            }
+            1 => {
+                w.release(s1).unwrap();
+                w.rollback(&s0).unwrap();
+                assert_eq!((w.state_hash(), w.tangibles().clone()), at0, "round {round}");
+            }
+            _ => {
+                // Rolling back the outer level discards the inner one.
+                w.rollback(&s0).unwrap();
+                assert_eq!((w.state_hash(), w.tangibles().clone()), at0, "round {round}");
+                random_ops(&mut w, &mut rng, 30);
+            }
+        }
+        assert!(w.tangibles_consistent(), "round {round}");
+        if round % 2 == 0 {
+            w.rollback(&s0).unwrap();
+            assert_eq!(w.tangibles(), &at0.1);
+        }
+        w.release(s0).unwrap();
+        assert_eq!(w.tangibles().journal_len(), 0, "the journal empties with the last level");
+        random_ops(&mut w, &mut rng, 20);
+    }
+    assert!(w.tangibles().len() > 20);
+}
