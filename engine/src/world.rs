@@ -11,7 +11,8 @@
 //!
 //! 1. [`World::new`] makes the state: libraries, the guarded environment
 //!    (`classes.rs`), the registry tables `classdb`, `sourcedb`,
-//!    `globalpub`, and in the master `globaldb` (`globals.rs`).
+//!    `globalpub`, `tangibles`, and in the master `globaldb`
+//!    (`globals.rs`), and attaches the tangibles' host data.
 //! 2. Sources come in: [`World::load_dir`] (a [`ScriptDir`], kept for
 //!    [`World::reload`]) or [`World::load_sources`] (from memory). Either
 //!    updates the source database (`sourcedb.rs`) and does a class
@@ -44,10 +45,22 @@
 //! **Invariants.**
 //! * Everything a World *is* lives in its VM state (the environment, the
 //!   registry tables above, the master flag as the presence of
-//!   `globaldb`), so [`World::state_hash`], [`World::snapshot`] /
-//!   [`World::rollback`] and [`World::save`] / [`World::restore`] cover it
-//!   all. The Rust side holds only the model kind, the script directory
-//!   reader, pending reports and printed output.
+//!   `globaldb`, and the Rust side of tangibles — clock, ID counter and
+//!   pools, animation queues, spatial index — as the host data
+//!   `engine.tangibles`, `tangible.rs`), so [`World::state_hash`],
+//!   [`World::snapshot`] / [`World::rollback`] and [`World::save`] /
+//!   [`World::restore`] cover it all. The `World` struct holds only the
+//!   model kind, the script directory reader, pending reports and printed
+//!   output.
+//!
+//! **Tangibles** from the host: [`World::new_tangible`],
+//! [`World::insert_tangible`] (an ID the master gave, for synchronous
+//! models), [`World::destroy_tangible`], [`World::tangible`],
+//! [`World::tangible_ids`], [`World::position`], [`World::move_to`],
+//! [`World::set_class`], [`World::scan_radius`], [`World::tick`],
+//! [`World::now`], [`World::make_player`], [`World::set_pool`],
+//! [`World::set_actor`], [`World::tangibles`] (the Rust side, read-only)
+//! and [`World::special_set`].
 //! * No clock, no OS randomness, no iteration over a hash map: two Worlds
 //!   given the same sources (and fingerprints) and the same calls have the
 //!   same state hash, in any process.

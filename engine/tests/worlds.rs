@@ -451,3 +451,77 @@ fn movement() {
     assert!(w.tangibles_consistent());
     w.exec("=host", "assert(now() == 30)").unwrap();
 }
+
+/// The examples of docs/SCRIPTING.md §3 (tangibles) run as written.
+#[test]
+fn manual_tangible_examples() {
+    let files = [luprex_engine::SourceFile::new(
+        "torch.lua",
+        r#"local torch = maketangible("torch")
+function torch:light() self.lit = true end
+
+function torch.place(x, y)
+  local t = newtangible(torch, x, y, 0)   -- or newtangible("torch", x, y, 0)
+  t.fuel = 100                             -- script data
+  t:light()
+  return t
+end
+
+function torch:burn_out()
+  print("torch " .. getid(self) .. " burnt out")
+  destroy(self)
+end
+
+function torch:warm_neighbours()
+  for _, other in ipairs(scanradius(self, 5)) do
+    if other ~= self then other.warm = true end
+  end
+end
+
+local lamp = maketangible("lamp")
+function lamp:light() return "electric" end
+"#,
+    )];
+    let mut w = World::new(Model::Master).unwrap();
+    w.load_sources(&files).unwrap();
+    assert!(w.take_reports().is_empty());
+    w.exec(
+        "=t",
+        r#"local started = now()
+        assert(started == 0)
+        local t = torch.place(0, 0)
+        assert(t.fuel == 100 and t.lit)
+        local id = getid(t)
+        assert(gettangible(id) == t)
+        local near = torch.place(3, 4)
+        t:warm_neighbours()
+        assert(near.warm and not t.warm)
+        local here = scanradius(0, 0, 0, 100)   -- everything within 100 of the origin
+        assert(#here == 2 and here[1] == t and here[2] == near)
+        setclass(t, "lamp")
+        assert(t:light() == "electric")
+        setclass(t, torch)
+        -- At tick 0: walk 10 units east in 10 ticks, then 20 north in 5.
+        moveto(t, 10, 0, 0, 10)
+        moveto(t, 10, 20, 0, 5)
+        near:burn_out()
+        assert(gettangible(getid(t)) == t and #scanradius(0, 0, 0, 100) == 1)
+        makeclass("probe")
+        function probe.at() return table.concat({position(gettangible(1))}, " ") end"#,
+    )
+    .unwrap();
+    assert_eq!(w.take_output(), "torch 2 burnt out\n");
+    let at = |w: &mut World| {
+        let r = w.call("probe", "at", &[]).unwrap();
+        let luprex_engine::raw::Value::Str(s) = r[0] else { panic!("{r:?}") };
+        String::from_utf8_lossy(w.state().str_bytes(s)).into_owned()
+    };
+    tick_to(&mut w, 5);
+    assert_eq!(at(&mut w), "5.0 0.0 0.0");
+    tick_to(&mut w, 12);
+    assert_eq!(at(&mut w), "10.0 8.0 0.0");
+    tick_to(&mut w, 15);
+    assert_eq!(at(&mut w), "10.0 20.0 0.0");
+    tick_to(&mut w, 40);
+    assert_eq!(at(&mut w), "10.0 20.0 0.0");
+}
