@@ -13,6 +13,10 @@
 //! | globals database      | registry `globaldb` (master only)       | [`globals`]   |
 //! | published globals     | registry `globalpub` (seed 003)         | [`globals`]   |
 //! | library               | registry `library` (the env's `__index`)| [`classes`]   |
+//! | lua tangibles         | registry `tangibles` (ID → table)       | [`tangible`]  |
+//! | Rust tangibles        | host data `engine.tangibles`            | [`tangible`]  |
+//! | positional tracker    | the grid in that host data              | [`spatial`]   |
+//! | simulated clock       | `now` in that host data                 | [`tangible`]  |
 //!
 //! The host drives a World through [`World`]'s methods: load scripts
 //! (from a [`ScriptDir`] or from memory as [`SourceFile`]s), rebuild the
@@ -30,12 +34,15 @@ pub mod classes;
 pub mod error;
 pub mod globals;
 pub mod sourcedb;
+pub mod spatial;
+pub mod tangible;
 pub mod world;
 
 pub use error::{EngineError, LoadReport, ReportKind};
 pub use sourcedb::{
     code_hash, parse_control, ControlEntry, Fingerprint, ScriptDir, SourceFile, SourceInfo,
 };
+pub use tangible::{AnimationQueue, IdPlayerPool, Step, Tangible, Tangibles};
 pub use world::{Model, World, WorldSnapshot};
 
 /// The raw VM API the engine is written in (re-exported for hosts that

@@ -11,7 +11,8 @@
 //!
 //! 1. [`World::new`] makes the state: libraries, the guarded environment
 //!    (`classes.rs`), the registry tables `classdb`, `sourcedb`,
-//!    `globalpub`, and in the master `globaldb` (`globals.rs`).
+//!    `globalpub`, `tangibles`, and in the master `globaldb`
+//!    (`globals.rs`), and attaches the tangibles' host data.
 //! 2. Sources come in: [`World::load_dir`] (a [`ScriptDir`], kept for
 //!    [`World::reload`]) or [`World::load_sources`] (from memory). Either
 //!    updates the source database (`sourcedb.rs`) and does a class
@@ -44,10 +45,22 @@
 //! **Invariants.**
 //! * Everything a World *is* lives in its VM state (the environment, the
 //!   registry tables above, the master flag as the presence of
-//!   `globaldb`), so [`World::state_hash`], [`World::snapshot`] /
-//!   [`World::rollback`] and [`World::save`] / [`World::restore`] cover it
-//!   all. The Rust side holds only the model kind, the script directory
-//!   reader, pending reports and printed output.
+//!   `globaldb`, and the Rust side of tangibles — clock, ID counter and
+//!   pools, animation queues, spatial index — as the host data
+//!   `engine.tangibles`, `tangible.rs`), so [`World::state_hash`],
+//!   [`World::snapshot`] / [`World::rollback`] and [`World::save`] /
+//!   [`World::restore`] cover it all. The `World` struct holds only the
+//!   model kind, the script directory reader, pending reports and printed
+//!   output.
+//!
+//! **Tangibles** from the host: [`World::new_tangible`],
+//! [`World::insert_tangible`] (an ID the master gave, for synchronous
+//! models), [`World::destroy_tangible`], [`World::tangible`],
+//! [`World::tangible_ids`], [`World::position`], [`World::move_to`],
+//! [`World::set_class`], [`World::scan_radius`], [`World::tick`],
+//! [`World::now`], [`World::make_player`], [`World::set_pool`],
+//! [`World::set_actor`], [`World::tangibles`] (the Rust side, read-only)
+//! and [`World::special_set`].
 //! * No clock, no OS randomness, no iteration over a hash map: two Worlds
 //!   given the same sources (and fingerprints) and the same calls have the
 //!   same state hash, in any process.
@@ -59,7 +72,8 @@ use crate::error::{line_in, EngineError, LoadReport, ReportKind};
 use crate::globals;
 use crate::registry_get;
 use crate::sourcedb::{self, Listed, ScriptDir, SourceFile, SourceInfo};
-use luprex_vm::raw::{self, State, Value};
+use crate::tangible::{self, AsTangible, ClassError, Keys, Tangibles};
+use luprex_vm::raw::{self, SpecialSet, State, TableRef, Value};
 use std::cell::RefCell;
 use std::path::PathBuf;
 use std::rc::Rc;
@@ -129,6 +143,7 @@ impl World {
         let lib = classes::library(&mut st);
         globals::open(&mut st, lib, model == Model::Master)?;
         sourcedb::open(&mut st);
+        tangible::open(&mut st, lib)?;
         Ok(World { st, model, out, scripts: None, reports: Vec::new() })
     }
 
@@ -381,6 +396,9 @@ impl World {
         let complete = [classes::CLASSDB, classes::LIBRARY, sourcedb::SOURCEDB, globals::GLOBALPUB]
             .iter()
             .all(|k| matches!(registry_get(&mut w.st, k), Value::Table(_)));
+        let complete = complete
+            && matches!(registry_get(&mut w.st, tangible::TANGIBLES), Value::Table(_))
+            && w.tangibles_consistent();
         if !complete || master != (model == Model::Master) {
             return Err(EngineError::Lua {
                 message: format!("the saved state is not a {model:?} world"),
@@ -388,5 +406,211 @@ impl World {
             });
         }
         Ok(w)
+    }
+
+    // -----------------------------------------------------------------
+    // Tangibles (tangible.rs)
+    // -----------------------------------------------------------------
+
+    fn keys(&mut self) -> Keys {
+        Keys::new(&mut self.st)
+    }
+
+    fn lua_error(message: String) -> EngineError {
+        EngineError::Lua { message, traceback: String::new() }
+    }
+
+    /// The Rust side of the World's tangibles, its clock and allocators
+    /// (read-only).
+    pub fn tangibles(&self) -> &Tangibles {
+        tangible::host(&self.st)
+    }
+
+    /// Creates a tangible of class `class` (a class of the environment) at
+    /// `pos`, as `newtangible` does; returns its ID. In a synchronous model
+    /// the ID comes from the actor's IdPlayerPool (see
+    /// [`World::set_actor`]).
+    pub fn new_tangible(&mut self, class: &str, pos: [f64; 3]) -> Result<u64, EngineError> {
+        if !pos.iter().all(|c| c.is_finite()) {
+            return Err(Self::lua_error("newtangible: coordinate is not finite".into()));
+        }
+        let k = self.keys();
+        let name = Value::Str(self.st.intern(class.as_bytes()));
+        let c = match tangible::resolve_class(&self.st, &k, name) {
+            Ok(c) => c,
+            Err(ClassError::NoClass(n)) => return Err(Self::lua_error(format!("no class '{n}'"))),
+            Err(_) => return Err(Self::lua_error(format!("no class '{class}'"))),
+        };
+        tangible::create(&mut self.st, &k, c, pos)
+            .map(|(id, _)| id)
+            .map_err(|m| Self::lua_error(format!("newtangible: {m}")))
+    }
+
+    /// Creates tangible `id` — an ID the master allocated — of class `class`
+    /// at `pos`, in any model: how difference transmission will bring the
+    /// master's tangibles into a synchronous model. Fails if the ID is in
+    /// use or not a valid ID.
+    pub fn insert_tangible(
+        &mut self,
+        id: u64,
+        class: &str,
+        pos: [f64; 3],
+    ) -> Result<(), EngineError> {
+        if !pos.iter().all(|c| c.is_finite()) {
+            return Err(Self::lua_error("coordinate is not finite".into()));
+        }
+        if !tangible::host(&self.st).id_is_free(id) {
+            return Err(Self::lua_error(format!("tangible id {id} is in use or not valid")));
+        }
+        let k = self.keys();
+        let name = Value::Str(self.st.intern(class.as_bytes()));
+        let c = tangible::resolve_class(&self.st, &k, name)
+            .map_err(|_| Self::lua_error(format!("no class '{class}'")))?;
+        tangible::make(&mut self.st, &k, c, pos, id);
+        Ok(())
+    }
+
+    /// Sets (or removes) the IdPlayerPool of tangible `id` as the master
+    /// has it, in any model (difference transmission). False if there is
+    /// no such tangible.
+    pub fn set_pool(&mut self, id: u64, pool: Option<tangible::IdPlayerPool>) -> bool {
+        tangible::host_mut(&mut self.st).set_pool(id, pool)
+    }
+
+    /// Destroys tangible `id` (registry, index, host data); false if there
+    /// is no such tangible.
+    pub fn destroy_tangible(&mut self, id: u64) -> bool {
+        let k = self.keys();
+        tangible::destroy(&mut self.st, &k, id)
+    }
+
+    /// The Lua tangible of `id` (an unrooted handle, valid until Lua runs
+    /// again), if it exists.
+    pub fn tangible(&mut self, id: u64) -> Option<TableRef> {
+        tangible::host(&self.st).get(id)?;
+        let reg = self.keys().reg;
+        match self.st.table(reg).get_int(id as i64) {
+            Value::Table(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The ID of Lua tangible `v`, if it is a live tangible.
+    pub fn tangible_id(&mut self, v: Value) -> Option<u64> {
+        let k = self.keys();
+        match tangible::as_tangible(&self.st, &k, v) {
+            AsTangible::Live(id, _) => Some(id),
+            _ => None,
+        }
+    }
+
+    /// The IDs of every tangible, ascending.
+    pub fn tangible_ids(&self) -> Vec<u64> {
+        self.tangibles().iter().map(|t| t.id).collect()
+    }
+
+    /// The position of tangible `id` at the current tick.
+    pub fn position(&self, id: u64) -> Option<[f64; 3]> {
+        self.tangibles().position(id)
+    }
+
+    /// Queues an animation step of `id` to `pos`, arriving `ticks` after
+    /// its last step (as `moveto`).
+    pub fn move_to(&mut self, id: u64, pos: [f64; 3], ticks: i64) -> Result<(), EngineError> {
+        if !pos.iter().all(|c| c.is_finite()) || ticks < 0 {
+            return Err(Self::lua_error("moveto: bad coordinates or ticks".into()));
+        }
+        if !tangible::host_mut(&mut self.st).move_to(id, pos, ticks) {
+            return Err(Self::lua_error(format!("moveto: no tangible {id} or tick overflow")));
+        }
+        Ok(())
+    }
+
+    /// Changes the class of tangible `id` (as `setclass`).
+    pub fn set_class(&mut self, id: u64, class: &str) -> Result<(), EngineError> {
+        let k = self.keys();
+        let name = Value::Str(self.st.intern(class.as_bytes()));
+        let c = tangible::resolve_class(&self.st, &k, name)
+            .map_err(|_| Self::lua_error(format!("no class '{class}'")))?;
+        let t = self.tangible(id).ok_or_else(|| Self::lua_error(format!("no tangible {id}")))?;
+        tangible::set_class(&mut self.st, &k, t, c);
+        Ok(())
+    }
+
+    /// The IDs of the tangibles within distance `r` of `center` at the
+    /// current tick (3-D Euclidean, inclusive), ascending.
+    pub fn scan_radius(&self, center: [f64; 3], r: f64) -> Vec<u64> {
+        let mut out = Vec::new();
+        self.tangibles().scan_radius(center, r, &mut out);
+        out
+    }
+
+    /// As [`World::scan_radius`], into `out` (reused across queries).
+    pub fn scan_radius_into(&self, center: [f64; 3], r: f64, out: &mut Vec<u64>) {
+        self.tangibles().scan_radius(center, r, out);
+    }
+
+    /// Advances the simulated clock by one tick (tangibles whose animation
+    /// completes settle).
+    pub fn tick(&mut self) {
+        tangible::host_mut(&mut self.st).tick();
+    }
+
+    /// The current tick.
+    pub fn now(&self) -> i64 {
+        self.tangibles().now()
+    }
+
+    /// Makes tangible `id` a player: gives it an IdPlayerPool of
+    /// [`tangible::POOL_BLOCKS`] blocks from the master's counter. Master
+    /// only; false if there is no such tangible or it is a player already.
+    pub fn make_player(&mut self, id: u64) -> Result<bool, EngineError> {
+        if self.model != Model::Master {
+            return Err(Self::lua_error("only the master grants id pools".into()));
+        }
+        tangible::host_mut(&mut self.st).make_player(id).map_err(|e| Self::lua_error(e.to_string()))
+    }
+
+    /// Sets the actor: the player whose commands run now, whose
+    /// IdPlayerPool every new tangible's ID comes from (`None`: the
+    /// master's counter; in a synchronous model, no allocator). False if
+    /// `actor` is not a player.
+    pub fn set_actor(&mut self, actor: Option<u64>) -> bool {
+        tangible::host_mut(&mut self.st).set_actor(actor)
+    }
+
+    /// The tables the table-graph traversal must skip (seed 000): the
+    /// environment, the registry, every class table and every Lua
+    /// tangible. Computed afresh (handles are reused after collection).
+    pub fn special_set(&mut self) -> SpecialSet {
+        let mut s = SpecialSet::new();
+        s.mark(self.st.globals());
+        s.mark(self.st.registry());
+        let k = self.keys();
+        for (_, c) in self.st.table(k.classdb).iter() {
+            s.mark_value(c);
+        }
+        for (_, t) in self.st.table(k.reg).iter() {
+            s.mark_value(t);
+        }
+        s
+    }
+
+    /// Whether the registry's `tangibles` and the Rust tangibles name the
+    /// same IDs, and the spatial index is what the queues give.
+    pub fn tangibles_consistent(&mut self) -> bool {
+        let k = self.keys();
+        let lua: Vec<u64> = self
+            .st
+            .table(k.reg)
+            .iter()
+            .filter_map(|(id, t)| match (id, t) {
+                (Value::Int(i), Value::Table(_)) => Some(i as u64),
+                _ => None,
+            })
+            .collect();
+        let mut lua = lua;
+        lua.sort_unstable();
+        lua == self.tangible_ids() && self.tangibles().index_is_consistent()
     }
 }

@@ -340,3 +340,188 @@ function bank.rate() return global.get("interest rate") or 0 end  -- anywhere
     )
     .unwrap();
 }
+
+/// Ticks world `w` until its clock reads `t`.
+fn tick_to(w: &mut World, t: i64) {
+    while w.now() < t {
+        w.tick();
+    }
+    assert_eq!(w.now(), t);
+}
+
+#[test]
+fn tangibles() {
+    let mut w = load(Model::Master, "tangibles");
+    assert_eq!(check(&mut w, "create"), "1,2");
+    assert_eq!(w.tangible_ids(), [1, 2]);
+    assert_eq!(w.position(1), Some([1.0, 2.0, 3.0]));
+    assert_eq!(w.position(2), Some([-1.0, 0.5, 0.0]));
+    assert_eq!(check(&mut w, "protected"), "true");
+    assert_eq!(check(&mut w, "setclass"), "true");
+    assert_eq!(check(&mut w, "errors"), "true");
+    // The Lua tangible from the host side, and the protected metatable's
+    // contents: __id, __index, __metatable, threads.
+    let t = w.tangible(1).unwrap();
+    assert_eq!(w.tangible_id(Value::Table(t)), Some(1));
+    let r = w
+        .exec(
+            "=host",
+            "local t = gettangible(1) local n = 0 for k in pairs(t) do n = n + 1 end return n",
+        )
+        .unwrap();
+    assert!(
+        matches!(r[0], Value::Int(5)),
+        "the script's five keys (lit, __id, __index, threads, 1), nothing else"
+    );
+    assert!(w.tangibles_consistent());
+
+    // A class rebuild keeps the tangibles and their classes.
+    let h = w.tangibles().clone();
+    w.rebuild().unwrap();
+    assert!(w.take_reports().is_empty());
+    assert_eq!(w.tangibles(), &h);
+    w.exec("=host", "assert(gettangible(1):light() == 'lit 1')").unwrap();
+
+    assert_eq!(check(&mut w, "destroy"), "3");
+    assert_eq!(w.tangible_ids(), [2, 3]);
+    assert_eq!(w.tangible(1), None);
+    assert_eq!(w.position(1), None);
+    assert!(!w.destroy_tangible(1));
+    assert!(w.tangibles_consistent());
+
+    // The host API: create, class, move, destroy.
+    let id = w.new_tangible("lamp", [0.0, 0.0, 0.0]).unwrap();
+    assert_eq!(id, 4);
+    assert!(w.new_tangible("dragon", [0.0; 3]).unwrap_err().to_string().contains("no class"));
+    w.set_class(id, "torch").unwrap();
+    w.exec("=host", "assert(gettangible(4):light() == 'lit 4')").unwrap();
+    w.move_to(id, [3.0, 4.0, 0.0], 2).unwrap();
+    w.tick();
+    assert_eq!(w.position(id), Some([1.5, 2.0, 0.0]));
+    assert_eq!(w.scan_radius([0.0; 3], 2.5), [2, 3, 4]);
+    assert!(w.destroy_tangible(id));
+    assert_eq!(w.scan_radius([0.0; 3], 2.5), [2, 3]);
+    assert_eq!(w.scan_radius([0.0; 3], 1.0), [3]);
+    assert!(w.tangibles_consistent());
+
+    // The special set marks the environment, the registry, the classes and
+    // the tangibles, and not the script's own tables.
+    let special = w.special_set();
+    let st = w.state();
+    assert!(special.contains(st.globals()) && special.contains(st.registry()));
+    let mut w2 = w;
+    for id in [2, 3] {
+        let t = w2.tangible(id).unwrap();
+        assert!(special.contains(t));
+    }
+    let r = w2.exec("=host", "return torch, global('things')").unwrap();
+    let (Value::Table(torch), Value::Table(things)) = (r[0], r[1]) else { panic!("{r:?}") };
+    assert!(special.contains(torch) && !special.contains(things));
+}
+
+#[test]
+fn tangibles_in_a_synchronous_model() {
+    // No actor in a synchronous model: no allocator.
+    let mut c = load(Model::ClientSync, "tangibles");
+    let e = c.exec("=host", "newtangible(torch, 0, 0, 0)").unwrap_err();
+    assert!(e.to_string().contains("no actor"), "{e}");
+    assert!(c.make_player(1).is_err(), "only the master grants pools");
+}
+
+#[test]
+fn movement() {
+    let mut w = load(Model::Master, "movement");
+    assert_eq!(check(&mut w, "start"), "true");
+    let steps: Vec<i64> =
+        w.tangibles().get(1).unwrap().queue.steps().iter().map(|s| s.tick).collect();
+    assert_eq!(steps, [0, 10, 15]);
+    tick_to(&mut w, 5);
+    assert_eq!(check(&mut w, "t5"), "true");
+    tick_to(&mut w, 12);
+    assert_eq!(check(&mut w, "t12"), "true");
+    assert_eq!(w.position(1), Some([10.0, 8.0, 0.0]));
+    tick_to(&mut w, 15);
+    assert_eq!(w.tangibles().get(1).unwrap().queue.steps().len(), 1, "settled on arrival");
+    tick_to(&mut w, 20);
+    assert_eq!(check(&mut w, "t20"), "true");
+    tick_to(&mut w, 21);
+    assert_eq!(check(&mut w, "t21"), "true");
+    tick_to(&mut w, 30);
+    assert_eq!(w.position(1), Some([10.0, 20.0, 30.0]));
+    assert!(w.tangibles_consistent());
+    w.exec("=host", "assert(now() == 30)").unwrap();
+}
+
+/// The examples of docs/SCRIPTING.md §3 (tangibles) run as written.
+#[test]
+fn manual_tangible_examples() {
+    let files = [luprex_engine::SourceFile::new(
+        "torch.lua",
+        r#"local torch = maketangible("torch")
+function torch:light() self.lit = true end
+
+function torch.place(x, y)
+  local t = newtangible(torch, x, y, 0)   -- or newtangible("torch", x, y, 0)
+  t.fuel = 100                             -- script data
+  t:light()
+  return t
+end
+
+function torch:burn_out()
+  print("torch " .. getid(self) .. " burnt out")
+  destroy(self)
+end
+
+function torch:warm_neighbours()
+  for _, other in ipairs(scanradius(self, 5)) do
+    if other ~= self then other.warm = true end
+  end
+end
+
+local lamp = maketangible("lamp")
+function lamp:light() return "electric" end
+"#,
+    )];
+    let mut w = World::new(Model::Master).unwrap();
+    w.load_sources(&files).unwrap();
+    assert!(w.take_reports().is_empty());
+    w.exec(
+        "=t",
+        r#"local started = now()
+        assert(started == 0)
+        local t = torch.place(0, 0)
+        assert(t.fuel == 100 and t.lit)
+        local id = getid(t)
+        assert(gettangible(id) == t)
+        local near = torch.place(3, 4)
+        t:warm_neighbours()
+        assert(near.warm and not t.warm)
+        local here = scanradius(0, 0, 0, 100)   -- everything within 100 of the origin
+        assert(#here == 2 and here[1] == t and here[2] == near)
+        setclass(t, "lamp")
+        assert(t:light() == "electric")
+        setclass(t, torch)
+        -- At tick 0: walk 10 units east in 10 ticks, then 20 north in 5.
+        moveto(t, 10, 0, 0, 10)
+        moveto(t, 10, 20, 0, 5)
+        near:burn_out()
+        assert(gettangible(getid(t)) == t and #scanradius(0, 0, 0, 100) == 1)
+        makeclass("probe")
+        function probe.at() return table.concat({position(gettangible(1))}, " ") end"#,
+    )
+    .unwrap();
+    assert_eq!(w.take_output(), "torch 2 burnt out\n");
+    let at = |w: &mut World| {
+        let r = w.call("probe", "at", &[]).unwrap();
+        let luprex_engine::raw::Value::Str(s) = r[0] else { panic!("{r:?}") };
+        String::from_utf8_lossy(w.state().str_bytes(s)).into_owned()
+    };
+    tick_to(&mut w, 5);
+    assert_eq!(at(&mut w), "5.0 0.0 0.0");
+    tick_to(&mut w, 12);
+    assert_eq!(at(&mut w), "10.0 8.0 0.0");
+    tick_to(&mut w, 15);
+    assert_eq!(at(&mut w), "10.0 20.0 0.0");
+    tick_to(&mut w, 40);
+    assert_eq!(at(&mut w), "10.0 20.0 0.0");
+}

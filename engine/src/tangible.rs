@@ -1,0 +1,1269 @@
+//! Tangibles: the game's objects in the world (seed 004, "Tangibles").
+//!
+//! Every tangible has a 64-bit **ID** (a positive Lua integer) and two
+//! halves:
+//!
+//! * **The Lua tangible**, a table that belongs to the scripts: every key
+//!   is theirs. Its metatable is the engine's and is protected:
+//!
+//!   ```text
+//!   metatable of a tangible
+//!     __id        = 12            -- the ID
+//!     __index     = <class>       -- methods come from the class (setclass)
+//!     __metatable = "tangible"    -- getmetatable(t) gives this string,
+//!                                 -- setmetatable(t, ...) fails
+//!     threads     = {}            -- the thread table (next increment)
+//!   ```
+//!
+//!   Registry key `tangibles` maps ID → Lua tangible; it is what keeps a
+//!   tangible alive and how `gettangible(id)` finds it.
+//! * **The Rust tangible** ([`Tangible`]): the ID, the **animation queue**
+//!   ([`AnimationQueue`]), the **positional tracker** (its registration in
+//!   the spatial index, `spatial.rs`) and, for players, the
+//!   **IdPlayerPool** ([`IdPlayerPool`]). All Rust tangibles live in one
+//!   [`HostData`] attached to the World's state, [`Tangibles`], with the
+//!   World's simulated clock, the master's ID counter, the current actor,
+//!   the schedule of arrivals and the spatial index, so that the VM's
+//!   snapshot/rollback, save/load and state hash cover the Rust side too.
+//!
+//! **Time.** A World has a simulated clock: `now`, an integer tick,
+//! advanced by one by [`crate::World::tick`] and by nothing else (no OS
+//! clock anywhere). Positions are functions of the animation queue and
+//! `now`.
+//!
+//! **The animation queue** is a list of steps `(tick, x, y, z)`, ticks
+//! non-decreasing; the first step is where the current movement started,
+//! the last is where the tangible will be (its *position* once the queue
+//! completes). The position at tick `t`:
+//!
+//! * before or at the first step's tick: the first step's point;
+//! * at or after the last step's tick: the last step's point;
+//! * between steps `a` and `b` with `a.tick <= t < b.tick`: the linear
+//!   interpolation `a + (b - a) * (t - a.tick) / (b.tick - a.tick)`,
+//!   per coordinate, in `f64` (`ticks` as `f64`, one division then one
+//!   multiplication and one addition per coordinate: the same bits on
+//!   every IEEE machine). Two steps at the same tick are a teleport: the
+//!   later one counts from that tick on.
+//!
+//! `moveto(t, x, y, z, ticks)` adds a step arriving `ticks` (≥ 0) after
+//! the queue's last step; if the tangible is at rest, the movement starts
+//! now (the queue becomes `[(now, here), (now + ticks, there)]`). A queue
+//! whose last step is reached *settles* on that tick: it keeps only its
+//! last step. So a queue has several steps exactly while its tangible is
+//! moving (last tick > now), and the schedule of arrivals holds exactly
+//! the moving tangibles, by `(arrival tick, id)`: [`Tangibles::tick`]
+//! settles those whose tick has come, in that order.
+//!
+//! **The positional tracker and the spatial index** are described in
+//! `spatial.rs`: a tangible at rest is in the cell of its position, a
+//! moving one in the cells of its queue's bounding box, re-registered when
+//! it settles or gets a new step. The index is a pure function of the
+//! queues, so it is not saved or hashed: a load rebuilds it.
+//!
+//! **IDs and the IdPlayerPool.** IDs are allocated deterministically:
+//!
+//! * The master has one counter, `next_id` (IDs start at 1). Code running
+//!   with no actor takes the next ID from it.
+//! * A player (a tangible made one by [`crate::World::make_player`], on
+//!   the master) has an **IdPlayerPool**: blocks of IDs, `[start, end)`,
+//!   granted by the master's counter ([`POOL_BLOCK`] IDs each; the pool
+//!   is given [`POOL_BLOCKS`] blocks, and after every allocation the master
+//!   grants another block whenever fewer than [`POOL_BLOCK`] IDs remain).
+//!   While the host runs a player's command it sets that player as the
+//!   *actor* ([`crate::World::set_actor`]), and every ID the command
+//!   allocates comes from the front of the actor's pool.
+//!
+//!   Why blocks: a command is predicted on the client (ClientSync under a
+//!   snapshot), then runs on the master, then on both synchronous models
+//!   when acknowledged. The pool is part of the player's tangible, which
+//!   difference transmission carries to the synchronous models, and taking
+//!   the next ID from it is a pure function of the pool, so the four runs
+//!   of the command take the same IDs in the same order, whatever other
+//!   players did meanwhile. Only the *grant* needs the master's counter,
+//!   and only the master grants: a synchronous model learns of new blocks
+//!   by difference transmission. Blocks are disjoint from each other and
+//!   from the counter's IDs because they are cut from the counter, so IDs
+//!   stay unique world-wide. A scheme deriving IDs as (player, counter)
+//!   would need to reserve bits of the 64 for the player and could not
+//!   express "master-owned" IDs so simply; blocks cost nothing to check.
+//!   A command that allocates more IDs than its pool holds cannot be
+//!   predicted: in a synchronous model it is an error (the thread
+//!   increment will turn it into a NoPredict). A synchronous model with no
+//!   actor has no allocator at all: creating a tangible there is an error,
+//!   as tangibles reach it by difference transmission.
+//!
+//! **Destroying** a tangible removes it from the registry, the index and
+//! the host data. Its table stays a table (its script data readable), but
+//! every engine function given it raises
+//! `bad argument #1 to 'position' (tangible 12 was destroyed)`.
+//!
+//! **Snapshots.** Copying every Rust tangible at each snapshot would cost
+//! O(tangibles) per prediction round, so [`Tangibles`] keeps an undo
+//! journal instead, like the VM's arenas: while a snapshot is open, every
+//! change first records what it replaces (the clock, counter and actor as
+//! one entry; a whole Rust tangible, or its absence, as another). A
+//! snapshot level is the journal's length; a rollback pops entries down to
+//! it, re-registering each restored tangible in the index and the
+//! arrivals, so they come back exactly; releasing the outermost level
+//! empties the journal. The cost of a snapshot is O(1), of a rollback
+//! O(changes).
+//!
+//! **Hash and save format** of [`Tangibles`]: `now`, `next_id`, the actor
+//! (0 for none, else id + 1), the number of tangibles, then per tangible
+//! in ID order: the ID, the steps (count, then tick and the bits of x, y,
+//! z), the pool (0, or 1 and the blocks). The save is those words as
+//! little-endian bytes; the loader checks them (IDs ascending and below
+//! `next_id`, steps non-empty with non-decreasing ticks and finite
+//! coordinates, a moving queue exactly when its last tick is ahead of
+//! `now`) and rebuilds the index and the arrivals.
+
+use crate::spatial::{Entry, Grid, Tracker};
+use luprex_vm::raw::{
+    Action, Error, HostData, HostVisitor, NativeFn, State, StrRef, TableRef, Value,
+};
+use std::any::Any;
+use std::cell::Cell;
+use std::collections::{BTreeMap, BTreeSet};
+
+type R = Result<Action, Error>;
+
+/// Registry key of the Lua tangibles (ID → table).
+pub(crate) const TANGIBLES: &str = "tangibles";
+/// The name of the host data.
+pub(crate) const HOST_DATA: &str = "engine.tangibles";
+/// IDs per block granted to an IdPlayerPool.
+pub const POOL_BLOCK: u64 = 256;
+/// Blocks a new IdPlayerPool is given.
+pub const POOL_BLOCKS: u64 = 2;
+/// The largest ID (IDs are positive Lua integers).
+const MAX_ID: u64 = i64::MAX as u64;
+
+/// One step of an animation queue: the point reached at `tick`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Step {
+    /// The tick at which the point is reached.
+    pub tick: i64,
+    /// The point.
+    pub pos: [f64; 3],
+}
+
+/// A tangible's animation queue (see the module docs): never empty, ticks
+/// non-decreasing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnimationQueue {
+    steps: Vec<Step>,
+}
+
+impl AnimationQueue {
+    /// A queue at rest at `pos` since `tick`.
+    pub fn at_rest(pos: [f64; 3], tick: i64) -> AnimationQueue {
+        AnimationQueue { steps: vec![Step { tick, pos }] }
+    }
+
+    /// The steps, first to last.
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    /// The last step (where the tangible ends up).
+    pub fn last(&self) -> Step {
+        self.steps[self.steps.len() - 1]
+    }
+
+    /// The position at tick `t`.
+    pub fn position_at(&self, t: i64) -> [f64; 3] {
+        let i = self.steps.partition_point(|s| s.tick <= t);
+        if i == 0 {
+            return self.steps[0].pos;
+        }
+        if i == self.steps.len() {
+            return self.last().pos;
+        }
+        let (a, b) = (self.steps[i - 1], self.steps[i]);
+        let f = (t - a.tick) as f64 / (b.tick - a.tick) as f64;
+        [0, 1, 2].map(|k| a.pos[k] + (b.pos[k] - a.pos[k]) * f)
+    }
+
+    /// The bounding box of every step.
+    pub fn bounds(&self) -> ([f64; 3], [f64; 3]) {
+        let mut lo = self.steps[0].pos;
+        let mut hi = lo;
+        for s in &self.steps[1..] {
+            for k in 0..3 {
+                lo[k] = lo[k].min(s.pos[k]);
+                hi[k] = hi[k].max(s.pos[k]);
+            }
+        }
+        (lo, hi)
+    }
+
+    /// Adds a step to `pos` arriving `ticks` after the last step, or after
+    /// `now` if the queue is at rest. `None` on tick overflow.
+    fn push(&mut self, pos: [f64; 3], ticks: i64, now: i64) -> Option<()> {
+        let last = self.last();
+        if last.tick <= now {
+            self.steps.clear();
+            self.steps.push(Step { tick: now, pos: last.pos });
+        }
+        let tick = self.last().tick.checked_add(ticks)?;
+        self.steps.push(Step { tick, pos });
+        if tick <= now {
+            self.settle();
+        }
+        Some(())
+    }
+
+    /// Keeps only the last step.
+    fn settle(&mut self) {
+        let last = self.last();
+        self.steps.clear();
+        self.steps.push(last);
+    }
+
+    /// Whether the tangible moves after `now`.
+    pub fn is_moving(&self) -> bool {
+        self.steps.len() > 1
+    }
+}
+
+/// A player's pool of IDs: blocks `[start, end)` granted by the master,
+/// used front to back (see the module docs).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IdPlayerPool {
+    blocks: Vec<(u64, u64)>,
+}
+
+impl IdPlayerPool {
+    /// A pool of the blocks `[start, end)` (non-empty, in order of use).
+    pub fn from_blocks(blocks: Vec<(u64, u64)>) -> Option<IdPlayerPool> {
+        blocks
+            .iter()
+            .all(|&(a, b)| 0 < a && a < b && b - 1 <= MAX_ID)
+            .then_some(IdPlayerPool { blocks })
+    }
+
+    /// The blocks, in order of use.
+    pub fn blocks(&self) -> &[(u64, u64)] {
+        &self.blocks
+    }
+
+    /// How many IDs remain.
+    pub fn available(&self) -> u64 {
+        self.blocks.iter().map(|(a, b)| b - a).sum()
+    }
+
+    /// Takes the next ID.
+    fn take(&mut self) -> Option<u64> {
+        let (a, b) = self.blocks.first_mut()?;
+        let id = *a;
+        *a += 1;
+        if a == b {
+            self.blocks.remove(0);
+        }
+        Some(id)
+    }
+}
+
+/// The Rust side of one tangible.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tangible {
+    /// The ID.
+    pub id: u64,
+    /// The animation queue.
+    pub queue: AnimationQueue,
+    /// The positional tracker: where it is registered in the index.
+    pub tracker: Tracker,
+    /// The IdPlayerPool, if it is a player.
+    pub pool: Option<IdPlayerPool>,
+}
+
+/// All the Rust tangibles of a World, its clock and allocators: the
+/// engine's host data (see the module docs).
+#[derive(Clone, Debug)]
+pub struct Tangibles {
+    now: i64,
+    next_id: u64,
+    actor: Option<u64>,
+    map: BTreeMap<u64, Tangible>,
+    arrivals: BTreeSet<(i64, u64)>,
+    grid: Grid,
+    /// The undo journal of the open snapshots (see "Snapshots" in the
+    /// module docs): not content.
+    journal: Vec<Undo>,
+    /// How many snapshots are open (set through `&self` by
+    /// `HostData::snapshot`).
+    depth: Cell<usize>,
+}
+
+/// Equality of content: the journal is bookkeeping.
+impl PartialEq for Tangibles {
+    fn eq(&self, o: &Tangibles) -> bool {
+        (self.now, self.next_id, self.actor, &self.map, &self.arrivals, &self.grid)
+            == (o.now, o.next_id, o.actor, &o.map, &o.arrivals, &o.grid)
+    }
+}
+
+/// One entry of the undo journal: what to put back.
+#[derive(Clone, Debug)]
+enum Undo {
+    /// The clock, the counter and the actor.
+    Scalars { now: i64, next_id: u64, actor: Option<u64> },
+    /// Tangible `id` as it was (`None`: it did not exist).
+    Tangible(u64, Option<Box<Tangible>>),
+}
+
+/// What a snapshot level keeps: the journal length and the depth when it
+/// was taken.
+struct Mark {
+    len: usize,
+    depth: usize,
+}
+
+impl Default for Tangibles {
+    fn default() -> Self {
+        Tangibles {
+            now: 0,
+            next_id: 1,
+            actor: None,
+            map: BTreeMap::new(),
+            arrivals: BTreeSet::new(),
+            grid: Grid::new(),
+            journal: Vec::new(),
+            depth: Cell::new(0),
+        }
+    }
+}
+
+/// Why an ID could not be allocated.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum AllocError {
+    NoAllocator,
+    NotAPlayer(u64),
+    PoolEmpty(u64),
+    Exhausted,
+}
+
+impl std::fmt::Display for AllocError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AllocError::NoAllocator => f.write_str(
+                "cannot allocate a tangible id: a synchronous model allocates ids only from \
+                 the actor's id pool, and there is no actor",
+            ),
+            AllocError::NotAPlayer(a) => {
+                write!(f, "cannot allocate a tangible id: the actor {a} has no id pool")
+            }
+            AllocError::PoolEmpty(a) => write!(
+                f,
+                "cannot allocate a tangible id: the id pool of player {a} is empty (the master \
+                 has not granted it more ids yet)"
+            ),
+            AllocError::Exhausted => f.write_str("cannot allocate a tangible id: ids exhausted"),
+        }
+    }
+}
+
+impl Tangibles {
+    /// The current tick.
+    pub fn now(&self) -> i64 {
+        self.now
+    }
+
+    /// The master's next ID.
+    pub fn next_id(&self) -> u64 {
+        self.next_id
+    }
+
+    /// The current actor.
+    pub fn actor(&self) -> Option<u64> {
+        self.actor
+    }
+
+    /// The Rust tangible `id`.
+    pub fn get(&self, id: u64) -> Option<&Tangible> {
+        self.map.get(&id)
+    }
+
+    /// Every tangible, in ID order.
+    pub fn iter(&self) -> impl Iterator<Item = &Tangible> {
+        self.map.values()
+    }
+
+    /// The number of tangibles.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// The position of `id` now.
+    pub fn position(&self, id: u64) -> Option<[f64; 3]> {
+        Some(self.map.get(&id)?.queue.position_at(self.now))
+    }
+
+    /// The IDs of the tangibles within `r` of `center` now (inclusive),
+    /// ascending, into `out`.
+    pub fn scan_radius(&self, center: [f64; 3], r: f64, out: &mut Vec<u64>) {
+        let now = self.now;
+        let map = &self.map;
+        self.grid.scan(
+            center,
+            r,
+            |id| map.get(&id).map_or([f64::NAN; 3], |t| t.queue.position_at(now)),
+            out,
+        );
+    }
+
+    /// The spatial index (tests).
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+
+    /// Journals the scalars before they change (while a snapshot is open).
+    fn note_scalars(&mut self) {
+        if self.depth.get() > 0 {
+            let (now, next_id, actor) = (self.now, self.next_id, self.actor);
+            self.journal.push(Undo::Scalars { now, next_id, actor });
+        }
+    }
+
+    /// Journals tangible `id` before it changes (while a snapshot is open).
+    fn note(&mut self, id: u64) {
+        if self.depth.get() > 0 {
+            let old = self.map.get(&id).map(|t| Box::new(t.clone()));
+            self.journal.push(Undo::Tangible(id, old));
+        }
+    }
+
+    /// Undoes the journal down to length `len`, newest first. Each
+    /// tangible put back is unregistered and re-registered, so the index
+    /// and the arrivals come back exactly as they were.
+    fn undo_to(&mut self, len: usize) {
+        while self.journal.len() > len {
+            match self.journal.pop() {
+                Some(Undo::Scalars { now, next_id, actor }) => {
+                    (self.now, self.next_id, self.actor) = (now, next_id, actor);
+                }
+                Some(Undo::Tangible(id, old)) => {
+                    if let Some(cur) = self.map.remove(&id) {
+                        self.grid.remove(cur.tracker, id);
+                        if cur.queue.is_moving() {
+                            self.arrivals.remove(&(cur.queue.last().tick, id));
+                        }
+                    }
+                    if let Some(old) = old {
+                        let at = (!old.queue.is_moving()).then(|| old.queue.last().pos);
+                        self.grid.insert(old.tracker, Entry { id, at });
+                        if old.queue.is_moving() {
+                            self.arrivals.insert((old.queue.last().tick, id));
+                        }
+                        self.map.insert(id, *old);
+                    }
+                }
+                None => break,
+            }
+        }
+    }
+
+    /// Entries in the undo journal (tests: it is emptied when the last
+    /// snapshot closes).
+    pub fn journal_len(&self) -> usize {
+        self.journal.len()
+    }
+
+    /// Allocates an ID (see the module docs); `master` says whether this
+    /// World may grant blocks.
+    pub(crate) fn alloc_id(&mut self, master: bool) -> Result<u64, AllocError> {
+        self.note_scalars();
+        if let Some(a) = self.actor {
+            self.note(a);
+        }
+        let Some(actor) = self.actor else {
+            if !master {
+                return Err(AllocError::NoAllocator);
+            }
+            return self.counter(1);
+        };
+        let pool = self
+            .map
+            .get_mut(&actor)
+            .and_then(|t| t.pool.as_mut())
+            .ok_or(AllocError::NotAPlayer(actor))?;
+        let id = pool.take().ok_or(AllocError::PoolEmpty(actor))?;
+        if master {
+            self.top_up(actor)?;
+        }
+        Ok(id)
+    }
+
+    /// Takes `n` consecutive IDs from the master's counter; the first.
+    fn counter(&mut self, n: u64) -> Result<u64, AllocError> {
+        let id = self.next_id;
+        match id.checked_add(n) {
+            Some(next) if next - 1 <= MAX_ID => {
+                self.next_id = next;
+                Ok(id)
+            }
+            _ => Err(AllocError::Exhausted),
+        }
+    }
+
+    /// Grants blocks to player `id`'s pool until it holds at least
+    /// [`POOL_BLOCK`] IDs (master only).
+    fn top_up(&mut self, id: u64) -> Result<(), AllocError> {
+        loop {
+            let Some(pool) = self.map.get(&id).and_then(|t| t.pool.as_ref()) else {
+                return Err(AllocError::NotAPlayer(id));
+            };
+            if pool.available() >= POOL_BLOCK {
+                return Ok(());
+            }
+            let start = self.counter(POOL_BLOCK)?;
+            if let Some(p) = self.map.get_mut(&id).and_then(|t| t.pool.as_mut()) {
+                p.blocks.push((start, start + POOL_BLOCK));
+            }
+        }
+    }
+
+    /// Makes `id` a player: gives it a pool of [`POOL_BLOCKS`] blocks
+    /// (master only). False if there is no such tangible or it is one.
+    pub(crate) fn make_player(&mut self, id: u64) -> Result<bool, AllocError> {
+        self.note_scalars();
+        self.note(id);
+        match self.map.get_mut(&id) {
+            Some(t) if t.pool.is_none() => t.pool = Some(IdPlayerPool::default()),
+            _ => return Ok(false),
+        }
+        for _ in 0..POOL_BLOCKS {
+            let start = self.counter(POOL_BLOCK)?;
+            if let Some(p) = self.map.get_mut(&id).and_then(|t| t.pool.as_mut()) {
+                p.blocks.push((start, start + POOL_BLOCK));
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether ID `id` can be given to a tangible made with a known ID
+    /// (difference transmission): positive, representable, unused.
+    pub(crate) fn id_is_free(&self, id: u64) -> bool {
+        (1..=MAX_ID).contains(&id) && !self.map.contains_key(&id)
+    }
+
+    /// Sets the pool of `id` as the master has it (difference
+    /// transmission). False if there is no such tangible.
+    pub(crate) fn set_pool(&mut self, id: u64, pool: Option<IdPlayerPool>) -> bool {
+        let end = pool.as_ref().and_then(|p| p.blocks.iter().map(|b| b.1).max()).unwrap_or(0);
+        self.note_scalars();
+        self.note(id);
+        let Some(t) = self.map.get_mut(&id) else { return false };
+        t.pool = pool;
+        if self.actor == Some(id) && t.pool.is_none() {
+            self.actor = None;
+        }
+        self.next_id = self.next_id.max(end);
+        true
+    }
+
+    /// Sets the actor (must be a player, or `None`).
+    pub(crate) fn set_actor(&mut self, actor: Option<u64>) -> bool {
+        if let Some(a) = actor {
+            if self.map.get(&a).is_none_or(|t| t.pool.is_none()) {
+                return false;
+            }
+        }
+        self.note_scalars();
+        self.actor = actor;
+        true
+    }
+
+    /// Adds the Rust tangible `id` at rest at `pos`.
+    pub(crate) fn insert(&mut self, id: u64, pos: [f64; 3]) {
+        // In a synchronous model (IDs given by the master) the counter is
+        // only kept past every known ID, so saved states stay valid.
+        self.note_scalars();
+        self.note(id);
+        self.next_id = self.next_id.max(id + 1);
+        let queue = AnimationQueue::at_rest(pos, self.now);
+        let tracker = Grid::tracker_for(pos, pos);
+        self.grid.insert(tracker, Entry { id, at: Some(pos) });
+        self.map.insert(id, Tangible { id, queue, tracker, pool: None });
+    }
+
+    /// Removes the Rust tangible `id`; false if there was none.
+    pub(crate) fn remove(&mut self, id: u64) -> bool {
+        self.note_scalars();
+        self.note(id);
+        let Some(t) = self.map.remove(&id) else { return false };
+        self.grid.remove(t.tracker, id);
+        if t.queue.is_moving() {
+            self.arrivals.remove(&(t.queue.last().tick, id));
+        }
+        if self.actor == Some(id) {
+            self.actor = None;
+        }
+        true
+    }
+
+    /// Queues a step of `id` to `pos`, `ticks` after its last one. False
+    /// if there is no such tangible or the tick overflows.
+    pub(crate) fn move_to(&mut self, id: u64, pos: [f64; 3], ticks: i64) -> bool {
+        let now = self.now;
+        self.note(id);
+        let Some(t) = self.map.get_mut(&id) else { return false };
+        let mut queue = t.queue.clone();
+        if queue.push(pos, ticks, now).is_none() {
+            return false;
+        }
+        if t.queue.is_moving() {
+            self.arrivals.remove(&(t.queue.last().tick, id));
+        }
+        t.queue = queue;
+        if t.queue.is_moving() {
+            self.arrivals.insert((t.queue.last().tick, id));
+        }
+        Self::reindex(&mut self.grid, t);
+        true
+    }
+
+    /// Registers `t` in the index according to its queue.
+    fn reindex(grid: &mut Grid, t: &mut Tangible) {
+        grid.remove(t.tracker, t.id);
+        let (lo, hi) = t.queue.bounds();
+        t.tracker = Grid::tracker_for(lo, hi);
+        let at = (!t.queue.is_moving()).then(|| t.queue.last().pos);
+        grid.insert(t.tracker, Entry { id: t.id, at });
+    }
+
+    /// Advances the clock by one tick and settles the tangibles that
+    /// arrive, in `(tick, id)` order.
+    pub fn tick(&mut self) {
+        self.note_scalars();
+        self.now += 1;
+        while let Some(&(tick, id)) = self.arrivals.first() {
+            if tick > self.now {
+                break;
+            }
+            self.note(id);
+            self.arrivals.pop_first();
+            if let Some(t) = self.map.get_mut(&id) {
+                t.queue.settle();
+                Self::reindex(&mut self.grid, t);
+            }
+        }
+    }
+
+    /// Rebuilds the index and the arrivals from the queues (after a load).
+    fn rebuild_index(&mut self) {
+        self.grid = Grid::new();
+        self.arrivals.clear();
+        for t in self.map.values_mut() {
+            let (lo, hi) = t.queue.bounds();
+            t.tracker = Grid::tracker_for(lo, hi);
+            let at = (!t.queue.is_moving()).then(|| t.queue.last().pos);
+            self.grid.insert(t.tracker, Entry { id: t.id, at });
+            if t.queue.is_moving() {
+                self.arrivals.insert((t.queue.last().tick, t.id));
+            }
+        }
+    }
+
+    /// Whether the index and arrivals are exactly what the queues give
+    /// (tests).
+    pub fn index_is_consistent(&self) -> bool {
+        let mut fresh = self.clone();
+        fresh.rebuild_index();
+        fresh == *self
+    }
+
+    /// The plain words of the content (hash and save; see the module
+    /// docs).
+    fn words(&self, mut w: impl FnMut(u64)) {
+        w(self.now as u64);
+        w(self.next_id);
+        w(self.actor.map_or(0, |a| a + 1));
+        w(self.map.len() as u64);
+        for t in self.map.values() {
+            w(t.id);
+            w(t.queue.steps.len() as u64);
+            for s in &t.queue.steps {
+                w(s.tick as u64);
+                s.pos.iter().for_each(|c| w(c.to_bits()));
+            }
+            match &t.pool {
+                None => w(0),
+                Some(p) => {
+                    w(1);
+                    w(p.blocks.len() as u64);
+                    for &(a, b) in &p.blocks {
+                        w(a);
+                        w(b);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads what [`Tangibles::words`] wrote; `None` if invalid.
+    fn from_words(b: &[u8]) -> Option<Tangibles> {
+        if !b.len().is_multiple_of(8) {
+            return None;
+        }
+        let mut it = b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])));
+        let mut next = || it.next();
+        let mut t = Tangibles {
+            now: next()? as i64,
+            next_id: next()?,
+            actor: match next()? {
+                0 => None,
+                a => Some(a - 1),
+            },
+            ..Tangibles::default()
+        };
+        let n = next()?;
+        let mut prev = 0;
+        for _ in 0..n {
+            let id = next()?;
+            if id <= prev || id >= t.next_id {
+                return None;
+            }
+            prev = id;
+            let ns = next()?;
+            if ns == 0 || ns > (b.len() / 32) as u64 {
+                return None;
+            }
+            let mut steps = Vec::new();
+            for _ in 0..ns {
+                let tick = next()? as i64;
+                let pos =
+                    [f64::from_bits(next()?), f64::from_bits(next()?), f64::from_bits(next()?)];
+                if !pos.iter().all(|c| c.is_finite())
+                    || steps.last().is_some_and(|s: &Step| s.tick > tick)
+                {
+                    return None;
+                }
+                steps.push(Step { tick, pos });
+            }
+            let queue = AnimationQueue { steps };
+            if queue.is_moving() != (queue.last().tick > t.now) {
+                return None;
+            }
+            let pool = match next()? {
+                0 => None,
+                1 => {
+                    let nb = next()?;
+                    if nb > (b.len() / 16) as u64 {
+                        return None;
+                    }
+                    let mut blocks = Vec::new();
+                    for _ in 0..nb {
+                        let (a, e) = (next()?, next()?);
+                        if a >= e || e > t.next_id {
+                            return None;
+                        }
+                        blocks.push((a, e));
+                    }
+                    Some(IdPlayerPool { blocks })
+                }
+                _ => return None,
+            };
+            t.map.insert(id, Tangible { id, queue, tracker: Tracker::Wide, pool });
+        }
+        if next().is_some()
+            || t.actor.is_some_and(|a| t.map.get(&a).is_none_or(|x| x.pool.is_none()))
+        {
+            return None;
+        }
+        t.rebuild_index();
+        Some(t)
+    }
+}
+
+impl HostData for Tangibles {
+    fn name(&self) -> &'static str {
+        HOST_DATA
+    }
+    fn visit(&self, v: &mut HostVisitor<'_>) {
+        self.words(|x| v.u64(x));
+    }
+    fn save(&self, out: &mut Vec<u8>) -> Result<(), String> {
+        self.words(|x| out.extend_from_slice(&x.to_le_bytes()));
+        Ok(())
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+    fn snapshot(&self) -> Box<dyn Any> {
+        let depth = self.depth.get();
+        self.depth.set(depth + 1);
+        Box::new(Mark { len: self.journal.len(), depth })
+    }
+    fn rollback(&mut self, saved: &dyn Any) {
+        if let Some(m) = saved.downcast_ref::<Mark>() {
+            self.undo_to(m.len);
+            // The levels above are gone; this one stays open.
+            self.depth.set(m.depth + 1);
+        }
+    }
+    fn release(&mut self, saved: Box<dyn Any>) {
+        if let Ok(m) = saved.downcast::<Mark>() {
+            self.depth.set(m.depth);
+            if m.depth == 0 {
+                self.journal.clear();
+            }
+        }
+    }
+}
+
+/// The loader of the host data (registered by every World).
+pub(crate) fn load_host_data(b: &[u8]) -> Option<Box<dyn HostData>> {
+    Tangibles::from_words(b).map(|t| Box::new(t) as Box<dyn HostData>)
+}
+
+/// The World's tangibles (attached at open time).
+pub(crate) fn host(st: &State) -> &Tangibles {
+    st.host_data::<Tangibles>().expect("the tangibles host data is attached when the world is made")
+}
+
+/// The World's tangibles, mutably.
+pub(crate) fn host_mut(st: &mut State) -> &mut Tangibles {
+    st.host_data_mut::<Tangibles>()
+        .expect("the tangibles host data is attached when the world is made")
+}
+
+// ---------------------------------------------------------------------------
+// The Lua side
+// ---------------------------------------------------------------------------
+
+/// Interned names and tables the tangible functions use (also the
+/// natives' upvalues, so a call interns nothing).
+#[derive(Clone, Copy)]
+pub(crate) struct Keys {
+    /// Registry `tangibles`.
+    pub reg: TableRef,
+    /// Registry `classdb`.
+    pub classdb: TableRef,
+    /// Whether this World is the master (it has a `globaldb`).
+    pub master: bool,
+    id: StrRef,
+    index: StrRef,
+    metatable: StrRef,
+    threads: StrRef,
+    class: StrRef,
+    tangible: StrRef,
+}
+
+impl Keys {
+    /// The keys, from the registry and interned names.
+    pub(crate) fn new(st: &mut State) -> Keys {
+        Keys {
+            reg: crate::registry_table(st, TANGIBLES),
+            classdb: crate::registry_table(st, crate::classes::CLASSDB),
+            master: !crate::registry_get(st, crate::globals::GLOBALDB).is_nil(),
+            id: st.intern(b"__id"),
+            index: st.intern(b"__index"),
+            metatable: st.intern(b"__metatable"),
+            threads: st.intern(b"threads"),
+            class: st.intern(b"__class"),
+            tangible: st.intern(b"tangible"),
+        }
+    }
+
+    fn upvalues(&self) -> Vec<Value> {
+        vec![
+            Value::Table(self.reg),
+            Value::Table(self.classdb),
+            Value::Bool(self.master),
+            Value::Str(self.id),
+            Value::Str(self.index),
+            Value::Str(self.metatable),
+            Value::Str(self.threads),
+            Value::Str(self.class),
+            Value::Str(self.tangible),
+        ]
+    }
+
+    fn of_running(st: &State) -> Keys {
+        let t = |i| match st.native_upvalue(i) {
+            Value::Table(t) => t,
+            _ => unreachable!("tangible upvalue {i} is a table"),
+        };
+        let s = |i| match st.native_upvalue(i) {
+            Value::Str(s) => s,
+            _ => unreachable!("tangible upvalue {i} is a string"),
+        };
+        Keys {
+            reg: t(0),
+            classdb: t(1),
+            master: st.native_upvalue(2).raw_eq(Value::Bool(true)),
+            id: s(3),
+            index: s(4),
+            metatable: s(5),
+            threads: s(6),
+            class: s(7),
+            tangible: s(8),
+        }
+    }
+}
+
+/// Creates the registry table, attaches the host data and opens the
+/// script functions in the library table `lib`.
+pub(crate) fn open(st: &mut State, lib: TableRef) -> Result<(), Error> {
+    let reg = st.new_table_sized(0, 16);
+    let k = st.intern(TANGIBLES.as_bytes());
+    let r = st.registry();
+    st.raw_set_str(r, k, Value::Table(reg));
+    st.register_host_data_loader(HOST_DATA, load_host_data);
+    st.set_host_data(Tangibles::default())?;
+    let ups = Keys::new(st).upvalues();
+    let fns: [(&'static str, NativeFn); 9] = [
+        ("newtangible", lua_newtangible),
+        ("destroy", lua_destroy),
+        ("getid", lua_getid),
+        ("gettangible", lua_gettangible),
+        ("position", lua_position),
+        ("moveto", lua_moveto),
+        ("scanradius", lua_scanradius),
+        ("setclass", lua_setclass),
+        ("now", lua_now),
+    ];
+    for (name, f) in fns {
+        let id = st.native_id(name, f);
+        let v = st.new_rust_closure(id, ups.clone());
+        let k = st.intern(name.as_bytes());
+        st.raw_set_str(lib, k, v);
+    }
+    Ok(())
+}
+
+/// What a class argument can be wrong with.
+pub(crate) enum ClassError {
+    /// Not a table or string.
+    Type,
+    /// A name with no class.
+    NoClass(String),
+    /// A table that is not a class.
+    NotAClass,
+}
+
+/// Resolves a class given as a class table or its name (a class of the
+/// current environment).
+pub(crate) fn resolve_class(st: &State, k: &Keys, v: Value) -> Result<TableRef, ClassError> {
+    let env = st.globals();
+    match v {
+        Value::Str(s) => match st.table(env).get_str(s) {
+            Value::Table(c) if st.table(k.classdb).get_str(s).raw_eq(Value::Table(c)) => Ok(c),
+            _ => Err(ClassError::NoClass(String::from_utf8_lossy(st.str_bytes(s)).into_owned())),
+        },
+        Value::Table(c) => match st.table(c).get_str(k.class) {
+            Value::Str(s) if st.table(k.classdb).get_str(s).raw_eq(v) => Ok(c),
+            _ => Err(ClassError::NotAClass),
+        },
+        _ => Err(ClassError::Type),
+    }
+}
+
+/// Argument `i` as a class.
+fn check_class(st: &mut State, k: &Keys, i: usize) -> Result<TableRef, Error> {
+    match resolve_class(st, k, st.arg(i)) {
+        Ok(c) => Ok(c),
+        Err(ClassError::Type) => Err(st.arg_type_error(i, "class or class name")),
+        Err(ClassError::NoClass(n)) => Err(st.arg_error(i, &format!("no class '{n}'"))),
+        Err(ClassError::NotAClass) => {
+            Err(st.arg_error(i, "table is not a class (made by makeclass or maketangible)"))
+        }
+    }
+}
+
+/// What a value is, as a tangible.
+pub(crate) enum AsTangible {
+    /// A live tangible.
+    Live(u64, TableRef),
+    /// The table of a destroyed tangible.
+    Destroyed(u64),
+    /// Not a tangible.
+    No,
+}
+
+/// Classifies `v` as a tangible.
+pub(crate) fn as_tangible(st: &State, k: &Keys, v: Value) -> AsTangible {
+    let Value::Table(t) = v else { return AsTangible::No };
+    let Some(mt) = st.metatable(v) else { return AsTangible::No };
+    let Value::Int(id) = st.table(mt).get_str(k.id) else { return AsTangible::No };
+    if !st.table(mt).get_str(k.metatable).raw_eq(Value::Str(k.tangible)) {
+        return AsTangible::No;
+    }
+    match st.table(k.reg).get_int(id) {
+        x if x.raw_eq(v) => AsTangible::Live(id as u64, t),
+        Value::Nil => AsTangible::Destroyed(id as u64),
+        _ => AsTangible::No,
+    }
+}
+
+/// Argument `i` as a live tangible: its ID and table.
+fn check_tangible(st: &mut State, k: &Keys, i: usize) -> Result<(u64, TableRef), Error> {
+    match as_tangible(st, k, st.arg(i)) {
+        AsTangible::Live(id, t) => Ok((id, t)),
+        AsTangible::Destroyed(id) => Err(st.arg_error(i, &format!("tangible {id} was destroyed"))),
+        AsTangible::No => Err(st.arg_type_error(i, "tangible")),
+    }
+}
+
+/// Argument `i` as a finite number.
+fn check_coord(st: &mut State, i: usize) -> Result<f64, Error> {
+    let x = match st.check_number(i)? {
+        Value::Int(n) => n as f64,
+        Value::Float(f) => f,
+        _ => unreachable!("check_number gives a number"),
+    };
+    if !x.is_finite() {
+        return Err(st.arg_error(i, "coordinate is not finite"));
+    }
+    Ok(x)
+}
+
+/// Creates a tangible of class `class` at `pos`: allocates its ID, makes
+/// its table and metatable, registers both halves. The allocation error
+/// is returned as a message.
+pub(crate) fn create(
+    st: &mut State,
+    k: &Keys,
+    class: TableRef,
+    pos: [f64; 3],
+) -> Result<(u64, TableRef), String> {
+    let id = host_mut(st).alloc_id(k.master).map_err(|e| e.to_string())?;
+    Ok((id, make(st, k, class, pos, id)))
+}
+
+/// Makes both halves of tangible `id` (a free ID) of class `class` at
+/// `pos`.
+pub(crate) fn make(st: &mut State, k: &Keys, class: TableRef, pos: [f64; 3], id: u64) -> TableRef {
+    let t = st.new_table_sized(0, 0);
+    let mt = st.new_table_sized(0, 4);
+    st.raw_set_str(mt, k.id, Value::Int(id as i64));
+    st.raw_set_str(mt, k.index, Value::Table(class));
+    st.raw_set_str(mt, k.metatable, Value::Str(k.tangible));
+    let threads = st.new_table_sized(0, 0);
+    st.raw_set_str(mt, k.threads, Value::Table(threads));
+    st.set_table_metatable(t, Some(mt));
+    st.raw_set_int(k.reg, id as i64, Value::Table(t));
+    host_mut(st).insert(id, pos);
+    t
+}
+
+/// Destroys tangible `id`: registry entry and Rust tangible. False if it
+/// does not exist.
+pub(crate) fn destroy(st: &mut State, k: &Keys, id: u64) -> bool {
+    if !host_mut(st).remove(id) {
+        return false;
+    }
+    st.raw_set_int(k.reg, id as i64, Value::Nil);
+    true
+}
+
+/// Changes the class of the tangible table `t`.
+pub(crate) fn set_class(st: &mut State, k: &Keys, t: TableRef, class: TableRef) {
+    if let Some(mt) = st.metatable(Value::Table(t)) {
+        st.raw_set_str(mt, k.index, Value::Table(class));
+    }
+}
+
+/// `newtangible(class, x, y, z)`.
+fn lua_newtangible(st: &mut State) -> R {
+    let k = Keys::of_running(st);
+    let class = check_class(st, &k, 1)?;
+    let pos = [check_coord(st, 2)?, check_coord(st, 3)?, check_coord(st, 4)?];
+    match create(st, &k, class, pos) {
+        Ok((_, t)) => {
+            st.push(Value::Table(t));
+            Ok(Action::Return(1))
+        }
+        Err(msg) => Err(st.native_error(format!("newtangible: {msg}"))),
+    }
+}
+
+/// `destroy(t)`.
+fn lua_destroy(st: &mut State) -> R {
+    let k = Keys::of_running(st);
+    let (id, _) = check_tangible(st, &k, 1)?;
+    destroy(st, &k, id);
+    Ok(Action::Return(0))
+}
+
+/// `getid(t)`.
+fn lua_getid(st: &mut State) -> R {
+    let k = Keys::of_running(st);
+    let (id, _) = check_tangible(st, &k, 1)?;
+    st.push(Value::Int(id as i64));
+    Ok(Action::Return(1))
+}
+
+/// `gettangible(id)`.
+fn lua_gettangible(st: &mut State) -> R {
+    let k = Keys::of_running(st);
+    let id = st.check_int(1)?;
+    let v = st.table(k.reg).get_int(id);
+    st.push(v);
+    Ok(Action::Return(1))
+}
+
+/// `position(t)` → x, y, z.
+fn lua_position(st: &mut State) -> R {
+    let k = Keys::of_running(st);
+    let (id, _) = check_tangible(st, &k, 1)?;
+    let p = host(st).position(id).unwrap_or([f64::NAN; 3]);
+    p.iter().for_each(|&c| st.push(Value::Float(c)));
+    Ok(Action::Return(3))
+}
+
+/// `moveto(t, x, y, z, ticks)`.
+fn lua_moveto(st: &mut State) -> R {
+    let k = Keys::of_running(st);
+    let (id, _) = check_tangible(st, &k, 1)?;
+    let pos = [check_coord(st, 2)?, check_coord(st, 3)?, check_coord(st, 4)?];
+    let ticks = st.check_int(5)?;
+    if ticks < 0 {
+        return Err(st.arg_error(5, "ticks must not be negative"));
+    }
+    if !host_mut(st).move_to(id, pos, ticks) {
+        return Err(st.arg_error(5, "arrival tick out of range"));
+    }
+    Ok(Action::Return(0))
+}
+
+/// `scanradius(t, r)` or `scanradius(x, y, z, r)`.
+fn lua_scanradius(st: &mut State) -> R {
+    let k = Keys::of_running(st);
+    let (center, ri) = if matches!(st.arg(1), Value::Table(_)) {
+        let (id, _) = check_tangible(st, &k, 1)?;
+        (host(st).position(id).unwrap_or([f64::NAN; 3]), 2)
+    } else {
+        ([check_coord(st, 1)?, check_coord(st, 2)?, check_coord(st, 3)?], 4)
+    };
+    let r = match st.check_number(ri)? {
+        Value::Int(n) => n as f64,
+        Value::Float(f) => f,
+        _ => unreachable!("check_number gives a number"),
+    };
+    if r.is_nan() || r < 0.0 {
+        return Err(st.arg_error(ri, "radius must be a non-negative number"));
+    }
+    let mut ids = Vec::new();
+    host(st).scan_radius(center, r, &mut ids);
+    let arr = st.new_table_sized(ids.len(), 0);
+    for (i, id) in ids.iter().enumerate() {
+        let t = st.table(k.reg).get_int(*id as i64);
+        st.raw_set_int(arr, i as i64 + 1, t);
+    }
+    st.push(Value::Table(arr));
+    Ok(Action::Return(1))
+}
+
+/// `setclass(t, class)`.
+fn lua_setclass(st: &mut State) -> R {
+    let k = Keys::of_running(st);
+    let (_, t) = check_tangible(st, &k, 1)?;
+    let class = check_class(st, &k, 2)?;
+    set_class(st, &k, t, class);
+    Ok(Action::Return(0))
+}
+
+/// `now()`.
+fn lua_now(st: &mut State) -> R {
+    let now = host(st).now();
+    st.push(Value::Int(now));
+    Ok(Action::Return(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queue_positions() {
+        let mut q = AnimationQueue::at_rest([0.0, 0.0, 0.0], 0);
+        q.push([10.0, 0.0, -4.0], 10, 0).unwrap();
+        q.push([10.0, 20.0, -4.0], 5, 0).unwrap();
+        assert_eq!(q.steps().len(), 3);
+        assert_eq!(q.position_at(-5), [0.0, 0.0, 0.0]);
+        assert_eq!(q.position_at(0), [0.0, 0.0, 0.0]);
+        assert_eq!(q.position_at(5), [5.0, 0.0, -2.0]);
+        assert_eq!(q.position_at(10), [10.0, 0.0, -4.0]);
+        assert_eq!(q.position_at(12), [10.0, 8.0, -4.0]);
+        assert_eq!(q.position_at(15), [10.0, 20.0, -4.0]);
+        assert_eq!(q.position_at(99), [10.0, 20.0, -4.0]);
+        assert_eq!(q.bounds(), ([0.0, 0.0, -4.0], [10.0, 20.0, 0.0]));
+        // At rest since tick 15; a move at tick 40 departs at 40.
+        q.settle();
+        q.push([0.0; 3], 10, 40).unwrap();
+        assert_eq!(q.steps()[0], Step { tick: 40, pos: [10.0, 20.0, -4.0] });
+        assert_eq!(q.position_at(45), [5.0, 10.0, -2.0]);
+        // A teleport (0 ticks) at rest settles at once.
+        let mut q = AnimationQueue::at_rest([1.0; 3], 0);
+        q.push([2.0; 3], 0, 3).unwrap();
+        assert_eq!(q.steps(), [Step { tick: 3, pos: [2.0; 3] }]);
+        assert!(q.push([0.0; 3], i64::MAX, 3).is_none());
+    }
+
+    #[test]
+    fn pools_and_counter() {
+        let mut t = Tangibles::default();
+        let a = t.alloc_id(true).unwrap();
+        t.insert(a, [0.0; 3]);
+        assert!(t.make_player(a).unwrap());
+        assert!(!t.make_player(a).unwrap(), "already a player");
+        assert_eq!(t.get(a).unwrap().pool.as_ref().unwrap().available(), 2 * POOL_BLOCK);
+        assert!(t.set_actor(Some(a)));
+        let first = t.alloc_id(true).unwrap();
+        assert_eq!(first, 2, "the pool's first block starts after the player");
+        // Allocations on a replica take the same ids from a copy of the pool.
+        let mut replica = t.clone();
+        let mut ids = Vec::new();
+        let mut rids = Vec::new();
+        for _ in 0..300 {
+            ids.push(t.alloc_id(true).unwrap());
+            rids.push(replica.alloc_id(false).unwrap());
+        }
+        assert_eq!(ids, rids);
+        // The master topped up; the replica did not.
+        assert!(t.get(a).unwrap().pool.as_ref().unwrap().available() >= POOL_BLOCK);
+        assert!(replica.get(a).unwrap().pool.as_ref().unwrap().available() < POOL_BLOCK);
+        for _ in 0..211 {
+            replica.alloc_id(false).unwrap();
+        }
+        assert_eq!(replica.alloc_id(false), Err(AllocError::PoolEmpty(a)));
+        assert!(t.set_actor(None));
+        let m = t.alloc_id(true).unwrap();
+        assert!(ids.iter().all(|&i| i != m), "the counter never gives a pooled id");
+        let mut r2 = replica.clone();
+        r2.set_actor(None);
+        assert_eq!(r2.alloc_id(false), Err(AllocError::NoAllocator));
+    }
+
+    #[test]
+    fn save_words_round_trip() {
+        let mut t = Tangibles::default();
+        for i in 0..5 {
+            let id = t.alloc_id(true).unwrap();
+            t.insert(id, [i as f64 * 10.0, 0.0, 0.0]);
+        }
+        t.make_player(3).unwrap();
+        t.set_actor(Some(3));
+        t.move_to(2, [100.0, 0.0, 0.0], 7);
+        t.move_to(4, [0.0, 3000.0, 0.0], 70);
+        t.tick();
+        let mut bytes = Vec::new();
+        t.save(&mut bytes).unwrap();
+        let back = Tangibles::from_words(&bytes).unwrap();
+        assert_eq!(back, t);
+        assert!(t.index_is_consistent());
+        for n in 0..bytes.len() {
+            let _ = Tangibles::from_words(&bytes[..n]);
+        }
+    }
+}
