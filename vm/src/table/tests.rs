@@ -1,0 +1,574 @@
+//! Unit tests of the table: layout, lookups, traversal order, growth,
+//! the journal and the raw layout round trip.
+
+use super::*;
+use crate::value::StrRef;
+
+/// A table header is journaled as an object when it changes: it stays
+/// small plain data (its contents live in the table store).
+#[test]
+fn table_header_is_32_bytes() {
+    assert_eq!(std::mem::size_of::<Table>(), 32);
+}
+
+fn s(i: u32) -> Value {
+    Value::Str(StrRef::from_index(i))
+}
+fn int(i: i64) -> Value {
+    Value::Int(i)
+}
+fn tbl(i: u32) -> Value {
+    Value::Table(TableRef::from_index(i))
+}
+
+/// The whole traversal, through `next`.
+fn keys(t: TableView<'_>) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut k = Value::Nil;
+    while let Some((nk, v)) = t.next(k).unwrap() {
+        assert!(!v.is_nil());
+        out.push(nk);
+        k = nk;
+    }
+    out
+}
+
+fn same(a: &[Value], b: &[Value]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| key_eq(*x, *y))
+}
+
+#[test]
+fn basic_get_set_all_key_types() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    let ks = [int(1), int(-5), int(0), s(3), tbl(3), Value::Bool(true), Value::Float(0.5)];
+    for (n, k) in ks.iter().enumerate() {
+        t.set(*k, int(n as i64 + 100)).unwrap();
+    }
+    for (n, k) in ks.iter().enumerate() {
+        assert!(t.get(*k).raw_eq(int(n as i64 + 100)), "{k:?}");
+    }
+    assert!(t.get(Value::Bool(false)).is_nil());
+    assert!(t.get(s(4)).is_nil());
+    assert!(t.get(tbl(4)).is_nil());
+    assert!(t.get(Value::LuaFn(crate::value::LuaFnRef::from_index(3))).is_nil());
+    assert!(t.get_str(StrRef::from_index(3)).raw_eq(int(103)));
+    assert!(t.get_int(-5).raw_eq(int(101)));
+    // overwrite and delete
+    t.set(s(3), int(7)).unwrap();
+    assert!(t.get(s(3)).raw_eq(int(7)));
+    t.set(s(3), Value::Nil).unwrap();
+    assert!(t.get(s(3)).is_nil());
+    assert!(same(
+        &keys(t.view()),
+        &[int(1), int(-5), int(0), tbl(3), Value::Bool(true), Value::Float(0.5)]
+    ));
+}
+
+#[test]
+fn nil_and_nan_keys() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    assert_eq!(t.set(Value::Nil, int(1)), Err(KeyError::NilKey));
+    assert_eq!(t.set(Value::Float(f64::NAN), int(1)), Err(KeyError::NaNKey));
+    assert_eq!(t.set(Value::Nil, Value::Nil), Err(KeyError::NilKey));
+    assert!(t.get(Value::Nil).is_nil());
+    assert!(t.get(Value::Float(f64::NAN)).is_nil());
+    assert!(t.next(Value::Float(f64::NAN)).is_err());
+    assert_eq!(KeyError::NilKey.to_string(), "table index is nil");
+    assert_eq!(KeyError::NaNKey.to_string(), "table index is NaN");
+    assert_eq!(NextError.to_string(), "invalid key to 'next'");
+    assert!(t.is_empty());
+}
+
+#[test]
+fn float_keys_normalize() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    t.set(Value::Float(1.0), int(10)).unwrap();
+    assert!(t.get_int(1).raw_eq(int(10)));
+    assert_eq!(t.array_len_raw(), 1);
+    let two53 = 9007199254740992.0;
+    t.set(Value::Float(two53), int(53)).unwrap();
+    assert!(t.get_int(1 << 53).raw_eq(int(53)));
+    t.set(Value::Float(-0.0), int(0)).unwrap();
+    assert!(t.get_int(0).raw_eq(int(0)));
+    assert!(t.get(Value::Float(0.0)).raw_eq(int(0)));
+    let two63 = 9223372036854775808.0;
+    t.set(Value::Float(two63), int(63)).unwrap();
+    assert!(t.get(Value::Float(two63)).raw_eq(int(63)));
+    assert!(t.get_int(i64::MIN).is_nil());
+    t.set(Value::Float(-two63), int(-63)).unwrap();
+    assert!(t.get_int(i64::MIN).raw_eq(int(-63)));
+    t.set(Value::Float(1.5), int(15)).unwrap();
+    assert!(t.get(Value::Float(1.5)).raw_eq(int(15)));
+    let ks = keys(t.view());
+    assert!(ks.iter().any(|k| matches!(k, Value::Int(i) if *i == 1 << 53)));
+    assert!(ks.iter().any(|k| matches!(k, Value::Float(f) if *f == two63)));
+    assert!(!ks.iter().any(|k| matches!(k, Value::Float(f) if *f == two53)));
+    // next accepts the float spelling of an integer key
+    assert!(t.next(Value::Float(1.0)).is_ok());
+}
+
+#[test]
+fn order_mixed_types_is_insertion_order() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    let ks = [s(9), int(100), tbl(1), s(2), Value::Bool(false), int(-1), Value::Float(2.5)];
+    for k in ks {
+        t.set(k, int(1)).unwrap();
+    }
+    assert!(same(&keys(t.view()), &ks));
+    // updates do not move keys
+    t.set(s(9), int(2)).unwrap();
+    t.set(int(100), int(2)).unwrap();
+    assert!(same(&keys(t.view()), &ks));
+}
+
+#[test]
+fn array_part_first_then_hash() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    t.set(s(1), int(1)).unwrap();
+    for i in 1..=5 {
+        t.set_int(i, int(i));
+    }
+    t.set(s(2), int(1)).unwrap();
+    assert_eq!(t.array_len_raw(), 5);
+    assert!(same(&keys(t.view()), &[int(1), int(2), int(3), int(4), int(5), s(1), s(2)]));
+}
+
+#[test]
+fn deletion_during_traversal() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    for i in 0..50 {
+        t.set(s(i), int(i as i64)).unwrap();
+    }
+    for i in 1..=20 {
+        t.set_int(i, int(i));
+    }
+    let mut k = Value::Nil;
+    let mut seen = 0;
+    while let Some((nk, _)) = t.next(k).unwrap() {
+        t.set(nk, Value::Nil).unwrap();
+        seen += 1;
+        k = nk;
+    }
+    assert_eq!(seen, 70);
+    assert!(t.is_empty());
+    assert!(keys(t.view()).is_empty());
+}
+
+#[test]
+fn next_after_deleted_key_continues() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    for i in 0..5 {
+        t.set(s(i), int(i as i64)).unwrap();
+    }
+    t.set(s(2), Value::Nil).unwrap();
+    let (k, _) = t.next(s(2)).unwrap().unwrap();
+    assert!(key_eq(k, s(3)));
+    assert!(t.next(s(77)).is_err());
+    assert!(t.next(int(77)).is_err());
+    // an array slot set to nil is still a valid position
+    t.set_int(1, int(1));
+    t.set_int(2, int(2));
+    t.set_int(1, Value::Nil);
+    let (k, _) = t.next(int(1)).unwrap().unwrap();
+    assert!(key_eq(k, int(2)));
+}
+
+#[test]
+fn reinserted_key_goes_last() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    for i in 0..4 {
+        t.set(s(i), int(1)).unwrap();
+    }
+    t.set(s(1), Value::Nil).unwrap();
+    assert!(same(&keys(t.view()), &[s(0), s(2), s(3)]));
+    t.set(s(1), int(5)).unwrap();
+    assert!(same(&keys(t.view()), &[s(0), s(2), s(3), s(1)]));
+    assert!(t.get(s(1)).raw_eq(int(5)));
+    // reinserting the last key keeps it last
+    t.set(s(1), Value::Nil).unwrap();
+    t.set(s(1), int(6)).unwrap();
+    assert!(same(&keys(t.view()), &[s(0), s(2), s(3), s(1)]));
+    // deleting and reinserting many times stays correct through rehashes
+    for round in 0..100 {
+        let k = s(round % 4);
+        t.set(k, Value::Nil).unwrap();
+        t.set(k, int(round as i64)).unwrap();
+        let ks = keys(t.view());
+        assert!(key_eq(*ks.last().unwrap(), k));
+        assert_eq!(ks.len(), 4);
+    }
+    assert!(t.estimated_bytes() < 1024, "{}", t.estimated_bytes());
+}
+
+#[test]
+fn array_migration_on_rehash() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    // 3, 2 go to the hash part first (not appendable)
+    t.set_int(3, int(3));
+    t.set(s(0), int(0)).unwrap();
+    t.set_int(2, int(2));
+    assert_eq!(t.array_len_raw(), 0);
+    assert!(same(&keys(t.view()), &[int(3), s(0), int(2)]));
+    // key 1 is appended; then a new key rehashes and absorbs 2 and 3
+    t.set_int(1, int(1));
+    t.set(s(1), int(1)).unwrap();
+    t.set_int(4, int(4));
+    assert!(t.array_len_raw() >= 4, "{}", t.array_len_raw());
+    assert!(same(&keys(t.view()), &[int(1), int(2), int(3), int(4), s(0), s(1)]));
+    assert_eq!(t.len(), 4);
+}
+
+#[test]
+fn array_shrinks_when_sparse() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    for i in 1..=64 {
+        t.set_int(i, int(i));
+    }
+    assert_eq!(t.array_len_raw(), 64);
+    for i in 1..=62 {
+        t.set_int(i, Value::Nil);
+    }
+    // an integer key insertion into the (empty, full) hash part rehashes
+    t.set_int(1000, int(1000));
+    assert_eq!(t.array_len_raw(), 0);
+    assert!(same(&keys(t.view()), &[int(63), int(64), int(1000)]));
+}
+
+#[test]
+fn queue_pattern_stays_small() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    let (mut head, mut tail) = (1i64, 0i64);
+    for i in 0..100_000 {
+        tail += 1;
+        t.set_int(tail, int(i));
+        if tail - head >= 10 {
+            assert!(t.get_int(head).raw_eq(int(head - 1)));
+            t.set_int(head, Value::Nil);
+            head += 1;
+        }
+    }
+    assert!(t.estimated_bytes() < 4096, "{}", t.estimated_bytes());
+    assert_eq!(keys(t.view()).len(), 10);
+}
+
+#[test]
+fn sequence_building_uses_array() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    for i in 1..=1000 {
+        assert_eq!(t.len(), i - 1);
+        t.set_int(t.len() + 1, int(i));
+    }
+    assert_eq!(t.array_len_raw(), 1000);
+    assert_eq!(t.len(), 1000);
+    // pop from the end
+    for i in (1..=1000).rev() {
+        assert_eq!(t.len(), i);
+        t.set_int(i, Value::Nil);
+    }
+    assert_eq!(t.len(), 0);
+    assert!(t.is_empty());
+}
+
+#[test]
+fn len_borders() {
+    // constructor-like: new(n, 0) then set 1..n
+    let mut owned = OwnedTable::new(3, 0);
+    let mut t = owned.view_mut();
+    assert_eq!(t.len(), 0);
+    for i in 1..=3 {
+        t.set_int(i, int(i));
+    }
+    assert_eq!(t.len(), 3);
+    t.set_int(3, Value::Nil);
+    assert_eq!(t.len(), 2);
+    t.set_int(2, Value::Nil);
+    assert_eq!(t.len(), 1);
+    // continue into the hash part
+    let mut owned = OwnedTable::new(2, 0);
+    let mut t = owned.view_mut();
+    t.set_int(1, int(1));
+    t.set_int(2, int(2));
+    t.set(s(0), int(0)).unwrap();
+    t.set_int(3, int(3));
+    t.set_int(4, int(4));
+    t.set_int(5, int(5));
+    assert_eq!(t.len(), 5);
+    // only hash keys
+    let mut owned = OwnedTable::new(0, 4);
+    let mut t = owned.view_mut();
+    t.set_int(2, int(2));
+    assert_eq!(t.len(), 0);
+    t.set_int(1, int(1));
+    assert_eq!(t.len(), 2);
+    // a border is always returned
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    for i in [1, 2, 3, 5, 8, 9, 10, 20] {
+        t.set_int(i, int(i));
+    }
+    let n = t.len();
+    assert!(n == 0 || !t.get_int(n).is_nil());
+    assert!(t.get_int(n + 1).is_nil());
+    // max integer border
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    t.set_int(1, int(1));
+    t.set_int(2, int(1));
+    t.set_int(i64::MAX, int(1));
+    let n = t.len();
+    assert!(t.get_int(n + 1).is_nil() && !t.get_int(n).is_nil());
+}
+
+#[test]
+fn flags_reset_on_string_assignment() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    t.flags = 0xff;
+    t.set_int(1, int(1));
+    assert_eq!(t.flags, 0xff);
+    t.set(tbl(1), int(1)).unwrap();
+    assert_eq!(t.flags, 0xff);
+    t.set_str(StrRef::from_index(1), int(1));
+    assert_eq!(t.flags, 0);
+    t.flags = 0xff;
+    t.set(s(5), Value::Nil).unwrap();
+    assert_eq!(t.flags, 0);
+    t.flags = 0xff;
+    t.set(s(1), int(2)).unwrap();
+    assert_eq!(t.flags, 0);
+}
+
+#[test]
+fn retain_and_refs() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    for i in 1..=4 {
+        t.set_int(i, tbl(i as u32));
+    }
+    for i in 0..6 {
+        t.set(s(i), tbl(10 + i)).unwrap();
+    }
+    t.meta = Some(TableRef::from_index(99));
+    let mut n = 0;
+    t.view().for_each_ref(|_| n += 1);
+    assert_eq!(n, 1 + 4 + 12);
+    assert_eq!(t.iter().count(), 10);
+    // drop the odd ones
+    t.retain(|_, v| matches!(v, Value::Table(h) if h.index() % 2 == 0));
+    assert!(same(&keys(t.view()), &[int(2), int(4), s(0), s(2), s(4)]));
+    // dropped keys are still valid positions for next
+    assert!(t.next(s(1)).unwrap().is_some());
+    let mut n = 0;
+    t.view().for_each_ref(|_| n += 1);
+    assert_eq!(n, 1 + 2 + 6);
+}
+
+#[test]
+fn resize_array_grow_and_shrink() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    t.set(s(0), int(0)).unwrap();
+    t.set_int(3, int(3));
+    t.set_int(2, int(2));
+    t.resize_array(4);
+    assert_eq!(t.array_len_raw(), 4);
+    assert!(same(&keys(t.view()), &[int(2), int(3), s(0)]));
+    t.set_int(4, int(4));
+    t.resize_array(1);
+    assert!(same(&keys(t.view()), &[s(0), int(2), int(3), int(4)]));
+    t.resize_array(0);
+    assert_eq!(t.array_len_raw(), 0);
+    assert!(same(&keys(t.view()), &[s(0), int(2), int(3), int(4)]));
+}
+
+#[test]
+fn array_accessors() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    for i in 1..=5 {
+        t.set_int(i, int(6 - i));
+    }
+    t.array_mut().sort_by_key(|v| match v {
+        Value::Int(i) => *i,
+        _ => 0,
+    });
+    assert!(t.get_int(1).raw_eq(int(1)));
+    assert_eq!(t.array().len(), 5);
+}
+
+/// Ops applied identically twice give identical traversals.
+#[test]
+fn deterministic_order() {
+    let run = || {
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
+        let mut rng = Rng(42);
+        for _ in 0..20_000 {
+            let k = random_key(&mut rng);
+            let v = if rng.below(4) == 0 { Value::Nil } else { int(rng.below(100) as i64) };
+            t.set(k, v).unwrap();
+        }
+        keys(t.view())
+    };
+    let a = run();
+    let b = run();
+    assert!(!a.is_empty());
+    assert!(same(&a, &b));
+}
+
+/// splitmix64.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn random_key(rng: &mut Rng) -> Value {
+    match rng.below(10) {
+        0..=3 => int(rng.below(80) as i64 + 1),
+        4 => int(rng.below(40) as i64 - 20),
+        5..=6 => s(rng.below(60) as u32),
+        7 => Value::Float(rng.below(20) as f64 + 0.25),
+        8 => tbl(rng.below(10) as u32),
+        _ => Value::Bool(rng.below(2) == 0),
+    }
+}
+
+/// The reference model: live keys with their insertion epoch.
+#[derive(Default)]
+struct Model {
+    /// (key, value, epoch) for every live key.
+    live: Vec<(Value, Value, u64)>,
+    epoch: u64,
+}
+
+impl Model {
+    fn pos(&self, k: Value) -> Option<usize> {
+        self.live.iter().position(|(x, _, _)| key_eq(*x, k))
+    }
+    fn get(&self, k: Value) -> Value {
+        self.pos(k).map_or(Value::Nil, |p| self.live[p].1)
+    }
+    /// Keys that left the array part get fresh epochs, ascending.
+    fn spill(&mut self, old_alen: usize, new_alen: usize) {
+        if new_alen < old_alen {
+            let mut spilled: Vec<usize> = (0..self.live.len())
+                .filter(|&p| {
+                    matches!(self.live[p].0, Value::Int(i)
+                    if i as u64 > new_alen as u64 && i as u64 <= old_alen as u64)
+                })
+                .collect();
+            spilled.sort_by_key(|&p| match self.live[p].0 {
+                Value::Int(i) => i,
+                _ => 0,
+            });
+            for p in spilled {
+                self.epoch += 1;
+                self.live[p].2 = self.epoch;
+            }
+        }
+    }
+    fn set(&mut self, k: Value, v: Value) {
+        match (self.pos(k), v.is_nil()) {
+            (Some(p), true) => {
+                self.live.remove(p);
+            }
+            (Some(p), false) => self.live[p].1 = v,
+            (None, true) => {}
+            (None, false) => {
+                self.epoch += 1;
+                self.live.push((k, v, self.epoch));
+            }
+        }
+    }
+    /// The expected traversal given the table's array size.
+    fn order(&self, alen: usize) -> Vec<Value> {
+        let in_array =
+            |k: Value| matches!(k, Value::Int(i) if (i as u64).wrapping_sub(1) < alen as u64);
+        let mut arr: Vec<i64> = self
+            .live
+            .iter()
+            .filter_map(|(k, _, _)| match k {
+                Value::Int(i) if in_array(*k) => Some(*i),
+                _ => None,
+            })
+            .collect();
+        arr.sort();
+        let mut hash: Vec<&(Value, Value, u64)> =
+            self.live.iter().filter(|(k, _, _)| !in_array(*k)).collect();
+        hash.sort_by_key(|e| e.2);
+        arr.into_iter().map(int).chain(hash.into_iter().map(|e| e.0)).collect()
+    }
+}
+
+fn normalized(k: Value) -> Value {
+    match normalize(k) {
+        Norm::Int(i) => int(i),
+        _ => k,
+    }
+}
+
+#[test]
+fn randomized_against_model() {
+    let mut rng = Rng(0x1234_5678);
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    let mut m = Model::default();
+    for step in 0..100_000 {
+        let k = normalized(random_key(&mut rng));
+        let op = rng.below(10);
+        let old_alen = t.array_len_raw();
+        if op < 6 {
+            let v = int(rng.below(1000) as i64);
+            t.set(k, v).unwrap();
+            // The inserted key's epoch comes after any spilled keys.
+            let new_alen = t.array_len_raw();
+            let was_absent = m.pos(k).is_none();
+            if was_absent {
+                m.spill(old_alen, new_alen);
+                m.set(k, v);
+            } else {
+                m.set(k, v);
+                m.spill(old_alen, new_alen);
+            }
+        } else if op < 9 {
+            t.set(k, Value::Nil).unwrap();
+            m.set(k, Value::Nil);
+            assert_eq!(t.array_len_raw(), old_alen);
+        } else {
+            assert!(t.get(k).raw_eq(m.get(k)), "step {step}: get {k:?}");
+        }
+        if step % 97 == 0 || step > 99_000 {
+            let want = m.order(t.array_len_raw());
+            let got = keys(t.view());
+            assert!(same(&got, &want), "step {step}:\n got {got:?}\nwant {want:?}");
+            for (k, v, _) in &m.live {
+                assert!(t.get(*k).raw_eq(*v));
+            }
+            let n = t.len();
+            assert!(n == 0 || !t.get_int(n).is_nil(), "step {step}: len {n}");
+            assert!(t.get_int(n + 1).is_nil(), "step {step}: len {n}");
+            assert_eq!(t.iter().count(), m.live.len());
+        }
+    }
+}

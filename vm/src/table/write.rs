@@ -1,0 +1,455 @@
+//! Writes to a table through [`TableMut`]: sets by key kind, insertion
+//! into the hash part with tombstone reuse, rehash and array growth,
+//! `#t`-preserving deletes. Every write goes through the store's journaled
+//! accessors (page-granular undo for snapshots) and leaves the header copy
+//! to be written back only if it changed.
+
+use super::*;
+
+// --------------------------------------------------------------------
+// Writes
+// --------------------------------------------------------------------
+
+/// Write access to a table (its reads too, through [`TableMut::view`] and
+/// the forwarding methods).
+///
+/// It works on a copy of the header and writes the copy back when dropped,
+/// only if it changed: most writes change only body cells, so the header's
+/// arena slot is neither written nor journaled (a snapshot then costs only
+/// the body's pages).
+pub struct TableMut<'a> {
+    pub(super) t: Table,
+    pub(super) orig: Table,
+    pub(super) dst: HeaderDst<'a>,
+    pub(super) s: &'a mut TableStore,
+}
+
+/// Where a [`TableMut`] writes its header back.
+pub(super) enum HeaderDst<'a> {
+    /// A header owned outside the heap.
+    Plain(&'a mut Table),
+    /// A header in the heap's arena (journaled by `Arena::get_mut`).
+    Slot(&'a mut Arena<Table>, TableRef),
+}
+
+impl Drop for TableMut<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        if self.t != self.orig {
+            match &mut self.dst {
+                HeaderDst::Plain(t) => **t = self.t,
+                HeaderDst::Slot(a, h) => *a.get_mut(*h) = self.t,
+            }
+        }
+    }
+}
+
+impl std::ops::Deref for TableMut<'_> {
+    type Target = Table;
+    #[inline(always)]
+    fn deref(&self) -> &Table {
+        &self.t
+    }
+}
+
+impl std::ops::DerefMut for TableMut<'_> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut Table {
+        &mut self.t
+    }
+}
+
+/// Forwards read methods of [`TableView`] to [`TableMut`].
+macro_rules! forward_reads {
+    ($($(#[$m:meta])* fn $name:ident($($a:ident: $t:ty),*) -> $r:ty;)*) => {
+        $($(#[$m])* #[inline(always)]
+        pub fn $name(&self, $($a: $t),*) -> $r {
+            self.view().$name($($a),*)
+        })*
+    };
+}
+
+impl<'a> TableMut<'a> {
+    /// Read access to the same table.
+    #[inline(always)]
+    pub fn view(&self) -> TableView<'_> {
+        TableView { t: &self.t, s: self.s }
+    }
+
+    forward_reads! {
+        /// See [`TableView::get`].
+        fn get(key: Value) -> Value;
+        /// See [`TableView::get_int`].
+        #[cfg(test)]
+        fn get_int(i: i64) -> Value;
+        /// See [`TableView::get_str`].
+        #[cfg(test)]
+        fn get_str(s: StrRef) -> Value;
+        /// See [`TableView::len`].
+        #[cfg(test)]
+        fn len() -> i64;
+        /// See [`TableView::next`].
+        #[cfg(test)]
+        fn next(key: Value) -> Result<Option<(Value, Value)>, NextError>;
+        /// See [`TableView::is_empty`].
+        #[cfg(test)]
+        fn is_empty() -> bool;
+        /// See [`TableView::array_len_raw`].
+        fn array_len_raw() -> usize;
+        /// See [`TableView::estimated_bytes`].
+        fn estimated_bytes() -> usize;
+    }
+
+    /// See [`TableView::array`].
+    pub fn array(&self) -> &[Value] {
+        self.view().array()
+    }
+
+    /// See [`TableView::iter`].
+    #[cfg(test)]
+    pub fn iter(&self) -> impl Iterator<Item = (Value, Value)> + '_ {
+        self.view().iter()
+    }
+
+    /// The array part, mutable: writing through it is the same as
+    /// [`TableMut::set_int`] in range.
+    #[cfg(test)]
+    pub fn array_mut(&mut self) -> &mut [Value] {
+        let base = 3 * self.t.hcap as usize;
+        &mut self.s.vals.slice_mut(self.t.body, base + self.t.alen as usize)[base..]
+    }
+
+    /// Body cell `i`, mutable (journals its page).
+    #[inline(always)]
+    fn cell_mut(&mut self, i: usize) -> &mut Value {
+        self.s.vals.get_mut(self.t.body, i)
+    }
+
+    /// Sets the value of entry `e`.
+    #[inline(always)]
+    fn set_entry_val(&mut self, e: usize, v: Value) {
+        *self.cell_mut(2 * e + 1) = v;
+    }
+
+    /// Sets index slot `p` to `v`.
+    #[inline]
+    fn set_islot(&mut self, p: usize, v: u32) {
+        let i = 2 * self.t.hcap as usize + (p >> 1);
+        let cell = self.s.vals.get(self.t.body, i);
+        *self.cell_mut(i) = with_islot(cell, p, v);
+    }
+
+    /// Appends an entry (the caller checked `elen < hcap`).
+    #[inline]
+    fn push_entry(&mut self, key: Value, val: Value) {
+        let e = self.t.elen as usize;
+        *self.cell_mut(2 * e) = key;
+        *self.cell_mut(2 * e + 1) = val;
+        self.t.elen += 1;
+    }
+
+    /// Appends to the array part (the caller checked `alen < acap`).
+    #[inline]
+    fn push_array(&mut self, v: Value) {
+        let i = 3 * self.t.hcap as usize + self.t.alen as usize;
+        *self.cell_mut(i) = v;
+        self.t.alen += 1;
+    }
+
+    /// Raw `t[key] = v` (no metamethods). Integral float keys are stored as
+    /// integers; assigning nil deletes. Fails for nil and NaN keys.
+    #[inline]
+    pub fn set(&mut self, key: Value, v: Value) -> Result<(), KeyError> {
+        match key {
+            Value::Int(i) => self.set_int(i, v),
+            Value::Str(s) => self.set_str(s, v),
+            _ => match normalize(key) {
+                Norm::Int(i) => self.set_int(i, v),
+                Norm::Other(k) => self.set_hash(k, key_hash(k), v),
+                Norm::Nil => return Err(KeyError::NilKey),
+                Norm::NaN => return Err(KeyError::NaNKey),
+            },
+        }
+        Ok(())
+    }
+
+    /// Raw `t[i] = v`.
+    #[inline(always)]
+    pub fn set_int(&mut self, i: i64, v: Value) {
+        let idx = (i as u64).wrapping_sub(1);
+        if idx < u64::from(self.t.alen) {
+            *self.array_slot_mut(idx as usize) = v;
+            return;
+        }
+        self.set_int_slow(i, v);
+    }
+
+    /// Raw `t[s] = v` for a string key (resets `flags`).
+    #[inline]
+    pub fn set_str(&mut self, s: StrRef, v: Value) {
+        self.t.flags = 0; // (the header is written back only if it changed)
+        if let Some((pos, e, old)) = self.view().find_str(s) {
+            if !old.is_nil() {
+                self.set_entry_val(e, v);
+            } else {
+                self.revive(pos, e, v);
+            }
+            return;
+        }
+        if !v.is_nil() {
+            self.insert_new(Value::Str(s), str_hash(s), v);
+        }
+    }
+
+    #[inline(never)]
+    fn set_int_slow(&mut self, i: i64, v: Value) {
+        let key = Value::Int(i);
+        let h = int_hash(i);
+        if let Probe::Found(pos, e) = self.view().probe(key, h) {
+            self.update(pos, e, v);
+            return;
+        }
+        if v.is_nil() {
+            return;
+        }
+        if i as u64 == u64::from(self.t.alen) + 1 && self.array_room_for_one() {
+            self.push_array(v);
+            return;
+        }
+        self.insert_new(key, h, v);
+    }
+
+    /// Assignment to a normalized non-integer key.
+    fn set_hash(&mut self, key: Value, h: u64, v: Value) {
+        if let Value::Str(_) = key {
+            self.t.flags = 0;
+        }
+        match self.view().probe(key, h) {
+            Probe::Found(pos, e) => self.update(pos, e, v),
+            Probe::Absent if v.is_nil() => {}
+            Probe::Absent => self.insert_new(key, h, v),
+        }
+    }
+
+    /// Assigns to an existing entry (live or tombstone).
+    #[inline]
+    fn update(&mut self, pos: usize, e: usize, v: Value) {
+        if !self.view().ents()[2 * e + 1].is_nil() {
+            self.set_entry_val(e, v);
+        } else {
+            self.revive(pos, e, v);
+        }
+    }
+
+    /// Re-insertion of a tombstoned key (index slot `pos`, entry `e`): the
+    /// key moves to the end of the order.
+    #[cold]
+    #[inline(never)]
+    fn revive(&mut self, pos: usize, e: usize, v: Value) {
+        if v.is_nil() {
+            return;
+        }
+        if e + 1 == self.t.elen as usize {
+            // Already last: reviving in place is the same order.
+            self.set_entry_val(e, v);
+            return;
+        }
+        let key = self.view().ents()[2 * e];
+        *self.cell_mut(2 * e) = Value::Nil;
+        if self.t.elen < self.t.hcap {
+            let slot = self.t.elen + 1;
+            self.set_islot(pos, slot);
+            self.push_entry(key, v);
+        } else {
+            self.rehash_and_set(key, v);
+        }
+    }
+
+    /// Inserts a key known to be absent (not even a tombstone).
+    fn insert_new(&mut self, key: Value, h: u64, v: Value) {
+        if self.t.elen >= self.t.hcap {
+            self.rehash_and_set(key, v);
+            return;
+        }
+        let hc = self.t.hcap as usize;
+        let pos = free_slot(&self.view().body()[2 * hc..3 * hc], 2 * hc, self.t.shift, h);
+        let slot = self.t.elen + 1;
+        self.set_islot(pos, slot);
+        self.push_entry(key, v);
+    }
+
+    /// Whether key `alen + 1` may be appended to the array part, growing
+    /// its logical capacity if it pays (see the module docs).
+    fn array_room_for_one(&mut self) -> bool {
+        let n = self.t.alen as usize;
+        if n < self.t.acap as usize {
+            return true;
+        }
+        let new_cap = (n * 2).clamp(1, MAX_ARRAY);
+        if new_cap <= n {
+            return false;
+        }
+        let used = self.array().iter().filter(|v| !v.is_nil()).count();
+        if (used + 1) * 2 > new_cap {
+            self.grow_acap(new_cap);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Raises the array's logical capacity to `acap`, moving the body to a
+    /// larger block when the current one is too small (the array is last in
+    /// the body, so it grows into the block's slack otherwise).
+    fn grow_acap(&mut self, acap: usize) {
+        let hc = self.t.hcap as usize;
+        if body_cap(acap, hc) != body_cap(self.t.acap as usize, hc) {
+            let used = 3 * hc + self.t.alen as usize;
+            let b = self.s.alloc_body(acap, hc);
+            self.s.vals.copy_block(self.t.body, b, used);
+            let t = self.t;
+            self.s.free_body(&t);
+            self.t.body = b;
+        }
+        self.t.acap = acap as u32;
+    }
+
+    /// Rehash for the insertion of absent key `key` (value `v`), then
+    /// inserts it.
+    #[cold]
+    fn rehash_and_set(&mut self, key: Value, v: Value) {
+        let extra_int = match key {
+            Value::Int(i) if i >= 1 => Some(i as u64),
+            _ => None,
+        };
+        let na = self.view().optimal_array_size(extra_int);
+        let extra_in_hash = !matches!(extra_int, Some(k) if k <= na as u64);
+        self.rebuild(na, usize::from(extra_in_hash));
+        match key {
+            Value::Int(i) => self.set_int(i, v),
+            _ => self.insert_new(key, key_hash(key), v),
+        }
+    }
+
+    /// Rebuilds both parts: the array part gets size `na` (absorbing hash
+    /// keys in range, or spilling its keys above `na` to the end of the hash
+    /// order), tombstones and dead entries are dropped, and the hash part
+    /// gets room for its live keys plus `reserve` more. The body is
+    /// rewritten in place when neither capacity changes, else moved to a new
+    /// block.
+    fn rebuild(&mut self, na: usize, reserve: usize) {
+        let view = self.view();
+        let mut entries: Vec<(Value, Value)> = view.hash_pairs().collect();
+        let had_garbage = entries.len() != self.t.elen as usize;
+        let old_len = self.t.alen as usize;
+        let mut array: Option<Vec<Value>> = None;
+        if na < old_len {
+            for (i, v) in view.array().iter().enumerate().skip(na) {
+                if !v.is_nil() {
+                    entries.push((Value::Int(i as i64 + 1), *v));
+                }
+            }
+            array = Some(view.array()[..na].to_vec());
+        } else if na > old_len {
+            let mut a = view.array().to_vec();
+            a.resize(na, Value::Nil);
+            entries.retain(|&(k, v)| match k {
+                Value::Int(k) if (k as u64).wrapping_sub(1) < na as u64 => {
+                    a[(k - 1) as usize] = v;
+                    false
+                }
+                _ => true,
+            });
+            array = Some(a);
+        }
+        let need = entries.len() + reserve;
+        let mut cap = if need == 0 { 0 } else { need.next_power_of_two().max(MIN_HASH) };
+        if had_garbage && need * 4 > cap * 3 {
+            // Churn: keep a quarter free so rehashes stay amortized O(1).
+            cap *= 2;
+        }
+        let index = build_index(&entries, cap);
+        if array.is_none() && cap == self.t.hcap as usize {
+            self.write_hash(&entries, &index);
+            return;
+        }
+        let array = array.unwrap_or_else(|| self.view().array().to_vec());
+        let acap = if array.len() == old_len { self.t.acap as usize } else { array.len() };
+        let t = self.t;
+        self.s.free_body(&t);
+        let t = &mut self.t;
+        t.body = self.s.alloc_body(acap, cap);
+        (t.acap, t.alen, t.hcap, t.shift) =
+            (acap as u32, array.len() as u32, cap as u32, shift_for(cap));
+        self.write_hash(&entries, &index);
+        let base = 3 * cap;
+        if !array.is_empty() {
+            self.s.vals.slice_mut(self.t.body, base + array.len())[base..].copy_from_slice(&array);
+        }
+    }
+
+    /// Writes the entries and index cells of the hash part (capacity
+    /// `hcap`, already set) and sets `elen`.
+    pub(super) fn write_hash(&mut self, entries: &[(Value, Value)], index: &[Value]) {
+        let hc = self.t.hcap as usize;
+        if hc > 0 {
+            let cells = self.s.vals.slice_mut(self.t.body, 3 * hc);
+            for (c, &(k, v)) in cells.chunks_exact_mut(2).zip(entries) {
+                c[0] = k;
+                c[1] = v;
+            }
+            cells[2 * hc..].copy_from_slice(index);
+        }
+        self.t.elen = entries.len() as u32;
+    }
+
+    /// Sets the array part's size to `n` (clamped to 2^27): growing absorbs
+    /// hash keys in `1..=n`, shrinking moves the array's keys above `n` to
+    /// the end of the hash order (ascending). Rebuilds the hash part, so it
+    /// drops tombstones: do not call it during a traversal that deletes keys.
+    pub fn resize_array(&mut self, n: usize) {
+        self.rebuild(n.min(MAX_ARRAY), 0);
+    }
+
+    /// Keeps only the live pairs for which `f(key, value)` is true (for weak
+    /// tables). Dropped array slots become nil and dropped hash entries
+    /// tombstones, so survivors keep their order and `next` still accepts
+    /// dropped keys until the next rehash. Only the cells that change are
+    /// written (journaled).
+    pub fn retain(&mut self, mut f: impl FnMut(Value, Value) -> bool) {
+        let base = 3 * self.t.hcap as usize;
+        for i in 0..self.t.alen as usize {
+            let v = self.s.vals.get(self.t.body, base + i);
+            if !v.is_nil() && !f(Value::Int(i as i64 + 1), v) {
+                *self.cell_mut(base + i) = Value::Nil;
+            }
+        }
+        for e in 0..self.t.elen as usize {
+            let (k, v) =
+                (self.s.vals.get(self.t.body, 2 * e), self.s.vals.get(self.t.body, 2 * e + 1));
+            if !v.is_nil() && !f(k, v) {
+                self.set_entry_val(e, Value::Nil);
+            }
+        }
+    }
+
+    /// Array slot `i` (`i < alen`), mutable: journals only its page.
+    #[inline(always)]
+    pub fn array_slot_mut(&mut self, i: usize) -> &mut Value {
+        let base = 3 * self.t.hcap as usize;
+        self.cell_mut(base + i)
+    }
+}
+
+/// The index cells (`cap` cells, `2 * cap` slots) for `entries` in order.
+pub(super) fn build_index(entries: &[(Value, Value)], cap: usize) -> Vec<Value> {
+    let mut index = vec![Value::Nil; cap];
+    if cap > 0 {
+        let shift = shift_for(cap);
+        for (e, &(k, _)) in entries.iter().enumerate().filter(|(_, (k, _))| !k.is_nil()) {
+            let p = free_slot(&index, 2 * cap, shift, key_hash(k));
+            index[p >> 1] = with_islot(index[p >> 1], p, e as u32 + 1);
+        }
+    }
+    index
+}
