@@ -75,6 +75,7 @@
 //!   function when that caller is a Lua function (no prefix when it is
 //!   called directly from C, e.g. by `pcall`).
 
+use luprex_vm::raw::{WorkMeter, WorkStop, WORK_BYTES};
 use std::fmt;
 
 /// Maximum number of captures in a pattern (`LUA_MAXCAPTURES`).
@@ -112,6 +113,34 @@ pub enum PatternError {
     TooComplex,
     /// `invalid use of '%' in replacement string`
     InvalidReplacement,
+    /// The [`Fuel`] ran out: the instruction limit or the interrupt flag
+    /// stopped the match (the glue raises [`luprex_vm::raw::State::work_error`]).
+    Stopped(WorkStop),
+}
+
+/// What the matcher charges its work to, in steps (see "Work" in the
+/// module docs).
+pub trait Fuel {
+    /// Charges `units` steps; an error stops the match.
+    fn burn(&mut self, units: u64) -> Result<(), PatternError>;
+}
+
+/// Fuel that never runs out (for callers without a budget).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Unmetered;
+
+impl Fuel for Unmetered {
+    #[inline(always)]
+    fn burn(&mut self, _units: u64) -> Result<(), PatternError> {
+        Ok(())
+    }
+}
+
+impl Fuel for WorkMeter<'_> {
+    #[inline(always)]
+    fn burn(&mut self, units: u64) -> Result<(), PatternError> {
+        self.charge(units).map_err(PatternError::Stopped)
+    }
 }
 
 impl fmt::Display for PatternError {
@@ -129,6 +158,7 @@ impl fmt::Display for PatternError {
             Self::TooManyCaptures => f.write_str("too many captures"),
             Self::TooComplex => f.write_str("pattern too complex"),
             Self::InvalidReplacement => f.write_str("invalid use of '%' in replacement string"),
+            Self::Stopped(w) => write!(f, "stopped ({:?})", w.kind()),
         }
     }
 }
@@ -310,11 +340,15 @@ impl<'a> Matcher<'a> {
     /// (like one call of C's `match`, with a fresh capture state and call
     /// budget). Returns `Ok(None)` when there is no match or `pos` is past
     /// the end of the subject.
-    pub fn match_at(&self, pos: usize) -> Result<Option<Match>, PatternError> {
+    pub fn match_at<F: Fuel>(
+        &self,
+        pos: usize,
+        fuel: &mut F,
+    ) -> Result<Option<Match>, PatternError> {
         if pos > self.subject.len() {
             return Ok(None);
         }
-        let mut st = State::new(self.subject, self.pattern);
+        let mut st = State::new(self.subject, self.pattern, fuel);
         Ok(st.do_match(pos, 0)?.map(|end| Match {
             start: pos,
             end,
@@ -324,10 +358,15 @@ impl<'a> Matcher<'a> {
 
     /// Tries `match_at` at `start`, `start + 1`, ... up to the end of the
     /// subject (only at `start` if `anchored`), returning the first match.
-    pub fn search(&self, start: usize, anchored: bool) -> Result<Option<Match>, PatternError> {
+    pub fn search<F: Fuel>(
+        &self,
+        start: usize,
+        anchored: bool,
+        fuel: &mut F,
+    ) -> Result<Option<Match>, PatternError> {
         let mut pos = start;
         while pos <= self.subject.len() {
-            if let Some(m) = self.match_at(pos)? {
+            if let Some(m) = self.match_at(pos, fuel)? {
                 return Ok(Some(m));
             }
             if anchored {
@@ -353,24 +392,25 @@ pub struct Found {
 /// `string.find` from the 0-based offset `init` (see [`start_offset`]).
 /// Uses a plain substring search if `plain` or if the pattern has no
 /// special characters; otherwise honours a leading `^` anchor.
-pub fn find(
+pub fn find<F: Fuel>(
     subject: &[u8],
     pattern: &[u8],
     init: usize,
     plain: bool,
+    fuel: &mut F,
 ) -> Result<Option<Found>, PatternError> {
     if init > subject.len() {
         return Ok(None);
     }
     if plain || !has_specials(pattern) {
-        return Ok(memfind(&subject[init..], pattern).map(|at| Found {
+        return Ok(memfind(&subject[init..], pattern, fuel)?.map(|at| Found {
             start: init + at,
             end: init + at + pattern.len(),
             captures: Vec::new(),
         }));
     }
     let (anchored, pat) = split_anchor(pattern);
-    match Matcher::new(subject, pat).search(init, anchored)? {
+    match Matcher::new(subject, pat).search(init, anchored, fuel)? {
         Some(m) => {
             Ok(Some(Found { start: m.start(), end: m.end(), captures: m.explicit_captures()? }))
         }
@@ -380,28 +420,61 @@ pub fn find(
 
 /// `string.match` from the 0-based offset `init`: the captures (or the
 /// whole match) of the first match, honouring a leading `^` anchor.
-pub fn match_pattern(
+pub fn match_pattern<F: Fuel>(
     subject: &[u8],
     pattern: &[u8],
     init: usize,
+    fuel: &mut F,
 ) -> Result<Option<Vec<Capture>>, PatternError> {
     if init > subject.len() {
         return Ok(None);
     }
     let (anchored, pat) = split_anchor(pattern);
-    match Matcher::new(subject, pat).search(init, anchored)? {
+    match Matcher::new(subject, pat).search(init, anchored, fuel)? {
         Some(m) => Ok(Some(m.captures()?)),
         None => Ok(None),
     }
 }
 
 /// Plain substring search (`lmemfind`): offset of the first occurrence of
-/// `needle` in `hay`; the empty needle is found at 0.
-fn memfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() {
-        return Some(0);
+/// `needle` in `hay`; the empty needle is found at 0. Charges one step per
+/// candidate position (where the first byte matches) and per 64 bytes
+/// compared there, plus one per 64 bytes skipped to find candidates.
+fn memfind<F: Fuel>(
+    hay: &[u8],
+    needle: &[u8],
+    fuel: &mut F,
+) -> Result<Option<usize>, PatternError> {
+    let Some((&first, rest)) = needle.split_first() else {
+        return Ok(Some(0));
+    };
+    let Some(last) = hay.len().checked_sub(needle.len()) else {
+        return Ok(None);
+    };
+    const CHUNK: usize = WORK_BYTES as usize;
+    let mut i = 0;
+    while i <= last {
+        let Some(k) = hay[i..=last].iter().position(|&b| b == first) else {
+            fuel.burn(((last + 1 - i) / CHUNK) as u64)?;
+            return Ok(None);
+        };
+        fuel.burn((k / CHUNK) as u64 + 1)?;
+        i += k;
+        let cand = &hay[i + 1..i + needle.len()];
+        let mut found = true;
+        for (a, b) in cand.chunks(CHUNK).zip(rest.chunks(CHUNK)) {
+            fuel.burn(1)?;
+            if a != b {
+                found = false;
+                break;
+            }
+        }
+        if found {
+            return Ok(Some(i));
+        }
+        i += 1;
     }
-    hay.windows(needle.len()).position(|w| w == needle)
+    Ok(None)
 }
 
 /// The state of a `string.gmatch` iterator: a plain value the glue keeps in
@@ -425,15 +498,16 @@ impl GMatch {
     /// The next match's captures (whole match if the pattern has none), or
     /// `None` when the iteration is over. `subject` and `pattern` must be
     /// the same on every call. The pattern is used verbatim (no anchor).
-    pub fn next(
+    pub fn next<F: Fuel>(
         &mut self,
         subject: &[u8],
         pattern: &[u8],
+        fuel: &mut F,
     ) -> Result<Option<Vec<Capture>>, PatternError> {
         let matcher = Matcher::new(subject, pattern);
         let mut src = self.src;
         while src <= subject.len() {
-            if let Some(m) = matcher.match_at(src)? {
+            if let Some(m) = matcher.match_at(src, fuel)? {
                 if Some(m.end()) != self.lastmatch {
                     self.src = m.end();
                     self.lastmatch = Some(m.end());
@@ -525,17 +599,18 @@ impl Gsub {
     /// Finds the next match to replace, copying the skipped subject bytes to
     /// `out`. `subject` and `pattern` (the full pattern) must be the same on
     /// every call.
-    pub fn next(
+    pub fn next<F: Fuel>(
         &mut self,
         subject: &[u8],
         pattern: &[u8],
         out: &mut Vec<u8>,
+        fuel: &mut F,
     ) -> Result<Option<Match>, PatternError> {
         let pat = if self.anchored { pattern.get(1..).unwrap_or(&[]) } else { pattern };
         let matcher = Matcher::new(subject, pat);
         while !self.done && self.count < self.max {
             self.done = self.anchored;
-            match matcher.match_at(self.src)? {
+            match matcher.match_at(self.src, fuel)? {
                 Some(m) if Some(m.end()) != self.lastmatch => {
                     self.count += 1;
                     self.src = m.end();
@@ -575,20 +650,22 @@ pub struct GsubResult {
 /// Runs a whole gsub. For each match, `repl` appends the replacement to the
 /// buffer and returns whether it changed the text (return `false` after
 /// appending the original text for a `nil`/`false` replacement value).
-pub fn gsub_with<E, F>(
+pub fn gsub_with<E, F, U>(
     subject: &[u8],
     pattern: &[u8],
     max: Option<i64>,
+    fuel: &mut U,
     mut repl: F,
 ) -> Result<GsubResult, E>
 where
     E: From<PatternError>,
     F: FnMut(&Match, &mut Vec<u8>) -> Result<bool, E>,
+    U: Fuel,
 {
     let mut state = Gsub::new(subject.len(), pattern, max);
     let mut output = Vec::new();
     let mut changed = false;
-    while let Some(m) = state.next(subject, pattern, &mut output)? {
+    while let Some(m) = state.next(subject, pattern, &mut output, fuel)? {
         changed |= repl(&m, &mut output)?;
     }
     state.finish(subject, &mut output);
@@ -596,13 +673,14 @@ where
 }
 
 /// `string.gsub` with a string replacement (`%0`-`%9`, `%%`).
-pub fn gsub_str(
+pub fn gsub_str<U: Fuel>(
     subject: &[u8],
     pattern: &[u8],
     repl: &[u8],
     max: Option<i64>,
+    fuel: &mut U,
 ) -> Result<GsubResult, PatternError> {
-    gsub_with(subject, pattern, max, |m, out| {
+    gsub_with(subject, pattern, max, fuel, |m, out| {
         m.expand_replacement(subject, repl, out)?;
         Ok(true)
     })
@@ -617,9 +695,11 @@ enum Step {
 }
 
 /// The mutable state of one match attempt (`MatchState`).
-struct State<'a> {
+struct State<'a, 'f, F: Fuel> {
     src: &'a [u8],
     pat: &'a [u8],
+    /// What every step is charged to.
+    fuel: &'f mut F,
     /// Remaining nesting budget for `do_match`.
     depth: usize,
     /// Number of capture slots in use.
@@ -627,9 +707,9 @@ struct State<'a> {
     caps: [Slot; MAX_CAPTURES],
 }
 
-impl<'a> State<'a> {
-    fn new(src: &'a [u8], pat: &'a [u8]) -> Self {
-        Self { src, pat, depth: MAX_CALLS, level: 0, caps: [Slot::Open(0); MAX_CAPTURES] }
+impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
+    fn new(src: &'a [u8], pat: &'a [u8], fuel: &'f mut F) -> Self {
+        Self { src, pat, fuel, depth: MAX_CALLS, level: 0, caps: [Slot::Open(0); MAX_CAPTURES] }
     }
 
     /// Subject byte at `i`, or the implicit `'\0'` terminator past the end.
@@ -651,6 +731,7 @@ impl<'a> State<'a> {
         self.depth -= 1;
         let (mut s, mut p) = (s, p);
         let result = loop {
+            self.fuel.burn(1)?;
             if p >= self.pat.len() {
                 break Some(s);
             }
@@ -804,7 +885,7 @@ impl<'a> State<'a> {
     }
 
     /// `%bxy` with `p` pointing at `x`.
-    fn match_balance(&self, s: usize, p: usize) -> Result<Option<usize>, PatternError> {
+    fn match_balance(&mut self, s: usize, p: usize) -> Result<Option<usize>, PatternError> {
         if p + 1 >= self.pat.len() {
             return Err(PatternError::MissingBalanceArgs);
         }
@@ -813,12 +894,14 @@ impl<'a> State<'a> {
             return Ok(None);
         }
         let mut depth = 1usize;
+        let start = s;
         let mut s = s + 1;
         while s < self.src.len() {
             let c = self.sbyte(s);
             if c == close {
                 depth -= 1;
                 if depth == 0 {
+                    self.fuel.burn((s - start) as u64)?;
                     return Ok(Some(s + 1));
                 }
             } else if c == open {
@@ -826,6 +909,7 @@ impl<'a> State<'a> {
             }
             s += 1;
         }
+        self.fuel.burn((s - start) as u64)?;
         Ok(None)
     }
 
@@ -836,6 +920,7 @@ impl<'a> State<'a> {
         while self.single_match(s + i, p, ep) {
             i += 1;
         }
+        self.fuel.burn(i as u64)?;
         loop {
             if let Some(r) = self.do_match(s + i, ep + 1)? {
                 return Ok(Some(r));
@@ -904,7 +989,7 @@ impl<'a> State<'a> {
     }
 
     /// Back-reference `%<digit>` at subject offset `s`.
-    fn match_capture(&self, s: usize, digit: u8) -> Result<Option<usize>, PatternError> {
+    fn match_capture(&mut self, s: usize, digit: u8) -> Result<Option<usize>, PatternError> {
         let invalid = PatternError::InvalidCaptureIndex(digit - b'0');
         let l = usize::from(digit.checked_sub(b'1').ok_or(invalid)?);
         let slot = *self.caps[..self.level].get(l).ok_or(invalid)?;
@@ -914,6 +999,7 @@ impl<'a> State<'a> {
             Slot::Position(_) => Ok(None),
             Slot::Closed(a, b) => {
                 let cap = slice(self.src, a, b);
+                self.fuel.burn(cap.len() as u64 / WORK_BYTES)?;
                 let rest = self.src.get(s..).unwrap_or(&[]);
                 Ok(rest.starts_with(cap).then_some(s + cap.len()))
             }
@@ -976,7 +1062,7 @@ mod tests {
         let Some(off) = start_offset(init, subject.len()) else {
             return "N".into();
         };
-        match find(subject, pattern, off, plain) {
+        match find(subject, pattern, off, plain, &mut Unmetered) {
             Err(e) => err(e),
             Ok(None) => "N".into(),
             Ok(Some(f)) => {
@@ -991,7 +1077,7 @@ mod tests {
         let Some(off) = start_offset(init, subject.len()) else {
             return "N".into();
         };
-        match match_pattern(subject, pattern, off) {
+        match match_pattern(subject, pattern, off, &mut Unmetered) {
             Err(e) => err(e),
             Ok(None) => "N".into(),
             Ok(Some(c)) => {
@@ -1006,7 +1092,7 @@ mod tests {
         let mut g = GMatch::new(subject.len(), init);
         let mut parts = Vec::new();
         for _ in 0..50 {
-            match g.next(subject, pattern) {
+            match g.next(subject, pattern, &mut Unmetered) {
                 Err(e) => {
                     parts.push(err(e));
                     break;
@@ -1023,7 +1109,7 @@ mod tests {
     }
 
     fn run_gsub(subject: &[u8], pattern: &[u8], repl: &[u8], max: Option<i64>) -> String {
-        match gsub_str(subject, pattern, repl, max) {
+        match gsub_str(subject, pattern, repl, max, &mut Unmetered) {
             Err(e) => err(e),
             Ok(r) => format!("s:{} i:{}", hex(&r.output), r.count),
         }
@@ -1033,7 +1119,7 @@ mod tests {
     /// strings are written raw and positions in decimal; `nil` (original
     /// kept) when the first capture is the empty string.
     fn run_gsubf(subject: &[u8], pattern: &[u8], max: Option<i64>) -> String {
-        let r = gsub_with(subject, pattern, max, |m, out| {
+        let r = gsub_with(subject, pattern, max, &mut Unmetered, |m, out| {
             let caps = m.captures()?;
             if matches!(caps.first(), Some(Capture::Range(a, b)) if a == b) {
                 out.extend_from_slice(&subject[m.start()..m.end()]);
@@ -1100,10 +1186,16 @@ mod tests {
     fn deep_patterns_do_not_overflow() {
         let subject = vec![b'a'; 100_000];
         let pattern = b"a?".repeat(5000);
-        assert_eq!(find(&subject, &pattern, 0, false), Err(PatternError::TooComplex));
+        assert_eq!(
+            find(&subject, &pattern, 0, false, &mut Unmetered),
+            Err(PatternError::TooComplex)
+        );
         let nested = [b"(".repeat(40), b"a".to_vec(), b")".repeat(40)].concat();
-        assert_eq!(find(b"a", &nested, 0, false), Err(PatternError::TooManyCaptures));
-        let m = match_pattern(&subject, b"(a*)%1$", 0).unwrap().unwrap();
+        assert_eq!(
+            find(b"a", &nested, 0, false, &mut Unmetered),
+            Err(PatternError::TooManyCaptures)
+        );
+        let m = match_pattern(&subject, b"(a*)%1$", 0, &mut Unmetered).unwrap().unwrap();
         assert_eq!(m, vec![Capture::Range(0, 50_000)]);
     }
 }
