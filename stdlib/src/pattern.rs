@@ -123,6 +123,10 @@ pub enum PatternError {
 pub trait Fuel {
     /// Charges `units` steps; an error stops the match.
     fn burn(&mut self, units: u64) -> Result<(), PatternError>;
+    /// Steps that can be charged before the next check is due (see
+    /// [`WorkMeter::headroom`]): the matcher counts steps down from it
+    /// locally and charges them in bulk.
+    fn headroom(&self) -> u64;
 }
 
 /// Fuel that never runs out (for callers without a budget).
@@ -134,12 +138,21 @@ impl Fuel for Unmetered {
     fn burn(&mut self, _units: u64) -> Result<(), PatternError> {
         Ok(())
     }
+
+    fn headroom(&self) -> u64 {
+        i64::MAX as u64
+    }
 }
 
 impl Fuel for WorkMeter<'_> {
     #[inline(always)]
     fn burn(&mut self, units: u64) -> Result<(), PatternError> {
         self.charge(units).map_err(PatternError::Stopped)
+    }
+
+    #[inline(always)]
+    fn headroom(&self) -> u64 {
+        WorkMeter::headroom(self)
     }
 }
 
@@ -345,15 +358,43 @@ impl<'a> Matcher<'a> {
         pos: usize,
         fuel: &mut F,
     ) -> Result<Option<Match>, PatternError> {
-        if pos > self.subject.len() {
-            return Ok(None);
-        }
+        self.run(fuel, |st| st.attempt(pos))
+    }
+
+    /// Runs `body` with one matcher state, whose steps are charged to
+    /// `fuel` in bulk (also when `body` fails).
+    fn run<F: Fuel, T>(
+        &self,
+        fuel: &mut F,
+        body: impl FnOnce(&mut State<'a, '_, F>) -> Result<T, PatternError>,
+    ) -> Result<T, PatternError> {
         let mut st = State::new(self.subject, self.pattern, fuel);
-        Ok(st.do_match(pos, 0)?.map(|end| Match {
-            start: pos,
-            end,
-            slots: st.caps[..st.level].to_vec(),
-        }))
+        let r = body(&mut st);
+        st.settle()?;
+        r
+    }
+
+    /// The first match at `start`, `start + 1`, ... whose end is not
+    /// `last` (the 5.4 `lastmatch` rule of `gmatch` and `gsub`; `None`
+    /// for no such rule), with its end.
+    pub fn search_not_ending_at<F: Fuel>(
+        &self,
+        start: usize,
+        last: Option<usize>,
+        fuel: &mut F,
+    ) -> Result<Option<Match>, PatternError> {
+        self.run(fuel, |st| {
+            let mut src = start;
+            while src <= st.src.len() {
+                if let Some(m) = st.attempt(src)? {
+                    if Some(m.end()) != last {
+                        return Ok(Some(m));
+                    }
+                }
+                src += 1;
+            }
+            Ok(None)
+        })
     }
 
     /// Tries `match_at` at `start`, `start + 1`, ... up to the end of the
@@ -364,17 +405,19 @@ impl<'a> Matcher<'a> {
         anchored: bool,
         fuel: &mut F,
     ) -> Result<Option<Match>, PatternError> {
-        let mut pos = start;
-        while pos <= self.subject.len() {
-            if let Some(m) = self.match_at(pos, fuel)? {
-                return Ok(Some(m));
+        self.run(fuel, |st| {
+            let mut pos = start;
+            while pos <= st.src.len() {
+                if let Some(m) = st.attempt(pos)? {
+                    return Ok(Some(m));
+                }
+                if anchored {
+                    break;
+                }
+                pos += 1;
             }
-            if anchored {
-                break;
-            }
-            pos += 1;
-        }
-        Ok(None)
+            Ok(None)
+        })
     }
 }
 
@@ -504,19 +547,16 @@ impl GMatch {
         pattern: &[u8],
         fuel: &mut F,
     ) -> Result<Option<Vec<Capture>>, PatternError> {
-        let matcher = Matcher::new(subject, pattern);
-        let mut src = self.src;
-        while src <= subject.len() {
-            if let Some(m) = matcher.match_at(src, fuel)? {
-                if Some(m.end()) != self.lastmatch {
-                    self.src = m.end();
-                    self.lastmatch = Some(m.end());
-                    return m.captures().map(Some);
-                }
+        let found =
+            Matcher::new(subject, pattern).search_not_ending_at(self.src, self.lastmatch, fuel)?;
+        match found {
+            Some(m) => {
+                self.src = m.end();
+                self.lastmatch = Some(m.end());
+                m.captures().map(Some)
             }
-            src += 1;
+            None => Ok(None),
         }
-        Ok(None)
     }
 }
 
@@ -607,26 +647,27 @@ impl Gsub {
         fuel: &mut F,
     ) -> Result<Option<Match>, PatternError> {
         let pat = if self.anchored { pattern.get(1..).unwrap_or(&[]) } else { pattern };
-        let matcher = Matcher::new(subject, pat);
-        while !self.done && self.count < self.max {
-            self.done = self.anchored;
-            match matcher.match_at(self.src, fuel)? {
-                Some(m) if Some(m.end()) != self.lastmatch => {
-                    self.count += 1;
-                    self.src = m.end();
-                    self.lastmatch = Some(m.end());
-                    return Ok(Some(m));
-                }
-                _ => match subject.get(self.src) {
-                    Some(&b) => {
-                        out.push(b);
-                        self.src += 1;
+        Matcher::new(subject, pat).run(fuel, |st| {
+            while !self.done && self.count < self.max {
+                self.done = self.anchored;
+                match st.attempt(self.src)? {
+                    Some(m) if Some(m.end()) != self.lastmatch => {
+                        self.count += 1;
+                        self.src = m.end();
+                        self.lastmatch = Some(m.end());
+                        return Ok(Some(m));
                     }
-                    None => self.done = true,
-                },
+                    _ => match subject.get(self.src) {
+                        Some(&b) => {
+                            out.push(b);
+                            self.src += 1;
+                        }
+                        None => self.done = true,
+                    },
+                }
             }
-        }
-        Ok(None)
+            Ok(None)
+        })
     }
 
     /// Appends the unprocessed tail of the subject to `out`.
@@ -698,8 +739,11 @@ enum Step {
 struct State<'a, 'f, F: Fuel> {
     src: &'a [u8],
     pat: &'a [u8],
-    /// What every step is charged to.
+    /// What every step is charged to, in bulk: `granted` steps were
+    /// available when last settled, `left` of them remain.
     fuel: &'f mut F,
+    granted: i64,
+    left: i64,
     /// Remaining nesting budget for `do_match`.
     depth: usize,
     /// Number of capture slots in use.
@@ -709,7 +753,59 @@ struct State<'a, 'f, F: Fuel> {
 
 impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
     fn new(src: &'a [u8], pat: &'a [u8], fuel: &'f mut F) -> Self {
-        Self { src, pat, fuel, depth: MAX_CALLS, level: 0, caps: [Slot::Open(0); MAX_CAPTURES] }
+        let granted = i64::try_from(fuel.headroom()).unwrap_or(i64::MAX);
+        Self {
+            src,
+            pat,
+            fuel,
+            granted,
+            left: granted,
+            depth: MAX_CALLS,
+            level: 0,
+            caps: [Slot::Open(0); MAX_CAPTURES],
+        }
+    }
+
+    /// One match attempt at `pos` (C's `match` from `do_match`'s caller,
+    /// with the capture level and call budget reset).
+    fn attempt(&mut self, pos: usize) -> Result<Option<Match>, PatternError> {
+        if pos > self.src.len() {
+            return Ok(None);
+        }
+        self.level = 0;
+        self.depth = MAX_CALLS;
+        Ok(self.do_match(pos, 0)?.map(|end| Match {
+            start: pos,
+            end,
+            slots: self.caps[..self.level].to_vec(),
+        }))
+    }
+
+    /// Counts `units` steps; when the headroom is used up, charges it (the
+    /// charge that makes the check) and takes the new headroom.
+    #[inline(always)]
+    fn burn(&mut self, units: u64) -> Result<(), PatternError> {
+        self.left = self.left.saturating_sub(i64::try_from(units).unwrap_or(i64::MAX));
+        if self.left <= 0 {
+            return self.refuel();
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn refuel(&mut self) -> Result<(), PatternError> {
+        self.settle()?;
+        self.granted = i64::try_from(self.fuel.headroom()).unwrap_or(i64::MAX);
+        self.left = self.granted;
+        Ok(())
+    }
+
+    /// Charges the steps counted since the last settlement.
+    fn settle(&mut self) -> Result<(), PatternError> {
+        let used = self.granted.saturating_sub(self.left).max(0) as u64;
+        self.granted = self.left;
+        self.fuel.burn(used)
     }
 
     /// Subject byte at `i`, or the implicit `'\0'` terminator past the end.
@@ -731,7 +827,7 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
         self.depth -= 1;
         let (mut s, mut p) = (s, p);
         let result = loop {
-            self.fuel.burn(1)?;
+            self.burn(1)?;
             if p >= self.pat.len() {
                 break Some(s);
             }
@@ -901,7 +997,7 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
             if c == close {
                 depth -= 1;
                 if depth == 0 {
-                    self.fuel.burn((s - start) as u64)?;
+                    self.burn((s - start) as u64)?;
                     return Ok(Some(s + 1));
                 }
             } else if c == open {
@@ -909,7 +1005,7 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
             }
             s += 1;
         }
-        self.fuel.burn((s - start) as u64)?;
+        self.burn((s - start) as u64)?;
         Ok(None)
     }
 
@@ -920,7 +1016,7 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
         while self.single_match(s + i, p, ep) {
             i += 1;
         }
-        self.fuel.burn(i as u64)?;
+        self.burn(i as u64)?;
         loop {
             if let Some(r) = self.do_match(s + i, ep + 1)? {
                 return Ok(Some(r));
@@ -999,7 +1095,7 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
             Slot::Position(_) => Ok(None),
             Slot::Closed(a, b) => {
                 let cap = slice(self.src, a, b);
-                self.fuel.burn(cap.len() as u64 / WORK_BYTES)?;
+                self.burn(cap.len() as u64 / WORK_BYTES)?;
                 let rest = self.src.get(s..).unwrap_or(&[]);
                 Ok(rest.starts_with(cap).then_some(s + cap.len()))
             }

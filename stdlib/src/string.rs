@@ -460,17 +460,10 @@ fn gmatch_search(
     last: Option<usize>,
     meter: &mut WorkMeter<'_>,
 ) -> Result<Option<(usize, Vec<Capture>)>, PatternError> {
-    let matcher = Matcher::new(subject, pat);
-    let mut src = start;
-    while src <= subject.len() {
-        if let Some(m) = matcher.match_at(src, meter)? {
-            if Some(m.end()) != last {
-                return Ok(Some((m.end(), m.captures()?)));
-            }
-        }
-        src += 1;
+    match Matcher::new(subject, pat).search_not_ending_at(start, last, meter)? {
+        Some(m) => Ok(Some((m.end(), m.captures()?))),
+        None => Ok(None),
     }
-    Ok(None)
 }
 
 // ----- gsub ------------------------------------------------------------------

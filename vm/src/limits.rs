@@ -269,6 +269,16 @@ impl WorkMeter<'_> {
         Ok(())
     }
 
+    /// Units that can be charged before the next check is due: the
+    /// charge that takes the total to `headroom()` makes the check. A loop
+    /// may count its work down from it locally and charge the total when
+    /// it reaches zero (and what it counted when it stops), which is the
+    /// same accounting as charging each unit.
+    #[inline(always)]
+    pub fn headroom(&self) -> u64 {
+        (*self.budget).max(0) as u64
+    }
+
     /// The check run when the budget reaches zero, without hook or memory
     /// check.
     #[cold]
