@@ -26,6 +26,26 @@
 //!   [`PatternError`] values and propagated with `?`; their `Display` is the
 //!   exact message `lstrlib.c` produces.
 //!
+//! # Work
+//!
+//! Depth is bounded, but time is not: backtracking is exponential in the
+//! pattern (`string.rep('a?', 30) .. string.rep('a', 30)` against 30 `a`s
+//! runs for minutes). So every entry point takes a [`Fuel`], and the
+//! matcher charges one *step* per pattern item it tries at a subject
+//! position (each iteration of `do_match`'s loop), one per byte a
+//! repetition or `%b` scans, one per 64 bytes a back-reference compares; a
+//! plain search charges one per candidate position and per 64 bytes
+//! compared or skipped. The glue passes the VM's [`WorkMeter`], so the
+//! instruction limit and the interrupt flag stop a match part way with a
+//! [`PatternError::Stopped`], at the same step in every process; tests and
+//! budget-less callers pass [`Unmetered`]. To stay fast the matcher does
+//! not call the meter per step: it counts steps down from
+//! [`Fuel::headroom`] in its own state and charges them in bulk when the
+//! headroom is used up (the charge that makes the check) and when a search
+//! ends. A search also keeps one matcher state across the start positions
+//! it tries, resetting only the capture level and the depth (as C's
+//! `do_match` caller does), instead of building one per position.
+//!
 //! # Invariants
 //!
 //! * Every subject offset handled by the matcher is `<= subject.len()`;

@@ -38,6 +38,13 @@
 //! a 'string' with a 'table'`; `attempt to divide by zero` without a
 //! position, since it is raised inside a C function).
 //!
+//! **Work.** Every function whose work can grow beyond a small constant
+//! charges it to the instruction budget (`limits.rs` in the VM, "Work done
+//! by natives"): the matcher per step through a `WorkMeter` borrowed beside
+//! the subject and pattern bytes; `rep` as it copies (in 64 KB pieces);
+//! `sub`, `upper`, `lower`, `reverse`, `format`, `pack`, `unpack` and
+//! gsub's output per 64 bytes; `byte` and `char` per value.
+//!
 //! # Invariants
 //!
 //! * No input panics: positions are clamped as `posrelatI`/`getendpos`

@@ -44,6 +44,14 @@
 //! | 6-9 | the machine's registers: phase, `p`, `i`, `j` |
 //! | 10.. | `(lo, up, rnd)` per `auxsort` activation, the running one last |
 //!
+//! # Work
+//!
+//! Each element moved by `insert`/`remove`/`move`, read by `concat` or
+//! `unpack`, packed by `pack`, and each comparison of `sort` charges one
+//! instruction to the budget (`charge_work`), and `concat` also the bytes
+//! it appends (one per 64), so a huge range stops at the instruction limit
+//! or the interrupt flag instead of running for hours.
+//!
 //! # Invariants
 //!
 //! * Indices stay within `[lo - 1, up]` of the interval being sorted; all

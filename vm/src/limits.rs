@@ -18,8 +18,57 @@
 //! Between two charges the VM only runs straight-line code of one function,
 //! so the work done per charged unit is bounded by the size of the largest
 //! function; for structured loops the count is close to the number of
-//! instructions executed. Natives are charged as calls: the work of one
-//! native call is bounded by its arguments and the memory limit.
+//! instructions executed. Natives are charged as calls, plus the work they
+//! do (next section).
+//!
+//! # Work done by natives
+//!
+//! A library function can do unbounded work in one call (an exponentially
+//! backtracking pattern, `string.rep(s, 1e9)`, `table.move` over a huge
+//! range), or bounded but large work in a loop of cheap calls (`s:upper()`
+//! of a 100 MB string, `load` of a big chunk). So every native whose work
+//! can grow beyond a small constant charges it, in proportion to the work
+//! and as it goes, to the same count as instructions:
+//! [`State::charge_work`] (units) and [`State::charge_bytes`] (bytes), or,
+//! for a loop that reads borrowed strings or tables, a [`WorkMeter`]
+//! borrowed together with a read-only [`HeapView`] ([`State::work_meter`]).
+//! The instruction limit and the interrupt flag then stop the native at the
+//! check its charge reaches, with the same errors as Lua code, and the
+//! point depends only on the work counted (never on time), so the same
+//! program stops at the same charge in every process. The exchange rates
+//! (one unit = one charged instruction, roughly the same few nanoseconds):
+//!
+//! * one pattern-matcher step (an item tried at a subject position, a byte
+//!   scanned by a repetition or `%b`) = 1; a plain `find` charges 1 per
+//!   candidate position and per 64 bytes compared;
+//! * bytes copied, scanned or case-mapped = 1 per [`WORK_BYTES`] (64): the
+//!   string functions' results, `table.concat`, `tostring`, `tonumber`,
+//!   `string.pack`, the `..` operator (`CONCAT`, which builds its result in
+//!   one native step);
+//! * bytes decoded by `utf8` = 1 per 8; source compiled by `load` = 1 per
+//!   [`LOAD_BYTES`] (4); a full collection by `collectgarbage` = 1 per 64
+//!   bytes of heap;
+//! * one element pushed, moved, read or compared by a library loop
+//!   (`table.insert`/`remove`/`move`/`unpack`/`concat`, `table.sort`'s
+//!   comparisons, `string.byte`, `string.char`) = 1.
+//!
+//! Work bounded by a constant (a table lookup, a number conversion) is
+//! not charged. Work bounded by an existing object (one pass over a
+//! string) may be charged before or after it is done; work that can grow
+//! beyond the objects that exist (`string.rep`, `table.move`, the matcher)
+//! is charged as it goes, so that the limit stops it part way.
+//!
+//! Charging is cheap when no check is due: one subtraction and one
+//! predictable branch ([`State::charge_work`], [`WorkMeter::charge`]), and
+//! a hot loop can do better: the matcher counts its steps down from
+//! [`WorkMeter::headroom`] in a local and charges them in bulk when the
+//! headroom is used up (the charge that makes the check) and when it ends,
+//! which is the same accounting as charging each step. A check made by
+//! [`State::charge_work`] is the full check (it may run the budget hook
+//! and, past the memory limit, a collection); one made through a
+//! [`WorkMeter`] looks only at the interrupt flag and the instruction
+//! limit, since the heap is borrowed: the hook and the memory limit wait
+//! for the next check made by the VM.
 //!
 //! The count depends only on the path the program takes, so **the same
 //! program with the same inputs always stops at the same point**: same
