@@ -302,3 +302,15 @@ fn results_are_unchanged_without_a_limit() {
     let r = run(&mut st, src).unwrap();
     assert!(matches!(r[..], [Value::Bool(true)]));
 }
+
+/// The VM's own bulk copies are charged too: `..` (above) and `...`
+/// expanded in full, which a loop of cheap instructions can repeat.
+#[test]
+fn vararg_expansion_is_charged() {
+    let mut st = fresh();
+    let setup = "function F(...) for i = 1, 1000 do local n = select('#', ...) end end \
+                 T = {} for i = 1, 300000 do T[i] = i end";
+    let kind = stop(&mut st, setup, "F(table.unpack(T))", Some(LIMIT), false);
+    assert_eq!(kind, ErrorKind::InstructionLimit);
+    assert_usable(&mut st);
+}

@@ -44,7 +44,8 @@
 //! * bytes copied, scanned or case-mapped = 1 per [`WORK_BYTES`] (64): the
 //!   string functions' results, `table.concat`, `tostring`, `tonumber`,
 //!   `string.pack`, the `..` operator (`CONCAT`, which builds its result in
-//!   one native step);
+//!   one step), and `...` expanded in full (`VARARG`: 16-byte values, so
+//!   1 per 4 values);
 //! * bytes decoded by `utf8` = 1 per 8; source compiled by `load` = 1 per
 //!   [`LOAD_BYTES`] (4); a full collection by `collectgarbage` = 1 per 64
 //!   bytes of heap;
