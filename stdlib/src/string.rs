@@ -367,6 +367,8 @@ fn dump(st: &mut State) -> R {
     }
     match st.dump_function(f, strip) {
         Ok(bytes) => {
+            // Bounded by the function, but a loop can repeat it.
+            st.charge_bytes(bytes.len())?;
             let v = st.new_string(&bytes);
             ret1(st, v)
         }

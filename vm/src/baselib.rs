@@ -377,7 +377,7 @@ fn load(st: &mut State) -> R {
         }
     };
     // Compiling is work in proportion to the source (`limits.rs`).
-    st.charge_work(source.len() as u64 / crate::limits::LOAD_BYTES)?;
+    st.charge_work((source.len() as u64).saturating_mul(crate::limits::LOAD_COST))?;
     match st.load_with_env(&source, &chunkname, &mode, env) {
         Ok(f) => ret1(st, f),
         Err(e) => {

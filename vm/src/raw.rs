@@ -54,7 +54,7 @@ pub use crate::error::{Error, ErrorKind};
 pub use crate::func::NativeId;
 pub use crate::hash::{HashMode, PayloadHook, StateHasher};
 pub use crate::limits::{
-    HeapView, InterruptHandle, WorkMeter, WorkStop, CALL_COST, GRACE, LOAD_BYTES, SLICE, WORK_BYTES,
+    HeapView, InterruptHandle, WorkMeter, WorkStop, CALL_COST, GRACE, LOAD_COST, SLICE, WORK_BYTES,
 };
 pub use crate::meta::ArithOp;
 pub use crate::persist::PayloadLoader;
