@@ -121,6 +121,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "local it = utf8.codes(S, true) for i = 1, 100 do it(S, 0) end",
     ),
     ("string.pack of a huge char field", "", "string.pack('c2000000000', '')"),
+    (
+        "next over a table emptied of most of its entries",
+        "T = {} for i = 1, 1000000 do T[i] = i end for i = 1, 999999 do T[i] = nil end",
+        "for i = 1, 100000 do next(T) end",
+    ),
     ("load of a huge chunk", "SRC = string.rep('local x = 1\\n', 1000000)", "load(SRC)"),
     (
         "collectgarbage over a large heap",

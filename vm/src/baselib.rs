@@ -128,14 +128,22 @@ fn tonumber(st: &mut State) -> R {
 fn next(st: &mut State) -> R {
     let t = st.check_table(1)?;
     let k = st.arg(2);
-    match st.heap.tables.get(t).next(k) {
-        Ok(Some((k, v))) => {
+    let view = st.heap.tables.get(t);
+    let Some(pos) = view.position_after(k) else {
+        return Err(st.error_string(b"invalid key to 'next'"));
+    };
+    let found = view.next_at(pos);
+    // The empty slots skipped (a table emptied of most of its entries
+    // makes each call scan them): 16-byte slots, charged as bytes scanned.
+    let end = found.map_or(view.array_len_raw() + view.hash_slots(), |(p, _, _)| p - 1);
+    st.charge_bytes(end.saturating_sub(pos).saturating_mul(16))?;
+    match found {
+        Some((_, k, v)) => {
             st.push(k);
             st.push(v);
             Ok(Action::Return(2))
         }
-        Ok(None) => ret1(st, Value::Nil),
-        Err(_) => Err(st.error_string(b"invalid key to 'next'")),
+        None => ret1(st, Value::Nil),
     }
 }
 

@@ -50,6 +50,9 @@
 //!   `loadfile`, `dofile` = [`LOAD_COST`] (32) per byte (compiling costs
 //!   much more per byte than copying); a full collection by
 //!   `collectgarbage` = 1 per 64 bytes of heap;
+//! * empty table slots skipped by `next` (16-byte slots, as bytes scanned:
+//!   1 per 4), since a table emptied of most of its entries makes every
+//!   call scan them;
 //! * one element pushed, moved, read or compared by a library loop
 //!   (`table.insert`/`remove`/`move`/`unpack`/`concat`, `table.sort`'s
 //!   comparisons, `string.byte`, `string.char`) = 1.
