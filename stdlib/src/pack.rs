@@ -114,6 +114,12 @@ pub trait PackArgs {
     fn number(&mut self, arg: usize) -> Result<f64, Self::Error>;
     /// `luaL_checklstring(L, arg)` (numbers are converted to strings).
     fn string(&mut self, arg: usize) -> Result<Cow<'_, [u8]>, Self::Error>;
+    /// Called after each format item with the bytes it appended, so that
+    /// the glue can charge the work to an instruction budget (the default
+    /// does nothing).
+    fn work(&mut self, _bytes: usize) -> Result<(), Self::Error> {
+        Ok(())
+    }
 }
 
 /// [`PackArgs`] over a slice of values (`values[0]` is argument 2).
@@ -389,6 +395,9 @@ pub fn pack_with<A: PackArgs>(fmt: &[u8], args: &mut A) -> Result<Vec<u8>, A::Er
     let mut arg = 1;
     while !rd.at_end() {
         let item = rd.item(total)?;
+        // The sizes are known before the bytes are written (a `cN` item
+        // pads up to `N` bytes); strings are charged once copied.
+        args.work(item.ntoalign.saturating_add(item.size))?;
         total = total.wrapping_add(item.ntoalign).wrapping_add(item.size);
         fill(&mut out, item.ntoalign, 0)?;
         arg += 1;
@@ -404,12 +413,16 @@ pub fn pack_with<A: PackArgs>(fmt: &[u8], args: &mut A) -> Result<Vec<u8>, A::Er
             Kind::Str => {
                 let s = args.string(arg)?;
                 pack_lstring(&mut out, rd.little, item.size, arg, &s)?;
-                total = total.wrapping_add(s.len());
+                let n = s.len();
+                total = total.wrapping_add(n);
+                args.work(n)?;
             }
             Kind::Zstr => {
                 let s = args.string(arg)?;
                 pack_zstring(&mut out, arg, &s)?;
-                total = total.wrapping_add(s.len() + 1);
+                let n = s.len();
+                total = total.wrapping_add(n + 1);
+                args.work(n)?;
             }
             Kind::Padding | Kind::PadAlign | Kind::Nop => {
                 if item.kind == Kind::Padding {

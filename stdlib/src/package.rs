@@ -507,6 +507,8 @@ pub fn load_file(
         let m = format!("attempt to load a binary chunk (mode is '{mode}')");
         return Err(st.error_string(m.as_bytes()));
     }
+    // Compiling is work in proportion to the source, as in `load`.
+    st.charge_work((text.len() as u64).saturating_mul(luprex_vm::raw::LOAD_COST))?;
     st.load_with_env(&text, &chunkname, mode, env)
 }
 

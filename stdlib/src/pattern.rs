@@ -26,6 +26,26 @@
 //!   [`PatternError`] values and propagated with `?`; their `Display` is the
 //!   exact message `lstrlib.c` produces.
 //!
+//! # Work
+//!
+//! Depth is bounded, but time is not: backtracking is exponential in the
+//! pattern (`string.rep('a?', 30) .. string.rep('a', 30)` against 30 `a`s
+//! runs for minutes). So every entry point takes a [`Fuel`], and the
+//! matcher charges one *step* per pattern item it tries at a subject
+//! position (each iteration of `do_match`'s loop), one per byte a
+//! repetition or `%b` scans, one per 64 bytes a back-reference compares; a
+//! plain search charges one per candidate position and per 64 bytes
+//! compared or skipped. The glue passes the VM's [`WorkMeter`], so the
+//! instruction limit and the interrupt flag stop a match part way with a
+//! [`PatternError::Stopped`], at the same step in every process; tests and
+//! budget-less callers pass [`Unmetered`]. To stay fast the matcher does
+//! not call the meter per step: it counts steps down from
+//! [`Fuel::headroom`] in its own state and charges them in bulk when the
+//! headroom is used up (the charge that makes the check) and when a search
+//! ends. A search also keeps one matcher state across the start positions
+//! it tries, resetting only the capture level and the depth (as C's
+//! `do_match` caller does), instead of building one per position.
+//!
 //! # Invariants
 //!
 //! * Every subject offset handled by the matcher is `<= subject.len()`;
@@ -75,6 +95,7 @@
 //!   function when that caller is a Lua function (no prefix when it is
 //!   called directly from C, e.g. by `pcall`).
 
+use luprex_vm::raw::{WorkMeter, WorkStop, WORK_BYTES};
 use std::fmt;
 
 /// Maximum number of captures in a pattern (`LUA_MAXCAPTURES`).
@@ -112,6 +133,47 @@ pub enum PatternError {
     TooComplex,
     /// `invalid use of '%' in replacement string`
     InvalidReplacement,
+    /// The [`Fuel`] ran out: the instruction limit or the interrupt flag
+    /// stopped the match (the glue raises [`luprex_vm::raw::State::work_error`]).
+    Stopped(WorkStop),
+}
+
+/// What the matcher charges its work to, in steps (see "Work" in the
+/// module docs).
+pub trait Fuel {
+    /// Charges `units` steps; an error stops the match.
+    fn burn(&mut self, units: u64) -> Result<(), PatternError>;
+    /// Steps that can be charged before the next check is due (see
+    /// [`WorkMeter::headroom`]): the matcher counts steps down from it
+    /// locally and charges them in bulk.
+    fn headroom(&self) -> u64;
+}
+
+/// Fuel that never runs out (for callers without a budget).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Unmetered;
+
+impl Fuel for Unmetered {
+    #[inline(always)]
+    fn burn(&mut self, _units: u64) -> Result<(), PatternError> {
+        Ok(())
+    }
+
+    fn headroom(&self) -> u64 {
+        i64::MAX as u64
+    }
+}
+
+impl Fuel for WorkMeter<'_> {
+    #[inline(always)]
+    fn burn(&mut self, units: u64) -> Result<(), PatternError> {
+        self.charge(units).map_err(PatternError::Stopped)
+    }
+
+    #[inline(always)]
+    fn headroom(&self) -> u64 {
+        WorkMeter::headroom(self)
+    }
 }
 
 impl fmt::Display for PatternError {
@@ -129,6 +191,7 @@ impl fmt::Display for PatternError {
             Self::TooManyCaptures => f.write_str("too many captures"),
             Self::TooComplex => f.write_str("pattern too complex"),
             Self::InvalidReplacement => f.write_str("invalid use of '%' in replacement string"),
+            Self::Stopped(w) => write!(f, "stopped ({:?})", w.kind()),
         }
     }
 }
@@ -310,32 +373,71 @@ impl<'a> Matcher<'a> {
     /// (like one call of C's `match`, with a fresh capture state and call
     /// budget). Returns `Ok(None)` when there is no match or `pos` is past
     /// the end of the subject.
-    pub fn match_at(&self, pos: usize) -> Result<Option<Match>, PatternError> {
-        if pos > self.subject.len() {
-            return Ok(None);
-        }
-        let mut st = State::new(self.subject, self.pattern);
-        Ok(st.do_match(pos, 0)?.map(|end| Match {
-            start: pos,
-            end,
-            slots: st.caps[..st.level].to_vec(),
-        }))
+    pub fn match_at<F: Fuel>(
+        &self,
+        pos: usize,
+        fuel: &mut F,
+    ) -> Result<Option<Match>, PatternError> {
+        self.run(fuel, |st| st.attempt(pos))
+    }
+
+    /// Runs `body` with one matcher state, whose steps are charged to
+    /// `fuel` in bulk (also when `body` fails).
+    fn run<F: Fuel, T>(
+        &self,
+        fuel: &mut F,
+        body: impl FnOnce(&mut State<'a, '_, F>) -> Result<T, PatternError>,
+    ) -> Result<T, PatternError> {
+        let mut st = State::new(self.subject, self.pattern, fuel);
+        let r = body(&mut st);
+        st.settle()?;
+        r
+    }
+
+    /// The first match at `start`, `start + 1`, ... whose end is not
+    /// `last` (the 5.4 `lastmatch` rule of `gmatch` and `gsub`; `None`
+    /// for no such rule), with its end.
+    pub fn search_not_ending_at<F: Fuel>(
+        &self,
+        start: usize,
+        last: Option<usize>,
+        fuel: &mut F,
+    ) -> Result<Option<Match>, PatternError> {
+        self.run(fuel, |st| {
+            let mut src = start;
+            while src <= st.src.len() {
+                if let Some(m) = st.attempt(src)? {
+                    if Some(m.end()) != last {
+                        return Ok(Some(m));
+                    }
+                }
+                src += 1;
+            }
+            Ok(None)
+        })
     }
 
     /// Tries `match_at` at `start`, `start + 1`, ... up to the end of the
     /// subject (only at `start` if `anchored`), returning the first match.
-    pub fn search(&self, start: usize, anchored: bool) -> Result<Option<Match>, PatternError> {
-        let mut pos = start;
-        while pos <= self.subject.len() {
-            if let Some(m) = self.match_at(pos)? {
-                return Ok(Some(m));
+    pub fn search<F: Fuel>(
+        &self,
+        start: usize,
+        anchored: bool,
+        fuel: &mut F,
+    ) -> Result<Option<Match>, PatternError> {
+        self.run(fuel, |st| {
+            let mut pos = start;
+            while pos <= st.src.len() {
+                if let Some(m) = st.attempt(pos)? {
+                    return Ok(Some(m));
+                }
+                if anchored {
+                    break;
+                }
+                pos += 1;
             }
-            if anchored {
-                break;
-            }
-            pos += 1;
-        }
-        Ok(None)
+            Ok(None)
+        })
     }
 }
 
@@ -353,24 +455,25 @@ pub struct Found {
 /// `string.find` from the 0-based offset `init` (see [`start_offset`]).
 /// Uses a plain substring search if `plain` or if the pattern has no
 /// special characters; otherwise honours a leading `^` anchor.
-pub fn find(
+pub fn find<F: Fuel>(
     subject: &[u8],
     pattern: &[u8],
     init: usize,
     plain: bool,
+    fuel: &mut F,
 ) -> Result<Option<Found>, PatternError> {
     if init > subject.len() {
         return Ok(None);
     }
     if plain || !has_specials(pattern) {
-        return Ok(memfind(&subject[init..], pattern).map(|at| Found {
+        return Ok(memfind(&subject[init..], pattern, fuel)?.map(|at| Found {
             start: init + at,
             end: init + at + pattern.len(),
             captures: Vec::new(),
         }));
     }
     let (anchored, pat) = split_anchor(pattern);
-    match Matcher::new(subject, pat).search(init, anchored)? {
+    match Matcher::new(subject, pat).search(init, anchored, fuel)? {
         Some(m) => {
             Ok(Some(Found { start: m.start(), end: m.end(), captures: m.explicit_captures()? }))
         }
@@ -380,28 +483,61 @@ pub fn find(
 
 /// `string.match` from the 0-based offset `init`: the captures (or the
 /// whole match) of the first match, honouring a leading `^` anchor.
-pub fn match_pattern(
+pub fn match_pattern<F: Fuel>(
     subject: &[u8],
     pattern: &[u8],
     init: usize,
+    fuel: &mut F,
 ) -> Result<Option<Vec<Capture>>, PatternError> {
     if init > subject.len() {
         return Ok(None);
     }
     let (anchored, pat) = split_anchor(pattern);
-    match Matcher::new(subject, pat).search(init, anchored)? {
+    match Matcher::new(subject, pat).search(init, anchored, fuel)? {
         Some(m) => Ok(Some(m.captures()?)),
         None => Ok(None),
     }
 }
 
 /// Plain substring search (`lmemfind`): offset of the first occurrence of
-/// `needle` in `hay`; the empty needle is found at 0.
-fn memfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() {
-        return Some(0);
+/// `needle` in `hay`; the empty needle is found at 0. Charges one step per
+/// candidate position (where the first byte matches) and per 64 bytes
+/// compared there, plus one per 64 bytes skipped to find candidates.
+fn memfind<F: Fuel>(
+    hay: &[u8],
+    needle: &[u8],
+    fuel: &mut F,
+) -> Result<Option<usize>, PatternError> {
+    let Some((&first, rest)) = needle.split_first() else {
+        return Ok(Some(0));
+    };
+    let Some(last) = hay.len().checked_sub(needle.len()) else {
+        return Ok(None);
+    };
+    const CHUNK: usize = WORK_BYTES as usize;
+    let mut i = 0;
+    while i <= last {
+        let Some(k) = hay[i..=last].iter().position(|&b| b == first) else {
+            fuel.burn(((last + 1 - i) / CHUNK) as u64)?;
+            return Ok(None);
+        };
+        fuel.burn((k / CHUNK) as u64 + 1)?;
+        i += k;
+        let cand = &hay[i + 1..i + needle.len()];
+        let mut found = true;
+        for (a, b) in cand.chunks(CHUNK).zip(rest.chunks(CHUNK)) {
+            fuel.burn(1)?;
+            if a != b {
+                found = false;
+                break;
+            }
+        }
+        if found {
+            return Ok(Some(i));
+        }
+        i += 1;
     }
-    hay.windows(needle.len()).position(|w| w == needle)
+    Ok(None)
 }
 
 /// The state of a `string.gmatch` iterator: a plain value the glue keeps in
@@ -425,24 +561,22 @@ impl GMatch {
     /// The next match's captures (whole match if the pattern has none), or
     /// `None` when the iteration is over. `subject` and `pattern` must be
     /// the same on every call. The pattern is used verbatim (no anchor).
-    pub fn next(
+    pub fn next<F: Fuel>(
         &mut self,
         subject: &[u8],
         pattern: &[u8],
+        fuel: &mut F,
     ) -> Result<Option<Vec<Capture>>, PatternError> {
-        let matcher = Matcher::new(subject, pattern);
-        let mut src = self.src;
-        while src <= subject.len() {
-            if let Some(m) = matcher.match_at(src)? {
-                if Some(m.end()) != self.lastmatch {
-                    self.src = m.end();
-                    self.lastmatch = Some(m.end());
-                    return m.captures().map(Some);
-                }
+        let found =
+            Matcher::new(subject, pattern).search_not_ending_at(self.src, self.lastmatch, fuel)?;
+        match found {
+            Some(m) => {
+                self.src = m.end();
+                self.lastmatch = Some(m.end());
+                m.captures().map(Some)
             }
-            src += 1;
+            None => Ok(None),
         }
-        Ok(None)
     }
 }
 
@@ -525,33 +659,35 @@ impl Gsub {
     /// Finds the next match to replace, copying the skipped subject bytes to
     /// `out`. `subject` and `pattern` (the full pattern) must be the same on
     /// every call.
-    pub fn next(
+    pub fn next<F: Fuel>(
         &mut self,
         subject: &[u8],
         pattern: &[u8],
         out: &mut Vec<u8>,
+        fuel: &mut F,
     ) -> Result<Option<Match>, PatternError> {
         let pat = if self.anchored { pattern.get(1..).unwrap_or(&[]) } else { pattern };
-        let matcher = Matcher::new(subject, pat);
-        while !self.done && self.count < self.max {
-            self.done = self.anchored;
-            match matcher.match_at(self.src)? {
-                Some(m) if Some(m.end()) != self.lastmatch => {
-                    self.count += 1;
-                    self.src = m.end();
-                    self.lastmatch = Some(m.end());
-                    return Ok(Some(m));
-                }
-                _ => match subject.get(self.src) {
-                    Some(&b) => {
-                        out.push(b);
-                        self.src += 1;
+        Matcher::new(subject, pat).run(fuel, |st| {
+            while !self.done && self.count < self.max {
+                self.done = self.anchored;
+                match st.attempt(self.src)? {
+                    Some(m) if Some(m.end()) != self.lastmatch => {
+                        self.count += 1;
+                        self.src = m.end();
+                        self.lastmatch = Some(m.end());
+                        return Ok(Some(m));
                     }
-                    None => self.done = true,
-                },
+                    _ => match subject.get(self.src) {
+                        Some(&b) => {
+                            out.push(b);
+                            self.src += 1;
+                        }
+                        None => self.done = true,
+                    },
+                }
             }
-        }
-        Ok(None)
+            Ok(None)
+        })
     }
 
     /// Appends the unprocessed tail of the subject to `out`.
@@ -575,20 +711,22 @@ pub struct GsubResult {
 /// Runs a whole gsub. For each match, `repl` appends the replacement to the
 /// buffer and returns whether it changed the text (return `false` after
 /// appending the original text for a `nil`/`false` replacement value).
-pub fn gsub_with<E, F>(
+pub fn gsub_with<E, F, U>(
     subject: &[u8],
     pattern: &[u8],
     max: Option<i64>,
+    fuel: &mut U,
     mut repl: F,
 ) -> Result<GsubResult, E>
 where
     E: From<PatternError>,
     F: FnMut(&Match, &mut Vec<u8>) -> Result<bool, E>,
+    U: Fuel,
 {
     let mut state = Gsub::new(subject.len(), pattern, max);
     let mut output = Vec::new();
     let mut changed = false;
-    while let Some(m) = state.next(subject, pattern, &mut output)? {
+    while let Some(m) = state.next(subject, pattern, &mut output, fuel)? {
         changed |= repl(&m, &mut output)?;
     }
     state.finish(subject, &mut output);
@@ -596,13 +734,14 @@ where
 }
 
 /// `string.gsub` with a string replacement (`%0`-`%9`, `%%`).
-pub fn gsub_str(
+pub fn gsub_str<U: Fuel>(
     subject: &[u8],
     pattern: &[u8],
     repl: &[u8],
     max: Option<i64>,
+    fuel: &mut U,
 ) -> Result<GsubResult, PatternError> {
-    gsub_with(subject, pattern, max, |m, out| {
+    gsub_with(subject, pattern, max, fuel, |m, out| {
         m.expand_replacement(subject, repl, out)?;
         Ok(true)
     })
@@ -617,9 +756,14 @@ enum Step {
 }
 
 /// The mutable state of one match attempt (`MatchState`).
-struct State<'a> {
+struct State<'a, 'f, F: Fuel> {
     src: &'a [u8],
     pat: &'a [u8],
+    /// What every step is charged to, in bulk: `granted` steps were
+    /// available when last settled, `left` of them remain.
+    fuel: &'f mut F,
+    granted: i64,
+    left: i64,
     /// Remaining nesting budget for `do_match`.
     depth: usize,
     /// Number of capture slots in use.
@@ -627,9 +771,61 @@ struct State<'a> {
     caps: [Slot; MAX_CAPTURES],
 }
 
-impl<'a> State<'a> {
-    fn new(src: &'a [u8], pat: &'a [u8]) -> Self {
-        Self { src, pat, depth: MAX_CALLS, level: 0, caps: [Slot::Open(0); MAX_CAPTURES] }
+impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
+    fn new(src: &'a [u8], pat: &'a [u8], fuel: &'f mut F) -> Self {
+        let granted = i64::try_from(fuel.headroom()).unwrap_or(i64::MAX);
+        Self {
+            src,
+            pat,
+            fuel,
+            granted,
+            left: granted,
+            depth: MAX_CALLS,
+            level: 0,
+            caps: [Slot::Open(0); MAX_CAPTURES],
+        }
+    }
+
+    /// One match attempt at `pos` (C's `match` from `do_match`'s caller,
+    /// with the capture level and call budget reset).
+    fn attempt(&mut self, pos: usize) -> Result<Option<Match>, PatternError> {
+        if pos > self.src.len() {
+            return Ok(None);
+        }
+        self.level = 0;
+        self.depth = MAX_CALLS;
+        Ok(self.do_match(pos, 0)?.map(|end| Match {
+            start: pos,
+            end,
+            slots: self.caps[..self.level].to_vec(),
+        }))
+    }
+
+    /// Counts `units` steps; when the headroom is used up, charges it (the
+    /// charge that makes the check) and takes the new headroom.
+    #[inline(always)]
+    fn burn(&mut self, units: u64) -> Result<(), PatternError> {
+        self.left = self.left.saturating_sub(i64::try_from(units).unwrap_or(i64::MAX));
+        if self.left <= 0 {
+            return self.refuel();
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn refuel(&mut self) -> Result<(), PatternError> {
+        self.settle()?;
+        self.granted = i64::try_from(self.fuel.headroom()).unwrap_or(i64::MAX);
+        self.left = self.granted;
+        Ok(())
+    }
+
+    /// Charges the steps counted since the last settlement.
+    fn settle(&mut self) -> Result<(), PatternError> {
+        let used = self.granted.saturating_sub(self.left).max(0) as u64;
+        self.granted = self.left;
+        self.fuel.burn(used)
     }
 
     /// Subject byte at `i`, or the implicit `'\0'` terminator past the end.
@@ -651,6 +847,7 @@ impl<'a> State<'a> {
         self.depth -= 1;
         let (mut s, mut p) = (s, p);
         let result = loop {
+            self.burn(1)?;
             if p >= self.pat.len() {
                 break Some(s);
             }
@@ -804,7 +1001,7 @@ impl<'a> State<'a> {
     }
 
     /// `%bxy` with `p` pointing at `x`.
-    fn match_balance(&self, s: usize, p: usize) -> Result<Option<usize>, PatternError> {
+    fn match_balance(&mut self, s: usize, p: usize) -> Result<Option<usize>, PatternError> {
         if p + 1 >= self.pat.len() {
             return Err(PatternError::MissingBalanceArgs);
         }
@@ -813,12 +1010,14 @@ impl<'a> State<'a> {
             return Ok(None);
         }
         let mut depth = 1usize;
+        let start = s;
         let mut s = s + 1;
         while s < self.src.len() {
             let c = self.sbyte(s);
             if c == close {
                 depth -= 1;
                 if depth == 0 {
+                    self.burn((s - start) as u64)?;
                     return Ok(Some(s + 1));
                 }
             } else if c == open {
@@ -826,6 +1025,7 @@ impl<'a> State<'a> {
             }
             s += 1;
         }
+        self.burn((s - start) as u64)?;
         Ok(None)
     }
 
@@ -836,6 +1036,7 @@ impl<'a> State<'a> {
         while self.single_match(s + i, p, ep) {
             i += 1;
         }
+        self.burn(i as u64)?;
         loop {
             if let Some(r) = self.do_match(s + i, ep + 1)? {
                 return Ok(Some(r));
@@ -904,7 +1105,7 @@ impl<'a> State<'a> {
     }
 
     /// Back-reference `%<digit>` at subject offset `s`.
-    fn match_capture(&self, s: usize, digit: u8) -> Result<Option<usize>, PatternError> {
+    fn match_capture(&mut self, s: usize, digit: u8) -> Result<Option<usize>, PatternError> {
         let invalid = PatternError::InvalidCaptureIndex(digit - b'0');
         let l = usize::from(digit.checked_sub(b'1').ok_or(invalid)?);
         let slot = *self.caps[..self.level].get(l).ok_or(invalid)?;
@@ -914,6 +1115,7 @@ impl<'a> State<'a> {
             Slot::Position(_) => Ok(None),
             Slot::Closed(a, b) => {
                 let cap = slice(self.src, a, b);
+                self.burn(cap.len() as u64 / WORK_BYTES)?;
                 let rest = self.src.get(s..).unwrap_or(&[]);
                 Ok(rest.starts_with(cap).then_some(s + cap.len()))
             }
@@ -976,7 +1178,7 @@ mod tests {
         let Some(off) = start_offset(init, subject.len()) else {
             return "N".into();
         };
-        match find(subject, pattern, off, plain) {
+        match find(subject, pattern, off, plain, &mut Unmetered) {
             Err(e) => err(e),
             Ok(None) => "N".into(),
             Ok(Some(f)) => {
@@ -991,7 +1193,7 @@ mod tests {
         let Some(off) = start_offset(init, subject.len()) else {
             return "N".into();
         };
-        match match_pattern(subject, pattern, off) {
+        match match_pattern(subject, pattern, off, &mut Unmetered) {
             Err(e) => err(e),
             Ok(None) => "N".into(),
             Ok(Some(c)) => {
@@ -1006,7 +1208,7 @@ mod tests {
         let mut g = GMatch::new(subject.len(), init);
         let mut parts = Vec::new();
         for _ in 0..50 {
-            match g.next(subject, pattern) {
+            match g.next(subject, pattern, &mut Unmetered) {
                 Err(e) => {
                     parts.push(err(e));
                     break;
@@ -1023,7 +1225,7 @@ mod tests {
     }
 
     fn run_gsub(subject: &[u8], pattern: &[u8], repl: &[u8], max: Option<i64>) -> String {
-        match gsub_str(subject, pattern, repl, max) {
+        match gsub_str(subject, pattern, repl, max, &mut Unmetered) {
             Err(e) => err(e),
             Ok(r) => format!("s:{} i:{}", hex(&r.output), r.count),
         }
@@ -1033,7 +1235,7 @@ mod tests {
     /// strings are written raw and positions in decimal; `nil` (original
     /// kept) when the first capture is the empty string.
     fn run_gsubf(subject: &[u8], pattern: &[u8], max: Option<i64>) -> String {
-        let r = gsub_with(subject, pattern, max, |m, out| {
+        let r = gsub_with(subject, pattern, max, &mut Unmetered, |m, out| {
             let caps = m.captures()?;
             if matches!(caps.first(), Some(Capture::Range(a, b)) if a == b) {
                 out.extend_from_slice(&subject[m.start()..m.end()]);
@@ -1100,10 +1302,16 @@ mod tests {
     fn deep_patterns_do_not_overflow() {
         let subject = vec![b'a'; 100_000];
         let pattern = b"a?".repeat(5000);
-        assert_eq!(find(&subject, &pattern, 0, false), Err(PatternError::TooComplex));
+        assert_eq!(
+            find(&subject, &pattern, 0, false, &mut Unmetered),
+            Err(PatternError::TooComplex)
+        );
         let nested = [b"(".repeat(40), b"a".to_vec(), b")".repeat(40)].concat();
-        assert_eq!(find(b"a", &nested, 0, false), Err(PatternError::TooManyCaptures));
-        let m = match_pattern(&subject, b"(a*)%1$", 0).unwrap().unwrap();
+        assert_eq!(
+            find(b"a", &nested, 0, false, &mut Unmetered),
+            Err(PatternError::TooManyCaptures)
+        );
+        let m = match_pattern(&subject, b"(a*)%1$", 0, &mut Unmetered).unwrap().unwrap();
         assert_eq!(m, vec![Capture::Range(0, 50_000)]);
     }
 }

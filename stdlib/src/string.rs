@@ -38,6 +38,13 @@
 //! a 'string' with a 'table'`; `attempt to divide by zero` without a
 //! position, since it is raised inside a C function).
 //!
+//! **Work.** Every function whose work can grow beyond a small constant
+//! charges it to the instruction budget (`limits.rs` in the VM, "Work done
+//! by natives"): the matcher per step through a `WorkMeter` borrowed beside
+//! the subject and pattern bytes; `rep` as it copies (in 64 KB pieces);
+//! `sub`, `upper`, `lower`, `reverse`, `format`, `pack`, `unpack` and
+//! gsub's output per 64 bytes; `byte` and `char` per value.
+//!
 //! # Invariants
 //!
 //! * No input panics: positions are clamped as `posrelatI`/`getendpos`
@@ -47,18 +54,24 @@
 //!   contain non-UTF-8 bytes (`invalid conversion '%\xff' to 'format'`).
 
 use crate::pack::{self, PackArgs, PackError, PackValue};
-use crate::pattern::{self, Capture, Gsub, Matcher, PatternError};
+use crate::pattern::{self, Capture, Fuel, Gsub, Matcher, PatternError};
 use luprex_vm::raw::format::{format_char, format_float, format_int, Spec};
 use luprex_vm::raw::number;
 use luprex_vm::raw::Payload;
 use luprex_vm::raw::{Action, ArithOp, Error, NativeFn, State, Status, Type, Value};
-use luprex_vm::raw::{StrRef, TableRef};
+use luprex_vm::raw::{StrRef, TableRef, WorkMeter};
 use std::borrow::Cow;
 
 type R = Result<Action, Error>;
 
 /// Largest string size C's `lstrlib.c` produces (`MAXSIZE` = `INT_MAX`).
 const MAX_SIZE: usize = i32::MAX as usize;
+
+/// Bytes copied per charge by `string.rep`.
+const REP_CHUNK: usize = 1 << 16;
+
+/// [`luprex_vm::raw::WORK_BYTES`] as a `usize`.
+const WORK_BYTES: usize = luprex_vm::raw::WORK_BYTES as usize;
 
 /// Opens the library: the `string` global, `package.loaded.string` and
 /// the string metatable.
@@ -138,9 +151,13 @@ fn error_bytes(st: &mut State, msg: &[u8]) -> Error {
     st.error_string(&text)
 }
 
-/// A pattern error, raised as `luaL_error`.
+/// A pattern error, raised as `luaL_error` (or the limit error that
+/// stopped the matcher).
 fn pattern_error(st: &mut State, e: PatternError) -> Error {
-    st.native_error(e.to_string())
+    match e {
+        PatternError::Stopped(w) => st.work_error(w),
+        e => st.native_error(e.to_string()),
+    }
 }
 
 /// The memory error (`not enough memory`, no position).
@@ -218,12 +235,14 @@ fn sub(st: &mut State) -> R {
     if start > end {
         return ret_bytes(st, b"");
     }
+    st.charge_bytes(end + 1 - start)?;
     let bytes = st.str_bytes(s)[start - 1..end].to_vec();
     ret_bytes(st, &bytes)
 }
 
 fn reverse(st: &mut State) -> R {
     let s = st.check_str(1)?;
+    st.charge_bytes(st.str_bytes(s).len())?;
     let mut b = st.str_bytes(s).to_vec();
     b.reverse();
     ret_bytes(st, &b)
@@ -231,12 +250,14 @@ fn reverse(st: &mut State) -> R {
 
 fn lower(st: &mut State) -> R {
     let s = st.check_str(1)?;
+    st.charge_bytes(st.str_bytes(s).len())?;
     let b = st.str_bytes(s).to_ascii_lowercase();
     ret_bytes(st, &b)
 }
 
 fn upper(st: &mut State) -> R {
     let s = st.check_str(1)?;
+    st.charge_bytes(st.str_bytes(s).len())?;
     let b = st.str_bytes(s).to_ascii_uppercase();
     ret_bytes(st, &b)
 }
@@ -266,21 +287,35 @@ fn rep(st: &mut State) -> R {
     if out.try_reserve_exact(total).is_err() {
         return Err(memory_error(st));
     }
-    let sb = st.str_bytes(s);
+    // The copy is charged as it goes, in chunks of at least REP_CHUNK
+    // bytes, so that a limit stops it part way.
     if lsep == 0 {
-        // Doubling: O(log n) copies.
-        out.extend_from_slice(sb);
+        // Doubling up to a chunk, then a chunk at a time.
+        // Every piece but the last is a multiple of `l`, so `out` stays a
+        // repetition of `s`.
+        out.extend_from_slice(st.str_bytes(s));
+        let chunk = (REP_CHUNK / l).max(1) * l;
         while out.len() < total {
-            let k = out.len().min(total - out.len());
+            let k = out.len().min(total - out.len()).min(chunk);
+            st.charge_bytes(k)?;
             out.extend_from_within(..k);
         }
     } else {
-        let sepb: &[u8] = sep.map_or(&[], |x| st.str_bytes(x));
+        let mut charged = 0;
+        let (heap, mut meter) = st.work_meter();
+        let (sb, sepb) = (heap.str_bytes(s), sep.map_or(&[][..], |x| heap.str_bytes(x)));
         for i in 0..n {
             if i > 0 {
                 out.extend_from_slice(sepb);
             }
             out.extend_from_slice(sb);
+            if out.len() - charged >= REP_CHUNK {
+                let stop = meter.charge(((out.len() - charged) / WORK_BYTES) as u64);
+                charged = out.len();
+                if let Err(w) = stop {
+                    return Err(st.work_error(w));
+                }
+            }
         }
     }
     ret_bytes(st, &out)
@@ -300,6 +335,7 @@ fn byte(st: &mut State) -> R {
     }
     let n = pose - posi + 1;
     st.check_stack(n, "string slice too long")?;
+    st.charge_work(n as u64)?;
     for i in 0..n {
         let b = st.str_bytes(s)[posi - 1 + i];
         st.push(Value::Int(i64::from(b)));
@@ -309,6 +345,7 @@ fn byte(st: &mut State) -> R {
 
 fn char_(st: &mut State) -> R {
     let n = st.nargs();
+    st.charge_work(n as u64)?;
     let mut out = Vec::with_capacity(n);
     for i in 1..=n {
         let c = st.check_int(i)? as u64;
@@ -330,6 +367,8 @@ fn dump(st: &mut State) -> R {
     }
     match st.dump_function(f, strip) {
         Ok(bytes) => {
+            // Bounded by the function, but a loop can repeat it.
+            st.charge_bytes(bytes.len())?;
             let v = st.new_string(&bytes);
             ret1(st, v)
         }
@@ -349,7 +388,8 @@ fn find_aux(st: &mut State, find: bool) -> R {
     };
     if find {
         let plain = st.arg(4).truthy();
-        let r = pattern::find(st.str_bytes(s), st.str_bytes(p), init, plain);
+        let (heap, mut meter) = st.work_meter();
+        let r = pattern::find(heap.str_bytes(s), heap.str_bytes(p), init, plain, &mut meter);
         match r {
             Err(e) => Err(pattern_error(st, e)),
             Ok(None) => ret1(st, Value::Nil),
@@ -361,7 +401,8 @@ fn find_aux(st: &mut State, find: bool) -> R {
             }
         }
     } else {
-        let r = pattern::match_pattern(st.str_bytes(s), st.str_bytes(p), init);
+        let (heap, mut meter) = st.work_meter();
+        let r = pattern::match_pattern(heap.str_bytes(s), heap.str_bytes(p), init, &mut meter);
         match r {
             Err(e) => Err(pattern_error(st, e)),
             Ok(None) => ret1(st, Value::Nil),
@@ -405,7 +446,8 @@ fn gmatch_aux(st: &mut State) -> R {
     };
     let start = usize::try_from(int_up(st, 2)).unwrap_or(usize::MAX);
     let last = usize::try_from(int_up(st, 3)).ok();
-    let found = gmatch_search(st.str_bytes(s), st.str_bytes(p), start, last);
+    let (heap, mut meter) = st.work_meter();
+    let found = gmatch_search(heap.str_bytes(s), heap.str_bytes(p), start, last, &mut meter);
     match found {
         Err(e) => Err(pattern_error(st, e)),
         Ok(None) => Ok(Action::Return(0)),
@@ -425,18 +467,12 @@ fn gmatch_search(
     pat: &[u8],
     start: usize,
     last: Option<usize>,
+    meter: &mut WorkMeter<'_>,
 ) -> Result<Option<(usize, Vec<Capture>)>, PatternError> {
-    let matcher = Matcher::new(subject, pat);
-    let mut src = start;
-    while src <= subject.len() {
-        if let Some(m) = matcher.match_at(src)? {
-            if Some(m.end()) != last {
-                return Ok(Some((m.end(), m.captures()?)));
-            }
-        }
-        src += 1;
+    match Matcher::new(subject, pat).search_not_ending_at(start, last, meter)? {
+        Some(m) => Ok(Some((m.end(), m.captures()?))),
+        None => Ok(None),
     }
-    Ok(None)
 }
 
 // ----- gsub ------------------------------------------------------------------
@@ -551,7 +587,9 @@ fn gsub_run(st: &mut State, mut gs: GsubState) -> R {
     };
     let repl = st.arg(3);
     loop {
-        let r = gs.g.next(st.str_bytes(s), st.str_bytes(p), &mut gs.out);
+        let (heap, mut meter) = st.work_meter();
+        let (subj, pat) = (heap.str_bytes(s), heap.str_bytes(p));
+        let r = gs.g.next(subj, pat, &mut gs.out, &mut meter);
         let m = match r {
             Err(e) => return Err(pattern_error(st, e)),
             Ok(None) => return gsub_finish(st, s, gs),
@@ -560,8 +598,11 @@ fn gsub_run(st: &mut State, mut gs: GsubState) -> R {
         gs.cur = (m.start(), m.end());
         let v = match repl {
             Value::Str(r) => {
-                let (subj, rb) = (st.str_bytes(s), st.str_bytes(r));
-                if let Err(e) = m.expand_replacement(subj, rb, &mut gs.out) {
+                let before = gs.out.len();
+                let r = m
+                    .expand_replacement(subj, heap.str_bytes(r), &mut gs.out)
+                    .and_then(|()| meter.burn(((gs.out.len() - before) / WORK_BYTES) as u64));
+                if let Err(e) = r {
                     return Err(pattern_error(st, e));
                 }
                 gs.changed = true;
@@ -627,6 +668,7 @@ fn add_value(st: &mut State, gs: &mut GsubState, s: StrRef, v: Value) -> Result<
             gs.out.extend_from_slice(st.str_bytes(s).get(a..b).unwrap_or(&[]));
         }
         Value::Str(r) => {
+            st.charge_bytes(st.str_bytes(r).len())?;
             gs.out.extend_from_slice(st.str_bytes(r));
             gs.changed = true;
         }
@@ -646,6 +688,7 @@ fn gsub_finish(st: &mut State, s: StrRef, mut gs: GsubState) -> R {
     let count = gs.g.count();
     let result = if gs.changed {
         gs.g.finish(st.str_bytes(s), &mut gs.out);
+        st.charge_bytes(gs.out.len())?;
         st.new_string(&gs.out)
     } else {
         Value::Str(s)
@@ -728,6 +771,7 @@ fn format(st: &mut State) -> R {
         i += span + 1;
         format_item(st, &mut out, &form, arg)?;
     }
+    st.charge_bytes(fmt.len() + out.len())?;
     ret_bytes(st, &out)
 }
 
@@ -917,6 +961,11 @@ impl PackArgs for StateArgs<'_> {
         let s = self.st.check_str(arg).map_err(PackFail::Lua)?;
         Ok(Cow::Borrowed(self.st.str_bytes(s)))
     }
+
+    fn work(&mut self, bytes: usize) -> Result<(), PackFail> {
+        // One instruction per item, and the bytes written.
+        self.st.charge_work(1 + (bytes / WORK_BYTES) as u64).map_err(PackFail::Lua)
+    }
 }
 
 /// Raises a pack error (`luaL_argerror` or `luaL_error`).
@@ -942,6 +991,7 @@ fn pack(st: &mut State) -> R {
 
 fn packsize(st: &mut State) -> R {
     let f = st.check_str(1)?;
+    st.charge_bytes(st.str_bytes(f).len())?;
     match pack::packsize(st.str_bytes(f)) {
         Ok(n) => ret1(st, Value::Int(n)),
         Err(e) => Err(pack_error(st, e)),
@@ -954,6 +1004,11 @@ fn unpack(st: &mut State) -> R {
     let init = st.opt_int(3, 1)?;
     let r = pack::unpack(st.str_bytes(f), st.str_bytes(d), init);
     let u = r.map_err(|e| pack_error(st, e))?;
+    // Bounded by the format and the data; charged once done: one
+    // instruction per value and the bytes read.
+    let read = usize::try_from(u.next).unwrap_or(0);
+    st.charge_work(u.values.len() as u64)?;
+    st.charge_bytes(st.str_bytes(f).len() + read)?;
     st.check_stack(u.values.len() + 1, "too many results")?;
     let n = u.values.len() + 1;
     for v in u.values {

@@ -44,6 +44,14 @@
 //! | 6-9 | the machine's registers: phase, `p`, `i`, `j` |
 //! | 10.. | `(lo, up, rnd)` per `auxsort` activation, the running one last |
 //!
+//! # Work
+//!
+//! Each element moved by `insert`/`remove`/`move`, read by `concat` or
+//! `unpack`, packed by `pack`, and each comparison of `sort` charges one
+//! instruction to the budget (`charge_work`), and `concat` also the bytes
+//! it appends (one per 64), so a huge range stops at the instruction limit
+//! or the interrupt flag instead of running for hours.
+//!
 //! # Invariants
 //!
 //! * Indices stay within `[lo - 1, up]` of the interval being sorted; all
@@ -166,6 +174,7 @@ fn insert(st: &mut State) -> R {
             }
             let mut i = e;
             while i > pos {
+                st.charge_work(1)?;
                 let v = geti(st, t, i - 1)?;
                 seti(st, t, i, v)?;
                 i -= 1;
@@ -188,6 +197,7 @@ fn remove(st: &mut State) -> R {
     }
     let result = geti(st, t, pos)?;
     while pos < size {
+        st.charge_work(1)?;
         let v = geti(st, t, pos + 1)?;
         seti(st, t, pos, v)?;
         pos += 1;
@@ -216,6 +226,7 @@ fn move_(st: &mut State) -> R {
         let forward = t > e || t <= f || (tt != 1 && !st.equal_value(src, dst)?);
         for k in 0..n {
             let i = if forward { k } else { n - 1 - k };
+            st.charge_work(1)?;
             let v = geti(st, src, f + i)?;
             seti(st, dst, t + i, v)?;
         }
@@ -225,10 +236,16 @@ fn move_(st: &mut State) -> R {
 }
 
 /// `addfield` of `tconcat`: appends `t[i]`, which must be a string or a
-/// number.
-fn add_field(st: &mut State, t: Value, i: i64, out: &mut Vec<u8>) -> Result<(), Error> {
+/// number. Charges one instruction per element and one per
+/// [`WORK_BYTES`](luprex_vm::raw::WORK_BYTES) bytes appended (with the
+/// separator).
+fn add_field(st: &mut State, t: Value, i: i64, out: &mut Vec<u8>, sep: usize) -> Result<(), Error> {
+    st.charge_work(1)?;
     match geti(st, t, i)? {
-        Value::Str(s) => out.extend_from_slice(st.str_bytes(s)),
+        Value::Str(s) => {
+            st.charge_bytes(st.str_bytes(s).len() + sep)?;
+            out.extend_from_slice(st.str_bytes(s));
+        }
         v @ (Value::Int(_) | Value::Float(_)) => luprex_vm::raw::number::fmt_number(v, out),
         v => {
             let msg =
@@ -250,12 +267,12 @@ fn concat(st: &mut State) -> R {
     let last = st.opt_int(4, last)?;
     let mut out = Vec::new();
     while i < last {
-        add_field(st, t, i, &mut out)?;
+        add_field(st, t, i, &mut out, sep.len())?;
         out.extend_from_slice(&sep);
         i += 1;
     }
     if i == last {
-        add_field(st, t, i, &mut out)?;
+        add_field(st, t, i, &mut out, 0)?;
     }
     let v = st.new_string(&out);
     st.push(v);
@@ -264,6 +281,7 @@ fn concat(st: &mut State) -> R {
 
 fn pack(st: &mut State) -> R {
     let n = st.nargs();
+    st.charge_work(n as u64)?;
     let h = st.new_table_sized(n, 1);
     for i in 1..=n {
         let v = st.arg(i);
@@ -288,6 +306,7 @@ fn unpack(st: &mut State) -> R {
     }
     let mut k = i;
     while k < e {
+        st.charge_work(1)?;
         let v = geti(st, t, k)?;
         st.push(v);
         k += 1;
@@ -682,6 +701,7 @@ fn sort(st: &mut State) -> R {
     if f.is_nil() {
         let mut res = false;
         while let Next::Less(a, b) = sorter.step(st, res)? {
+            st.charge_work(1)?;
             res = st.less_value(a, b, false)?;
         }
         return Ok(Action::Return(0));
@@ -698,6 +718,7 @@ fn sort_next(st: &mut State, mut sorter: Sorter, res: bool) -> R {
             Ok(Action::Return(0))
         }
         Next::Less(a, b) => {
+            st.charge_work(1)?;
             sorter.save(st);
             let f = st.arg(2);
             st.push(f);

@@ -25,6 +25,10 @@ use luprex_vm::raw::{Action, Error, NativeFn, State, Value};
 
 type R = Result<Action, Error>;
 
+/// Bytes decoded per charged instruction (`luprex_vm::raw::WORK_BYTES` is
+/// for copies; decoding costs more per byte).
+const DECODE_BYTES: usize = 8;
+
 /// Opens the library: the `utf8` global and `package.loaded.utf8`.
 pub fn open(st: &mut State) -> Result<(), Error> {
     let t = st.new_table_sized(0, 8);
@@ -66,6 +70,9 @@ fn len(st: &mut State) -> R {
     let i = st.opt_int(2, 1)?;
     let j = st.opt_int(3, -1)?;
     let lax = st.arg(4).truthy();
+    // Decoding is charged one instruction per `DECODE_BYTES` bytes of the
+    // string (an upper bound of the range decoded).
+    st.charge_work((st.str_bytes(s).len() / DECODE_BYTES) as u64)?;
     match utf8_core::len(st.str_bytes(s), i, j, lax) {
         Ok(Ok(n)) => {
             st.push(Value::Int(n));
@@ -90,6 +97,8 @@ fn codepoint(st: &mut State) -> R {
     let range = utf8_core::codepoint_range(l, i, j).map_err(|e| raise(st, e))?;
     let Some((start, end)) = range else { return Ok(Action::Return(0)) };
     st.check_stack(end - start, "string slice too long")?;
+    // One instruction per value pushed (at most one per byte).
+    st.charge_work((end - start) as u64)?;
     let codes = utf8_core::codepoints(st.str_bytes(s), start, end, lax);
     let codes = codes.map_err(|e| raise(st, e))?;
     for &c in &codes {
@@ -100,6 +109,7 @@ fn codepoint(st: &mut State) -> R {
 
 fn char_(st: &mut State) -> R {
     let n = st.nargs();
+    st.charge_work(n as u64)?;
     let mut out = Vec::with_capacity(n);
     for i in 1..=n {
         let code = st.check_int(i)?;
@@ -114,6 +124,8 @@ fn offset(st: &mut State) -> R {
     let s = st.check_str(1)?;
     let n = st.check_int(2)?;
     let i = if st.arg(3).is_nil() { None } else { Some(st.check_int(3)?) };
+    // The scan is bounded by the string: charged for the whole of it.
+    st.charge_work((st.str_bytes(s).len() / DECODE_BYTES) as u64)?;
     let r = utf8_core::offset(st.str_bytes(s), n, i).map_err(|e| raise(st, e))?;
     st.push(r.map_or(Value::Nil, Value::Int));
     Ok(Action::Return(1))
@@ -134,8 +146,16 @@ fn codes_step(st: &mut State, lax: bool) -> R {
     let s = st.check_str(1)?;
     let control = st.to_integer(st.arg(2)).unwrap_or(0);
     match utf8_core::codes_next(st.str_bytes(s), control, lax) {
-        Ok(None) => Ok(Action::Return(0)),
+        Ok(None) => {
+            let skipped = (st.str_bytes(s).len() as i64).saturating_sub(control).max(0) as u64;
+            st.charge_work(skipped / DECODE_BYTES as u64)?;
+            Ok(Action::Return(0))
+        }
         Ok(Some((pos, code))) => {
+            // The continuation bytes skipped (from a control value given
+            // by the caller, any number of them).
+            let skipped = pos.saturating_sub(control).max(0) as u64;
+            st.charge_work(skipped / DECODE_BYTES as u64)?;
             st.push(Value::Int(pos));
             st.push(Value::Int(i64::from(code)));
             Ok(Action::Return(2))

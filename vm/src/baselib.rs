@@ -79,6 +79,8 @@ fn print(st: &mut State) -> R {
         let s = st.tostring_bytes(v)?;
         line.extend_from_slice(&s);
     }
+    st.charge_work(n as u64)?;
+    st.charge_bytes(line.len())?;
     line.push(b'\n');
     st.write_stdout(&line);
     Ok(Action::Return(0))
@@ -93,6 +95,7 @@ fn type_(st: &mut State) -> R {
 fn tostring(st: &mut State) -> R {
     let v = st.check_any(1)?;
     let b = st.tostring_bytes(v)?;
+    st.charge_bytes(b.len())?;
     let s = st.new_string(&b);
     ret1(st, s)
 }
@@ -104,6 +107,7 @@ fn tonumber(st: &mut State) -> R {
             return ret1(st, v);
         }
         if let Value::Str(s) = v {
+            st.charge_bytes(st.heap.str(s).len())?;
             if let Some(n) = number::str_to_number(st.heap.str(s)) {
                 return ret1(st, n.into());
             }
@@ -116,6 +120,7 @@ fn tonumber(st: &mut State) -> R {
     if !(2..=36).contains(&base) {
         return Err(st.arg_error(2, "base out of range"));
     }
+    st.charge_bytes(st.heap.str(s).len())?;
     let r = number::str_to_int_base(st.heap.str(s), base as u32);
     ret1(st, r.map_or(Value::Nil, Value::Int))
 }
@@ -123,14 +128,22 @@ fn tonumber(st: &mut State) -> R {
 fn next(st: &mut State) -> R {
     let t = st.check_table(1)?;
     let k = st.arg(2);
-    match st.heap.tables.get(t).next(k) {
-        Ok(Some((k, v))) => {
+    let view = st.heap.tables.get(t);
+    let Some(pos) = view.position_after(k) else {
+        return Err(st.error_string(b"invalid key to 'next'"));
+    };
+    let found = view.next_at(pos);
+    // The empty slots skipped (a table emptied of most of its entries
+    // makes each call scan them): 16-byte slots, charged as bytes scanned.
+    let end = found.map_or(view.array_len_raw() + view.hash_slots(), |(p, _, _)| p - 1);
+    st.charge_bytes(end.saturating_sub(pos).saturating_mul(16))?;
+    match found {
+        Some((_, k, v)) => {
             st.push(k);
             st.push(v);
             Ok(Action::Return(2))
         }
-        Ok(None) => ret1(st, Value::Nil),
-        Err(_) => Err(st.error_string(b"invalid key to 'next'")),
+        None => ret1(st, Value::Nil),
     }
 }
 
@@ -371,6 +384,8 @@ fn load(st: &mut State) -> R {
             }
         }
     };
+    // Compiling is work in proportion to the source (`limits.rs`).
+    st.charge_work((source.len() as u64).saturating_mul(crate::limits::LOAD_COST))?;
     match st.load_with_env(&source, &chunkname, &mode, env) {
         Ok(f) => ret1(st, f),
         Err(e) => {
@@ -394,6 +409,7 @@ fn read_all(st: &mut State, reader: Value) -> Result<Vec<u8>, Error> {
                     return Ok(src);
                 }
                 src.extend_from_slice(b);
+                st.charge_bytes(st.heap.str(s).len())?;
             }
             // Numbers are strings to `lua_isstring`.
             v @ (Value::Int(_) | Value::Float(_)) => st.tostring_raw(v, &mut src),
@@ -432,6 +448,10 @@ fn collectgarbage(st: &mut State) -> R {
     let mut args = [0i64; 3];
     for (i, a) in args.iter_mut().enumerate().take(nint) {
         *a = st.opt_int(i + 2, 0)?;
+    }
+    if matches!(opt.as_str(), "collect" | "step") {
+        // A full collection is work in proportion to the heap (`limits.rs`).
+        st.charge_bytes(st.heap.bytes)?;
     }
     if st.gc.in_fin {
         // As `lua_gc` while the collector runs finalizers: every option
@@ -509,6 +529,8 @@ fn warn(st: &mut State) -> R {
         let Value::Str(s) = st.arg(i) else { continue };
         text.extend_from_slice(st.heap.str(s));
     }
+    st.charge_work(n as u64)?;
+    st.charge_bytes(text.len())?;
     if n == 1 {
         st.warning(&text, false);
     } else {

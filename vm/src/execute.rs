@@ -1462,6 +1462,10 @@ impl State {
                             }
                             self.ex.stack.copy_within(src..src + nextra, a);
                             self.ex.open_top = end as u32;
+                            // Copying all the varargs is work in proportion
+                            // to their number (`limits.rs`: 16-byte values,
+                            // one instruction per `WORK_BYTES`).
+                            budget!(nextra as u64 * 16 / crate::limits::WORK_BYTES);
                         } else {
                             let want = c - 1;
                             let ncopy = want.min(nextra);

@@ -18,8 +18,62 @@
 //! Between two charges the VM only runs straight-line code of one function,
 //! so the work done per charged unit is bounded by the size of the largest
 //! function; for structured loops the count is close to the number of
-//! instructions executed. Natives are charged as calls: the work of one
-//! native call is bounded by its arguments and the memory limit.
+//! instructions executed. Natives are charged as calls, plus the work they
+//! do (next section).
+//!
+//! # Work done by natives
+//!
+//! A library function can do unbounded work in one call (an exponentially
+//! backtracking pattern, `string.rep(s, 1e9)`, `table.move` over a huge
+//! range), or bounded but large work in a loop of cheap calls (`s:upper()`
+//! of a 100 MB string, `load` of a big chunk). So every native whose work
+//! can grow beyond a small constant charges it, in proportion to the work
+//! and as it goes, to the same count as instructions:
+//! [`State::charge_work`] (units) and [`State::charge_bytes`] (bytes), or,
+//! for a loop that reads borrowed strings or tables, a [`WorkMeter`]
+//! borrowed together with a read-only [`HeapView`] ([`State::work_meter`]).
+//! The instruction limit and the interrupt flag then stop the native at the
+//! check its charge reaches, with the same errors as Lua code, and the
+//! point depends only on the work counted (never on time), so the same
+//! program stops at the same charge in every process. The exchange rates
+//! (one unit = one charged instruction, roughly the same few nanoseconds):
+//!
+//! * one pattern-matcher step (an item tried at a subject position, a byte
+//!   scanned by a repetition or `%b`) = 1; a plain `find` charges 1 per
+//!   candidate position and per 64 bytes compared;
+//! * bytes copied, scanned or case-mapped = 1 per [`WORK_BYTES`] (64): the
+//!   string functions' results, `table.concat`, `tostring`, `tonumber`,
+//!   `string.pack`, the `..` operator (`CONCAT`, which builds its result in
+//!   one step), and `...` expanded in full (`VARARG`: 16-byte values, so
+//!   1 per 4 values);
+//! * bytes decoded by `utf8` = 1 per 8; source compiled by `load`,
+//!   `loadfile`, `dofile` = [`LOAD_COST`] (32) per byte (compiling costs
+//!   much more per byte than copying); a full collection by
+//!   `collectgarbage` = 1 per 64 bytes of heap;
+//! * empty table slots skipped by `next` (16-byte slots, as bytes scanned:
+//!   1 per 4), since a table emptied of most of its entries makes every
+//!   call scan them;
+//! * one element pushed, moved, read or compared by a library loop
+//!   (`table.insert`/`remove`/`move`/`unpack`/`concat`, `table.sort`'s
+//!   comparisons, `string.byte`, `string.char`) = 1.
+//!
+//! Work bounded by a constant (a table lookup, a number conversion) is
+//! not charged. Work bounded by an existing object (one pass over a
+//! string) may be charged before or after it is done; work that can grow
+//! beyond the objects that exist (`string.rep`, `table.move`, the matcher)
+//! is charged as it goes, so that the limit stops it part way.
+//!
+//! Charging is cheap when no check is due: one subtraction and one
+//! predictable branch ([`State::charge_work`], [`WorkMeter::charge`]), and
+//! a hot loop can do better: the matcher counts its steps down from
+//! [`WorkMeter::headroom`] in a local and charges them in bulk when the
+//! headroom is used up (the charge that makes the check) and when it ends,
+//! which is the same accounting as charging each step. A check made by
+//! [`State::charge_work`] is the full check (it may run the budget hook
+//! and, past the memory limit, a collection); one made through a
+//! [`WorkMeter`] looks only at the interrupt flag and the instruction
+//! limit, since the heap is borrowed: the hook and the memory limit wait
+//! for the next check made by the VM.
 //!
 //! The count depends only on the path the program takes, so **the same
 //! program with the same inputs always stops at the same point**: same
@@ -94,6 +148,15 @@ use std::sync::Arc;
 /// Charged instructions per function call (see the module docs).
 pub const CALL_COST: i64 = 1;
 
+/// Bytes copied or scanned by a native per charged instruction
+/// ([`State::charge_bytes`]).
+pub const WORK_BYTES: u64 = 64;
+
+/// Charged instructions per byte of source compiled by `load` (measured:
+/// about 150 ns per byte of dense code, against about 3 ns per charged
+/// instruction of a simple loop).
+pub const LOAD_COST: u64 = 32;
+
 /// Longest slice between two checks, in charged instructions (bounds the
 /// latency of an interrupt).
 pub const SLICE: i64 = 10_000;
@@ -156,6 +219,138 @@ impl Default for Limits {
     }
 }
 
+impl Limits {
+    /// Settles the current slice: `budget` is what is left of it.
+    fn settle(&mut self, budget: i64) {
+        let in_slice = (self.slice - budget).max(0) as u64;
+        self.charged = self.charged.saturating_add(in_slice);
+        self.slice = budget;
+    }
+
+    /// The limit condition that holds after [`Limits::settle`], if any.
+    fn stop(&self) -> Option<WorkStop> {
+        if self.interrupt.is_interrupted() {
+            return Some(WorkStop { interrupted: true });
+        }
+        if self.instructions.is_some_and(|l| self.charged > l) {
+            return Some(WorkStop { interrupted: false });
+        }
+        None
+    }
+
+    /// Starts a new slice and returns the budget it gives: at most
+    /// [`SLICE`], fewer when the instruction limit is near, so that it is
+    /// met exactly.
+    fn start_slice(&mut self) -> i64 {
+        let mut next = SLICE;
+        if let Some(l) = self.instructions {
+            // Fail exactly on the charge that passes the limit.
+            let room = l.saturating_sub(self.charged).saturating_add(1);
+            next = next.min(i64::try_from(room).unwrap_or(i64::MAX));
+        }
+        self.slice = next;
+        next
+    }
+}
+
+/// Why metered work stopped: the instruction limit or the interrupt flag
+/// (see [`WorkMeter::charge`]). [`State::work_error`] turns it into the
+/// error to return.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+pub struct WorkStop {
+    interrupted: bool,
+}
+
+impl WorkStop {
+    /// The kind of the error it stands for:
+    /// [`ErrorKind::Interrupted`] or [`ErrorKind::InstructionLimit`].
+    pub fn kind(self) -> ErrorKind {
+        if self.interrupted {
+            ErrorKind::Interrupted
+        } else {
+            ErrorKind::InstructionLimit
+        }
+    }
+}
+
+/// Read-only access to strings and tables while a [`WorkMeter`] is
+/// borrowed from the same state ([`State::work_meter`]).
+#[derive(Clone, Copy)]
+pub struct HeapView<'a> {
+    heap: &'a crate::heap::Heap,
+}
+
+impl<'a> HeapView<'a> {
+    /// A string's bytes, as [`State::str_bytes`].
+    #[inline(always)]
+    pub fn str_bytes(&self, s: crate::value::StrRef) -> &'a [u8] {
+        self.heap.str(s)
+    }
+
+    /// A read-only view of a table, as [`State::table`].
+    #[inline(always)]
+    pub fn table(&self, t: crate::value::TableRef) -> crate::table::TableView<'a> {
+        self.heap.tables.get(t)
+    }
+}
+
+/// The instruction meter of a state, borrowed by a native that charges
+/// work while it reads the heap ([`State::work_meter`]): the same
+/// accounting as [`State::charge_work`], usable where the native holds
+/// borrowed bytes (the pattern matcher charges every step through it).
+///
+/// A check made through the meter looks at the interrupt flag and the
+/// instruction limit only; the budget hook and the memory limit wait for
+/// the next check made by the VM (metered work reads the heap and does not
+/// allocate in it).
+pub struct WorkMeter<'a> {
+    budget: &'a mut i64,
+    limits: &'a mut Limits,
+}
+
+impl WorkMeter<'_> {
+    /// Charges `units` instructions of work (see the exchange rates in the
+    /// module docs of `limits.rs` and [`WORK_BYTES`]). Fails when the
+    /// instruction limit is passed or the interrupt flag is raised (at the
+    /// check this charge reaches); the native then stops and returns
+    /// [`State::work_error`]. One subtraction and one predictable branch
+    /// when no check is due.
+    #[inline(always)]
+    pub fn charge(&mut self, units: u64) -> Result<(), WorkStop> {
+        *self.budget = self.budget.saturating_sub(i64::try_from(units).unwrap_or(i64::MAX));
+        if *self.budget <= 0 {
+            return self.check();
+        }
+        Ok(())
+    }
+
+    /// Units that can be charged before the next check is due: the
+    /// charge that takes the total to `headroom()` makes the check. A loop
+    /// may count its work down from it locally and charge the total when
+    /// it reaches zero (and what it counted when it stops), which is the
+    /// same accounting as charging each unit.
+    #[inline(always)]
+    pub fn headroom(&self) -> u64 {
+        (*self.budget).max(0) as u64
+    }
+
+    /// The check run when the budget reaches zero, without hook or memory
+    /// check.
+    #[cold]
+    #[inline(never)]
+    fn check(&mut self) -> Result<(), WorkStop> {
+        self.limits.settle(*self.budget);
+        if let Some(stop) = self.limits.stop() {
+            *self.budget = GRACE;
+            self.limits.slice = GRACE;
+            return Err(stop);
+        }
+        *self.budget = self.limits.start_slice();
+        Ok(())
+    }
+}
+
 /// Whether `e` must not be caught by a protected call in Lua
 /// (`pcall`, `xpcall`, `coroutine.resume`).
 pub(crate) fn passes_protection(e: &Error) -> bool {
@@ -209,6 +404,52 @@ impl State {
     /// A handle to interrupt this state from another thread.
     pub fn interrupt_handle(&self) -> InterruptHandle {
         self.limits.interrupt.clone()
+    }
+
+    /// Charges `units` instructions of work done by a native (see the
+    /// module docs for the exchange rates): a native whose work can grow
+    /// beyond a small constant calls it as it goes, in proportion to the
+    /// work, so that the instruction limit and the interrupt flag stop it
+    /// as they stop Lua code, with the same errors
+    /// ([`ErrorKind::InstructionLimit`], [`ErrorKind::Interrupted`]) at the
+    /// same point in every process. When no check is due it costs one
+    /// subtraction and one predictable branch. A check it reaches may run
+    /// the budget hook and, past the memory limit, a collection: call it
+    /// where [`State::check_alloc`] could be called (values rooted).
+    #[inline]
+    pub fn charge_work(&mut self, units: u64) -> Result<(), Error> {
+        self.budget = self.budget.saturating_sub(i64::try_from(units).unwrap_or(i64::MAX));
+        if self.budget <= 0 {
+            return self.limits_check();
+        }
+        Ok(())
+    }
+
+    /// Charges the work of copying or scanning `bytes` bytes:
+    /// `bytes / WORK_BYTES` instructions ([`State::charge_work`]).
+    #[inline]
+    pub fn charge_bytes(&mut self, bytes: usize) -> Result<(), Error> {
+        self.charge_work(bytes as u64 / WORK_BYTES)
+    }
+
+    /// The meter and a read-only view of the heap, borrowed together: for
+    /// natives that charge work inside a loop over borrowed strings or
+    /// tables (see [`WorkMeter`]). When the meter stops,
+    /// [`State::work_error`] gives the error to return.
+    pub fn work_meter(&mut self) -> (HeapView<'_>, WorkMeter<'_>) {
+        (
+            HeapView { heap: &self.heap },
+            WorkMeter { budget: &mut self.budget, limits: &mut self.limits },
+        )
+    }
+
+    /// The error for a stopped [`WorkMeter`]: `instruction limit exceeded`
+    /// ([`ErrorKind::InstructionLimit`]) or `interrupted`
+    /// ([`ErrorKind::Interrupted`]), sticky as every limit error.
+    #[cold]
+    pub fn work_error(&mut self, stop: WorkStop) -> Error {
+        let msg = if stop.interrupted { "interrupted" } else { "instruction limit exceeded" };
+        self.error_string(msg.as_bytes()).with_kind(stop.kind())
     }
 
     /// Fails with `not enough memory` if allocating `bytes` more would pass
@@ -269,13 +510,9 @@ impl State {
     #[cold]
     #[inline(never)]
     pub(crate) fn limits_check(&mut self) -> Result<(), Error> {
-        self.limits.charged = self.instructions_charged();
-        self.limits.slice = self.budget;
-        if self.limits.interrupt.is_interrupted() {
-            return Err(self.limit_error(ErrorKind::Interrupted, "interrupted"));
-        }
-        if self.limits.instructions.is_some_and(|l| self.limits.charged > l) {
-            return Err(self.limit_error(ErrorKind::InstructionLimit, "instruction limit exceeded"));
+        self.limits.settle(self.budget);
+        if let Some(stop) = self.limits.stop() {
+            return Err(self.limit_error(stop));
         }
         if self.limits.memory.is_some_and(|l| self.heap.bytes > l) {
             self.enforce_memory_limit()?;
@@ -295,23 +532,16 @@ impl State {
 
     /// Starts a new slice: `budget` counts down to the next check.
     fn start_slice(&mut self) {
-        let mut next = SLICE;
-        if let Some(l) = self.limits.instructions {
-            // Fail exactly on the charge that passes the limit.
-            let room = l.saturating_sub(self.limits.charged).saturating_add(1);
-            next = next.min(i64::try_from(room).unwrap_or(i64::MAX));
-        }
-        self.budget = next;
-        self.limits.slice = next;
+        self.budget = self.limits.start_slice();
     }
 
     /// A sticky limit error (no position: the check runs after a jump).
     /// The next check comes after [`GRACE`] more charged instructions and
     /// fails again while the condition holds.
     #[cold]
-    fn limit_error(&mut self, kind: ErrorKind, msg: &str) -> Error {
+    fn limit_error(&mut self, stop: WorkStop) -> Error {
         self.budget = GRACE;
         self.limits.slice = GRACE;
-        self.error_string(msg.as_bytes()).with_kind(kind)
+        self.work_error(stop)
     }
 }

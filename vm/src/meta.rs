@@ -707,9 +707,12 @@ impl State {
                 self.push_strnum(self.ex.stack[i], &mut buf);
             }
             let r = self.heap.intern(&buf);
+            let len = buf.len();
             self.buf = buf;
             self.ex.stack[top - k] = Value::Str(r);
             n -= k - 1;
+            // The copy is work in proportion to the result (`limits.rs`).
+            self.charge_bytes(len)?;
         }
         Ok(true)
     }

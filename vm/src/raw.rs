@@ -20,6 +20,12 @@
 //!   `check_int`, `check_str`, `arg_error`...) are methods of [`State`].
 //! * **Calls.** [`State::call`], [`State::call_msgh`], [`State::exec`],
 //!   [`State::resume`]; errors are [`Error`] with an [`ErrorKind`].
+//! * **Limits and work.** [`State::set_instruction_limit`],
+//!   [`State::set_memory_limit`], [`InterruptHandle`]; a native charges the
+//!   work it does with [`State::charge_work`] / [`State::charge_bytes`],
+//!   or, in a loop over borrowed strings, through a [`WorkMeter`] borrowed
+//!   beside a read-only [`HeapView`] ([`State::work_meter`]); exchange
+//!   rates in [`WORK_BYTES`] and `limits.rs`.
 //! * **Pins.** [`State::pin`] roots a value for the host ([`Pin`]).
 //! * **Reads without copies.** [`State::str_bytes`] borrows a string's
 //!   bytes; [`State::table`] gives a read-only [`TableView`] (raw gets,
@@ -47,7 +53,9 @@ pub use crate::arena::Handle;
 pub use crate::error::{Error, ErrorKind};
 pub use crate::func::NativeId;
 pub use crate::hash::{HashMode, PayloadHook, StateHasher};
-pub use crate::limits::InterruptHandle;
+pub use crate::limits::{
+    HeapView, InterruptHandle, WorkMeter, WorkStop, CALL_COST, GRACE, LOAD_COST, SLICE, WORK_BYTES,
+};
 pub use crate::meta::ArithOp;
 pub use crate::persist::PayloadLoader;
 pub use crate::schema::{

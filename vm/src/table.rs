@@ -1091,6 +1091,12 @@ impl<'a> TableView<'a> {
         }
     }
 
+    /// Number of hash entries in traversal positions (live or not): the
+    /// positions after the array part that [`TableView::next_at`] scans.
+    pub fn hash_slots(self) -> usize {
+        self.ents().len() / 2
+    }
+
     /// Size of the array part (slots, nil or not).
     #[inline]
     pub fn array_len_raw(self) -> usize {

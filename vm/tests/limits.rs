@@ -351,3 +351,54 @@ fn rust_nesting_is_bounded_and_fits_in_2mb() {
         assert!(*per_level > 0 && total < (2 << 20), "{name}: {per_level}");
     }
 }
+
+/// `work(n)`: charges `n` units with `State::charge_work`.
+fn work(st: &mut State) -> Result<Action, Error> {
+    let n = st.check_int(1)?.max(0) as u64;
+    st.charge_work(n)?;
+    Ok(Action::Return(0))
+}
+
+/// `metered(n)`: charges `n` units one at a time through a `WorkMeter`.
+fn metered(st: &mut State) -> Result<Action, Error> {
+    let n = st.check_int(1)?.max(0) as u64;
+    let (_heap, mut meter) = st.work_meter();
+    for _ in 0..n {
+        if let Err(stop) = meter.charge(1) {
+            return Err(st.work_error(stop));
+        }
+    }
+    Ok(Action::Return(0))
+}
+
+/// Natives charge their work to the same count as instructions, exactly,
+/// whether in one charge or unit by unit through a meter; the charge that
+/// passes the limit fails with its kind, and an interrupt stops them.
+#[test]
+fn natives_charge_work_exactly() {
+    let fns: [(&str, luprex_vm::raw::NativeFn); 2] = [("work", work), ("metered", metered)];
+    for (name, f) in fns {
+        let left_after = |n: u64| {
+            let mut st = State::new();
+            let v = st.register_native(name, f);
+            st.set_global(name, v);
+            st.set_instruction_limit(Some(10_000_000));
+            run(&mut st, &format!("{name}({n})")).unwrap();
+            st.instructions_left().unwrap()
+        };
+        assert_eq!(left_after(0) - left_after(123_457), 123_457, "{name}");
+        let mut st = State::new();
+        let v = st.register_native(name, f);
+        st.set_global(name, v);
+        st.set_instruction_limit(Some(1_000_000));
+        let src = format!("pcall({name}, 2000000)");
+        assert_eq!(kind_of(&mut st, &src), ErrorKind::InstructionLimit, "{name}");
+        assert_eq!(st.instructions_left(), Some(0));
+        assert_usable(&mut st);
+        st.set_instruction_limit(None);
+        st.interrupt_handle().interrupt();
+        assert_eq!(kind_of(&mut st, &format!("{name}(1e15)")), ErrorKind::Interrupted, "{name}");
+        st.interrupt_handle().clear();
+        assert_usable(&mut st);
+    }
+}
