@@ -36,6 +36,7 @@ pub mod globals;
 pub mod sourcedb;
 pub mod spatial;
 pub mod tangible;
+pub mod threads;
 pub mod world;
 
 pub use error::{EngineError, LoadReport, ReportKind};
@@ -43,7 +44,8 @@ pub use sourcedb::{
     code_hash, parse_control, ControlEntry, Fingerprint, ScriptDir, SourceFile, SourceInfo,
 };
 pub use tangible::{AnimationQueue, IdPlayerPool, Step, Tangible, Tangibles};
-pub use world::{Model, World, WorldSnapshot};
+pub use threads::{Plain, Request, ThreadReport, ThreadReportKind};
+pub use world::{Model, World, WorldLimits, WorldSnapshot};
 
 /// The raw VM API the engine is written in (re-exported for hosts that
 /// read values a World returns).
