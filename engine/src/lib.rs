@@ -17,6 +17,9 @@
 //! | Rust tangibles        | host data `engine.tangibles`            | [`tangible`]  |
 //! | positional tracker    | the grid in that host data              | [`spatial`]   |
 //! | simulated clock       | `now` in that host data                 | [`tangible`]  |
+//! | thread tables         | `threads` in each tangible's metatable  | [`threads`]   |
+//! | schedule of wakeups   | that host data                          | [`threads`]   |
+//! | invoke permissions    | registry `permits`                      | [`threads`]   |
 //!
 //! The host drives a World through [`World`]'s methods: load scripts
 //! (from a [`ScriptDir`] or from memory as [`SourceFile`]s), rebuild the

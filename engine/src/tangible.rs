@@ -12,7 +12,7 @@
 //!     __index     = <class>       -- methods come from the class (setclass)
 //!     __metatable = "tangible"    -- getmetatable(t) gives this string,
 //!                                 -- setmetatable(t, ...) fails
-//!     threads     = {}            -- the thread table (next increment)
+//!     threads     = {}            -- the thread table (`threads.rs`)
 //!   ```
 //!
 //!   Registry key `tangibles` maps ID → Lua tangible; it is what keeps a
@@ -111,11 +111,15 @@
 //! **Hash and save format** of [`Tangibles`]: `now`, `next_id`, the actor
 //! (0 for none, else id + 1), the number of tangibles, then per tangible
 //! in ID order: the ID, the steps (count, then tick and the bits of x, y,
-//! z), the pool (0, or 1 and the blocks). The save is those words as
+//! z), the pool (0, or 1 and the blocks); then the schedule of thread
+//! wakeups (count, then time, thread ID, tangible ID each, in order;
+//! `threads.rs`). The save is those words as
 //! little-endian bytes; the loader checks them (IDs ascending and below
 //! `next_id`, steps non-empty with non-decreasing ticks and finite
 //! coordinates, a moving queue exactly when its last tick is ahead of
-//! `now`) and rebuilds the index and the arrivals.
+//! `now`; wakeups with a time >= 0, an allocated thread ID used once and
+//! an existing tangible) and rebuilds the index and the arrivals. The
+//! schedule is journaled entry by entry (`Undo::Sched`).
 
 use crate::spatial::{Entry, Grid, Tracker};
 use luprex_vm::raw::{

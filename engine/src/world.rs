@@ -49,9 +49,16 @@
 //!   pools, animation queues, spatial index — as the host data
 //!   `engine.tangibles`, `tangible.rs`), so [`World::state_hash`],
 //!   [`World::snapshot`] / [`World::rollback`] and [`World::save`] /
-//!   [`World::restore`] cover it all. The `World` struct holds only the
-//!   model kind, the script directory reader, pending reports and printed
-//!   output.
+//!   [`World::restore`] cover it all (threads: the thread tables in the
+//!   tangibles' metatables, the schedule in the host data, `threads.rs`).
+//!   The `World` struct holds only the model kind, the script directory
+//!   reader, pending load and thread reports and requests, printed output
+//!   (per actor), the limits and the instructions left in this tick.
+//!
+//! **Threads** ([`World::tick`], [`World::invoke`], [`World::spawn`],
+//! [`World::answer`], [`World::probe`], [`World::take_prints`],
+//! [`World::take_thread_reports`], [`World::take_requests`],
+//! [`World::register_blocking`], [`World::set_limits`]): see `threads.rs`.
 //!
 //! **Tangibles** from the host: [`World::new_tangible`],
 //! [`World::insert_tangible`] (an ID the master gave, for synchronous
