@@ -46,7 +46,7 @@
 //! created a thread and after [`crate::World::answer`].
 //!
 //! **Running a thread.** While a thread runs, the host data holds a
-//! [`Running`] record (transient: `None` at rest): its ID, tangible, actor
+//! `Running` record (transient: `None` at rest): its ID, tangible, actor
 //! and coroutine, and what it yielded for. `sleep` and the blocking
 //! operations record their request there and yield; the scheduler reads
 //! it when the resume returns. `print` goes to the actor's buffer (world

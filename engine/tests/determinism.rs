@@ -7,8 +7,16 @@ use luprex_engine::{Model, SourceFile, World};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SCENARIOS: &[&str] =
-    &["classes", "globals_guard", "reload", "global_db", "init_once", "tangibles", "movement"];
+const SCENARIOS: &[&str] = &[
+    "classes",
+    "globals_guard",
+    "reload",
+    "global_db",
+    "init_once",
+    "tangibles",
+    "movement",
+    "threads",
+];
 
 fn scenario(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/worlds").join(name)

@@ -620,6 +620,12 @@ fn threads() {
     w.tick();
     w.tick();
     assert_eq!(log(&mut w), "x@15");
+    // A thread that destroys its own tangible ends with it.
+    let t = w.new_tangible("sleeper", [0.0; 3]).unwrap();
+    w.spawn(t, "suicide", &[]).unwrap();
+    assert!(w.tangible(t).is_none() && w.tangibles().schedule().is_empty());
+    w.tick();
+    assert_eq!(log(&mut w), "");
     assert!(w.take_thread_reports().is_empty());
     assert!(w.threads_consistent());
 
@@ -649,8 +655,8 @@ fn threads() {
         w.tick();
         r.tick();
     }
-    assert_eq!(log(&mut w), "p@18,p@20");
-    assert_eq!(log(&mut r), "p@18,p@20");
+    assert_eq!(log(&mut w), "p@19,p@21");
+    assert_eq!(log(&mut r), "p@19,p@21");
     assert_eq!(r.state_hash(), w.state_hash());
 }
 

@@ -86,3 +86,10 @@ function check.log()
   for i = #l, 1, -1 do l[i] = nil end
   return s
 end
+
+-- Destroys its own tangible, then sleeps: the thread is gone with it.
+function sleeper.suicide(self)
+  destroy(self)
+  sleep(1)
+  global("log")[1] = "never"
+end
