@@ -17,6 +17,9 @@
 //! | Rust tangibles        | host data `engine.tangibles`            | [`tangible`]  |
 //! | positional tracker    | the grid in that host data              | [`spatial`]   |
 //! | simulated clock       | `now` in that host data                 | [`tangible`]  |
+//! | thread tables         | `threads` in each tangible's metatable  | [`threads`]   |
+//! | schedule of wakeups   | that host data                          | [`threads`]   |
+//! | invoke permissions    | registry `permits`                      | [`threads`]   |
 //!
 //! The host drives a World through [`World`]'s methods: load scripts
 //! (from a [`ScriptDir`] or from memory as [`SourceFile`]s), rebuild the
@@ -36,6 +39,7 @@ pub mod globals;
 pub mod sourcedb;
 pub mod spatial;
 pub mod tangible;
+pub mod threads;
 pub mod world;
 
 pub use error::{EngineError, LoadReport, ReportKind};
@@ -43,7 +47,8 @@ pub use sourcedb::{
     code_hash, parse_control, ControlEntry, Fingerprint, ScriptDir, SourceFile, SourceInfo,
 };
 pub use tangible::{AnimationQueue, IdPlayerPool, Step, Tangible, Tangibles};
-pub use world::{Model, World, WorldSnapshot};
+pub use threads::{Plain, Request, ThreadReport, ThreadReportKind};
+pub use world::{Model, World, WorldLimits, WorldSnapshot};
 
 /// The raw VM API the engine is written in (re-exported for hosts that
 /// read values a World returns).

@@ -12,7 +12,7 @@
 //!     __index     = <class>       -- methods come from the class (setclass)
 //!     __metatable = "tangible"    -- getmetatable(t) gives this string,
 //!                                 -- setmetatable(t, ...) fails
-//!     threads     = {}            -- the thread table (next increment)
+//!     threads     = {}            -- the thread table (`threads.rs`)
 //!   ```
 //!
 //!   Registry key `tangibles` maps ID → Lua tangible; it is what keeps a
@@ -111,11 +111,15 @@
 //! **Hash and save format** of [`Tangibles`]: `now`, `next_id`, the actor
 //! (0 for none, else id + 1), the number of tangibles, then per tangible
 //! in ID order: the ID, the steps (count, then tick and the bits of x, y,
-//! z), the pool (0, or 1 and the blocks). The save is those words as
+//! z), the pool (0, or 1 and the blocks); then the schedule of thread
+//! wakeups (count, then time, thread ID, tangible ID each, in order;
+//! `threads.rs`). The save is those words as
 //! little-endian bytes; the loader checks them (IDs ascending and below
 //! `next_id`, steps non-empty with non-decreasing ticks and finite
 //! coordinates, a moving queue exactly when its last tick is ahead of
-//! `now`) and rebuilds the index and the arrivals.
+//! `now`; wakeups with a time >= 0, an allocated thread ID used once and
+//! an existing tangible) and rebuilds the index and the arrivals. The
+//! schedule is journaled entry by entry (`Undo::Sched`).
 
 use crate::spatial::{Entry, Grid, Tracker};
 use luprex_vm::raw::{
@@ -287,6 +291,12 @@ pub struct Tangibles {
     map: BTreeMap<u64, Tangible>,
     arrivals: BTreeSet<(i64, u64)>,
     grid: Grid,
+    /// The schedule of thread wakeups `(time, thread id, tangible id)`
+    /// (`threads.rs`; time 0 = run now).
+    schedule: BTreeSet<(i64, u64, u64)>,
+    /// The thread running now, if any (`threads.rs`): transient, always
+    /// `None` when the World is at rest, so not content.
+    pub(crate) running: Option<crate::threads::Running>,
     /// The undo journal of the open snapshots (see "Snapshots" in the
     /// module docs): not content.
     journal: Vec<Undo>,
@@ -298,8 +308,8 @@ pub struct Tangibles {
 /// Equality of content: the journal is bookkeeping.
 impl PartialEq for Tangibles {
     fn eq(&self, o: &Tangibles) -> bool {
-        (self.now, self.next_id, self.actor, &self.map, &self.arrivals, &self.grid)
-            == (o.now, o.next_id, o.actor, &o.map, &o.arrivals, &o.grid)
+        (self.now, self.next_id, self.actor, &self.map, &self.arrivals, &self.grid, &self.schedule)
+            == (o.now, o.next_id, o.actor, &o.map, &o.arrivals, &o.grid, &o.schedule)
     }
 }
 
@@ -310,6 +320,8 @@ enum Undo {
     Scalars { now: i64, next_id: u64, actor: Option<u64> },
     /// Tangible `id` as it was (`None`: it did not exist).
     Tangible(u64, Option<Box<Tangible>>),
+    /// A schedule entry and whether it was present.
+    Sched((i64, u64, u64), bool),
 }
 
 /// What a snapshot level keeps: the journal length and the depth when it
@@ -328,6 +340,8 @@ impl Default for Tangibles {
             map: BTreeMap::new(),
             arrivals: BTreeSet::new(),
             grid: Grid::new(),
+            schedule: BTreeSet::new(),
+            running: None,
             journal: Vec::new(),
             depth: Cell::new(0),
         }
@@ -463,8 +477,74 @@ impl Tangibles {
                         self.map.insert(id, *old);
                     }
                 }
+                Some(Undo::Sched(e, present)) => {
+                    if present {
+                        self.schedule.insert(e);
+                    } else {
+                        self.schedule.remove(&e);
+                    }
+                }
                 None => break,
             }
+        }
+    }
+
+    /// The schedule of thread wakeups, in order.
+    pub fn schedule(&self) -> &BTreeSet<(i64, u64, u64)> {
+        &self.schedule
+    }
+
+    /// Adds a wakeup `(time, tid, tangible)` to the schedule.
+    pub(crate) fn schedule_add(&mut self, e: (i64, u64, u64)) {
+        let was = self.schedule.contains(&e);
+        if self.depth.get() > 0 {
+            self.journal.push(Undo::Sched(e, was));
+        }
+        self.schedule.insert(e);
+    }
+
+    /// Removes a wakeup from the schedule.
+    pub(crate) fn schedule_remove(&mut self, e: (i64, u64, u64)) {
+        let was = self.schedule.contains(&e);
+        if self.depth.get() > 0 {
+            self.journal.push(Undo::Sched(e, was));
+        }
+        self.schedule.remove(&e);
+    }
+
+    /// The first wakeup due at tick `now` (time 0 or `<= now`), removed.
+    pub(crate) fn pop_due(&mut self) -> Option<(i64, u64, u64)> {
+        let &e = self.schedule.first()?;
+        if e.0 > self.now {
+            return None;
+        }
+        self.schedule_remove(e);
+        Some(e)
+    }
+
+    /// Removes every wakeup of tangible `id` (it was destroyed).
+    pub(crate) fn unschedule_tangible(&mut self, id: u64) {
+        let gone: Vec<_> = self.schedule.iter().filter(|e| e.2 == id).copied().collect();
+        for e in gone {
+            self.schedule_remove(e);
+        }
+    }
+
+    /// Removes the wakeup of thread `tid`, if it is scheduled.
+    pub(crate) fn unschedule_thread(&mut self, tid: u64) {
+        let gone: Vec<_> = self.schedule.iter().filter(|e| e.1 == tid).copied().collect();
+        for e in gone {
+            self.schedule_remove(e);
+        }
+    }
+
+    /// Sets the actor without checks (`None` if `actor` is not a player):
+    /// the scheduler, around a thread that uses its actor's ID pool.
+    pub(crate) fn set_actor_for_thread(&mut self, actor: Option<u64>) {
+        let actor = actor.filter(|a| self.map.get(a).is_some_and(|t| t.pool.is_some()));
+        if self.actor != actor {
+            self.note_scalars();
+            self.actor = actor;
         }
     }
 
@@ -604,6 +684,7 @@ impl Tangibles {
         if self.actor == Some(id) {
             self.actor = None;
         }
+        self.unschedule_tangible(id);
         true
     }
 
@@ -704,6 +785,12 @@ impl Tangibles {
                 }
             }
         }
+        w(self.schedule.len() as u64);
+        for &(time, tid, tan) in &self.schedule {
+            w(time as u64);
+            w(tid);
+            w(tan);
+        }
     }
 
     /// Reads what [`Tangibles::words`] wrote; `None` if invalid.
@@ -770,6 +857,25 @@ impl Tangibles {
                 _ => return None,
             };
             t.map.insert(id, Tangible { id, queue, tracker: Tracker::Wide, pool });
+        }
+        let ns = next()?;
+        if ns > (b.len() / 24) as u64 {
+            return None;
+        }
+        let mut tids = BTreeSet::new();
+        for _ in 0..ns {
+            let (time, tid, tan) = (next()? as i64, next()?, next()?);
+            // A wakeup is at time 0 (now) or a tick; its thread ID was
+            // allocated; its tangible exists; a thread is scheduled once.
+            if time < 0
+                || tid == 0
+                || tid >= t.next_id
+                || !t.map.contains_key(&tan)
+                || !tids.insert(tid)
+            {
+                return None;
+            }
+            t.schedule.insert((time, tid, tan));
         }
         if next().is_some()
             || t.actor.is_some_and(|a| t.map.get(&a).is_none_or(|x| x.pool.is_none()))
@@ -850,10 +956,10 @@ pub(crate) struct Keys {
     pub classdb: TableRef,
     /// Whether this World is the master (it has a `globaldb`).
     pub master: bool,
-    id: StrRef,
-    index: StrRef,
+    pub(crate) id: StrRef,
+    pub(crate) index: StrRef,
     metatable: StrRef,
-    threads: StrRef,
+    pub(crate) threads: StrRef,
     class: StrRef,
     tangible: StrRef,
 }
@@ -874,7 +980,7 @@ impl Keys {
         }
     }
 
-    fn upvalues(&self) -> Vec<Value> {
+    pub(crate) fn upvalues(&self) -> Vec<Value> {
         vec![
             Value::Table(self.reg),
             Value::Table(self.classdb),
@@ -888,7 +994,7 @@ impl Keys {
         ]
     }
 
-    fn of_running(st: &State) -> Keys {
+    pub(crate) fn of_running(st: &State) -> Keys {
         let t = |i| match st.native_upvalue(i) {
             Value::Table(t) => t,
             _ => unreachable!("tangible upvalue {i} is a table"),
@@ -969,7 +1075,7 @@ pub(crate) fn resolve_class(st: &State, k: &Keys, v: Value) -> Result<TableRef, 
 }
 
 /// Argument `i` as a class.
-fn check_class(st: &mut State, k: &Keys, i: usize) -> Result<TableRef, Error> {
+pub(crate) fn check_class(st: &mut State, k: &Keys, i: usize) -> Result<TableRef, Error> {
     match resolve_class(st, k, st.arg(i)) {
         Ok(c) => Ok(c),
         Err(ClassError::Type) => Err(st.arg_type_error(i, "class or class name")),
@@ -1061,6 +1167,14 @@ pub(crate) fn make(st: &mut State, k: &Keys, class: TableRef, pos: [f64; 3], id:
 pub(crate) fn destroy(st: &mut State, k: &Keys, id: u64) -> bool {
     if !host_mut(st).remove(id) {
         return false;
+    }
+    // Its threads die with it (their wakeups went with the Rust side).
+    if let Value::Table(t) = st.table(k.reg).get_int(id as i64) {
+        if let Some(mt) = st.metatable(Value::Table(t)) {
+            if let Value::Table(th) = st.table(mt).get_str(k.threads) {
+                st.table_clear(th);
+            }
+        }
     }
     st.raw_set_int(k.reg, id as i64, Value::Nil);
     true

@@ -49,9 +49,16 @@
 //!   pools, animation queues, spatial index — as the host data
 //!   `engine.tangibles`, `tangible.rs`), so [`World::state_hash`],
 //!   [`World::snapshot`] / [`World::rollback`] and [`World::save`] /
-//!   [`World::restore`] cover it all. The `World` struct holds only the
-//!   model kind, the script directory reader, pending reports and printed
-//!   output.
+//!   [`World::restore`] cover it all (threads: the thread tables in the
+//!   tangibles' metatables, the schedule in the host data, `threads.rs`).
+//!   The `World` struct holds only the model kind, the script directory
+//!   reader, pending load and thread reports and requests, printed output
+//!   (per actor), the limits and the instructions left in this tick.
+//!
+//! **Threads** ([`World::tick`], [`World::invoke`], [`World::spawn`],
+//! [`World::answer`], [`World::probe`], [`World::take_prints`],
+//! [`World::take_thread_reports`], [`World::take_requests`],
+//! [`World::register_blocking`], [`World::set_limits`]): see `threads.rs`.
 //!
 //! **Tangibles** from the host: [`World::new_tangible`],
 //! [`World::insert_tangible`] (an ID the master gave, for synchronous
@@ -73,8 +80,10 @@ use crate::globals;
 use crate::registry_get;
 use crate::sourcedb::{self, Listed, ScriptDir, SourceFile, SourceInfo};
 use crate::tangible::{self, AsTangible, ClassError, Keys, Tangibles};
-use luprex_vm::raw::{self, SpecialSet, State, TableRef, Value};
-use std::cell::RefCell;
+use crate::threads::{self, Plain, Request, ThreadReport, ThreadReportKind, Yielded};
+use luprex_vm::raw::{self, CoStatus, ErrorKind, SpecialSet, State, TableRef, Value};
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::rc::Rc;
 
@@ -96,14 +105,22 @@ pub enum Model {
 /// Registry key set when a master has run its classes' `init`.
 const STARTED: &str = "worldstarted";
 
-/// The print buffer: a writer shared by the state (as its stdout) and the
-/// World.
+/// The print buffers: a writer shared by the state (as its stdout) and the
+/// World. What is written goes to the buffer of `cur`, the actor of the
+/// running thread (`None`: the world buffer).
 #[derive(Clone, Default)]
-struct OutBuf(Rc<RefCell<Vec<u8>>>);
+struct OutBuf {
+    world: Rc<RefCell<Vec<u8>>>,
+    actors: Rc<RefCell<BTreeMap<u64, Vec<u8>>>>,
+    cur: Rc<Cell<Option<u64>>>,
+}
 
 impl std::io::Write for OutBuf {
     fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(b);
+        match self.cur.get() {
+            None => self.world.borrow_mut().extend_from_slice(b),
+            Some(a) => self.actors.borrow_mut().entry(a).or_default().extend_from_slice(b),
+        }
         Ok(b.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -115,6 +132,27 @@ impl std::io::Write for OutBuf {
 #[derive(Debug)]
 pub struct WorldSnapshot(raw::Snapshot);
 
+/// The limits of a World (host configuration, not world state).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorldLimits {
+    /// Instructions (as `raw::State::set_instruction_limit` counts them) one
+    /// run of a thread may take: a command's or a wakeup's run until it
+    /// yields or ends, a probe.
+    pub per_run: u64,
+    /// Instructions all thread runs between two ticks may take together
+    /// (a tick's wakeups and the commands before the next tick). When they
+    /// are spent, due threads wait for the next tick.
+    pub per_tick: u64,
+    /// The memory limit of the World's Lua heap, in bytes (`None`: none).
+    pub memory: Option<usize>,
+}
+
+impl Default for WorldLimits {
+    fn default() -> Self {
+        WorldLimits { per_run: 10_000_000, per_tick: 100_000_000, memory: Some(512 << 20) }
+    }
+}
+
 /// A world model: one Lua state with its classes, sources and globals.
 pub struct World {
     st: State,
@@ -122,6 +160,10 @@ pub struct World {
     out: OutBuf,
     scripts: Option<ScriptDir>,
     reports: Vec<LoadReport>,
+    thread_reports: Vec<ThreadReport>,
+    requests: Vec<Request>,
+    limits: WorldLimits,
+    budget_left: u64,
 }
 
 impl std::fmt::Debug for World {
@@ -144,7 +186,21 @@ impl World {
         globals::open(&mut st, lib, model == Model::Master)?;
         sourcedb::open(&mut st);
         tangible::open(&mut st, lib)?;
-        Ok(World { st, model, out, scripts: None, reports: Vec::new() })
+        threads::open(&mut st, lib)?;
+        threads::register_blocking(&mut st, lib, "realtime");
+        let limits = WorldLimits::default();
+        st.set_memory_limit(limits.memory);
+        Ok(World {
+            st,
+            model,
+            out,
+            scripts: None,
+            reports: Vec::new(),
+            thread_reports: Vec::new(),
+            requests: Vec::new(),
+            limits,
+            budget_left: limits.per_tick,
+        })
     }
 
     /// A World loaded from script directory `dir` and started
@@ -226,6 +282,10 @@ impl World {
     pub fn rebuild(&mut self) -> Result<(), EngineError> {
         let st = &mut self.st;
         let stray = classes::begin_rebuild(st)?;
+        // Permissions are re-granted by the files' permit_invoke calls.
+        if let Value::Table(p) = registry_get(st, threads::PERMITS) {
+            st.table_clear(p);
+        }
         // The loadresults stay reachable from `sourcedb` while they run.
         for (name, lr) in sourcedb::in_sequence(st) {
             let name = |st: &State| String::from_utf8_lossy(st.str_bytes(name)).into_owned();
@@ -305,10 +365,19 @@ impl World {
         std::mem::take(&mut self.reports)
     }
 
-    /// What `print` (and `warn`) wrote since the last call.
+    /// What `print` (and `warn`) wrote since the last call in the world
+    /// buffer: world threads, host code, loading.
     pub fn take_output(&mut self) -> String {
         self.st.flush_stdout();
-        let bytes = std::mem::take(&mut *self.out.0.borrow_mut());
+        let bytes = std::mem::take(&mut *self.out.world.borrow_mut());
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    /// What the threads serving player `actor`'s commands printed since
+    /// the last call (and the results of its finished commands).
+    pub fn take_prints(&mut self, actor: u64) -> String {
+        self.st.flush_stdout();
+        let bytes = self.out.actors.borrow_mut().remove(&actor).unwrap_or_default();
         String::from_utf8_lossy(&bytes).into_owned()
     }
 
@@ -398,7 +467,9 @@ impl World {
             .all(|k| matches!(registry_get(&mut w.st, k), Value::Table(_)));
         let complete = complete
             && matches!(registry_get(&mut w.st, tangible::TANGIBLES), Value::Table(_))
-            && w.tangibles_consistent();
+            && matches!(registry_get(&mut w.st, threads::PERMITS), Value::Table(_))
+            && w.tangibles_consistent()
+            && w.threads_consistent();
         if !complete || master != (model == Model::Master) {
             return Err(EngineError::Lua {
                 message: format!("the saved state is not a {model:?} world"),
@@ -551,9 +622,12 @@ impl World {
     }
 
     /// Advances the simulated clock by one tick (tangibles whose animation
-    /// completes settle).
+    /// completes settle), then runs every thread due, in schedule order
+    /// (`threads.rs`). A new tick budget starts ([`WorldLimits::per_tick`]).
     pub fn tick(&mut self) {
         tangible::host_mut(&mut self.st).tick();
+        self.budget_left = self.limits.per_tick;
+        self.run_ready();
     }
 
     /// The current tick.
@@ -612,5 +686,436 @@ impl World {
         let mut lua = lua;
         lua.sort_unstable();
         lua == self.tangible_ids() && self.tangibles().index_is_consistent()
+    }
+}
+
+// ---------------------------------------------------------------------
+// Threads, commands, blocking operations, probes, limits (threads.rs)
+// ---------------------------------------------------------------------
+
+impl World {
+    /// The limits in force.
+    pub fn limits(&self) -> WorldLimits {
+        self.limits
+    }
+
+    /// Sets the limits (the memory limit applies to the Lua heap at once;
+    /// the tick budget starts afresh).
+    pub fn set_limits(&mut self, limits: WorldLimits) {
+        self.limits = limits;
+        self.budget_left = limits.per_tick;
+        self.st.set_memory_limit(limits.memory);
+    }
+
+    /// The threads that failed or were killed since the last call, oldest
+    /// first (each names its actor: the host tells that player).
+    pub fn take_thread_reports(&mut self) -> Vec<ThreadReport> {
+        std::mem::take(&mut self.thread_reports)
+    }
+
+    /// The blocking operations threads of this master started since the
+    /// last call; answer each with [`World::answer`].
+    pub fn take_requests(&mut self) -> Vec<Request> {
+        std::mem::take(&mut self.requests)
+    }
+
+    /// Registers blocking operation `name`: a library function that, in a
+    /// thread of the master, sends a [`Request`] (with its arguments, plain
+    /// values) to the host and waits for [`World::answer`]; in a
+    /// synchronous model is a NoPredict; in a probe is an error.
+    /// `realtime` is registered by every World.
+    pub fn register_blocking(&mut self, name: &str) {
+        let lib = classes::library(&mut self.st);
+        threads::register_blocking(&mut self.st, lib, name);
+    }
+
+    /// Runs a client command (seed 003): `class.function(target, args...)`
+    /// as a new thread of tangible `target`, for player `actor` (its
+    /// `actor()`, its print buffer, IDs from its IdPlayerPool), then runs
+    /// the scheduler. Returns the thread's ID.
+    ///
+    /// Refused, with an error and no change to the World, if `actor` is
+    /// not a live player, `target` is not a live tangible, `function` is
+    /// not a function of the target's class marked by
+    /// `permit_invoke(class, function)`, an argument is a tangible that
+    /// does not exist, there are more than 32 arguments, or the actor's
+    /// pool has no ID for the thread.
+    pub fn invoke(
+        &mut self,
+        actor: u64,
+        target: u64,
+        function: &str,
+        args: &[Plain],
+    ) -> Result<u64, EngineError> {
+        let refuse = |m: String| Self::lua_error(format!("invoke refused: {m}"));
+        if tangible::host(&self.st).get(actor).is_none_or(|t| t.pool.is_none()) {
+            return Err(refuse(format!("actor {actor} is not a player")));
+        }
+        let k = self.keys();
+        let f = self.class_function(target, function).map_err(refuse)?;
+        let Value::Table(permits) = registry_get(&mut self.st, threads::PERMITS) else {
+            return Err(refuse("no permissions".into()));
+        };
+        let Some(class) = self.class_of(target) else {
+            return Err(refuse(format!("no tangible {target}")));
+        };
+        let kf = self.st.intern(function.as_bytes());
+        let permitted = match self.st.table(permits).get(Value::Table(class)) {
+            Value::Table(set) => self.st.table(set).get_str(kf).raw_eq(Value::Bool(true)),
+            _ => false,
+        };
+        if !permitted {
+            return Err(refuse(format!(
+                "'{function}' of tangible {target}'s class is not marked by permit_invoke"
+            )));
+        }
+        let args = self.args_values(target, args).map_err(refuse)?;
+        let host = tangible::host_mut(&mut self.st);
+        let prev = host.actor();
+        host.set_actor_for_thread(Some(actor));
+        let tid = host.alloc_id(k.master);
+        host.set_actor_for_thread(prev);
+        let tid = tid.map_err(|e| refuse(e.to_string().replace("tangible id", "thread id")))?;
+        threads::create(&mut self.st, &k, target, tid, f, &args, Some(actor), true, true);
+        tangible::host_mut(&mut self.st).schedule_add((0, tid, target));
+        self.run_ready();
+        Ok(tid)
+    }
+
+    /// Starts a world thread (no actor): `class.function(target, args...)`
+    /// as a new thread of tangible `target` (no `permit_invoke` needed: the
+    /// host is trusted), then runs the scheduler. The thread ID comes from
+    /// the master's counter, so in a synchronous model this fails (world
+    /// threads reach them from the master). Returns the thread's ID.
+    pub fn spawn(
+        &mut self,
+        target: u64,
+        function: &str,
+        args: &[Plain],
+    ) -> Result<u64, EngineError> {
+        let k = self.keys();
+        let f = self.class_function(target, function).map_err(Self::lua_error)?;
+        let args = self.args_values(target, args).map_err(Self::lua_error)?;
+        let host = tangible::host_mut(&mut self.st);
+        let prev = host.actor();
+        host.set_actor_for_thread(None);
+        let tid = host.alloc_id(k.master);
+        host.set_actor_for_thread(prev);
+        let tid = tid.map_err(|e| {
+            Self::lua_error(format!("spawn: {}", e.to_string().replace("tangible id", "thread id")))
+        })?;
+        threads::create(&mut self.st, &k, target, tid, f, &args, None, false, false);
+        tangible::host_mut(&mut self.st).schedule_add((0, tid, target));
+        self.run_ready();
+        Ok(tid)
+    }
+
+    /// Answers blocking request `req` with `values` (the operation's
+    /// results in the thread), then runs the scheduler: the thread resumes
+    /// now. Fails if the thread no longer waits on that operation.
+    pub fn answer(&mut self, req: &Request, values: &[Plain]) -> Result<(), EngineError> {
+        let k = self.keys();
+        let Some(info) = threads::info(&self.st, &k, req.tangible, req.thread) else {
+            return Err(Self::lua_error(format!("answer: no thread {}", req.thread)));
+        };
+        let waiting = threads::field(&mut self.st, info, "waiting");
+        let name = self.st.intern(req.name.as_bytes());
+        if !waiting.raw_eq(Value::Str(name)) {
+            return Err(Self::lua_error(format!(
+                "answer: thread {} does not wait on '{}'",
+                req.thread, req.name
+            )));
+        }
+        let mut vals = Vec::new();
+        for v in values {
+            vals.push(
+                v.to_value(&mut self.st, &k).ok_or_else(|| {
+                    Self::lua_error(format!("answer: {v:?} names no live tangible"))
+                })?,
+            );
+        }
+        let packed = threads::pack(&mut self.st, &vals);
+        threads::set_field(&mut self.st, info, "resume", Value::Table(packed));
+        threads::set_field(&mut self.st, info, "waiting", Value::Nil);
+        tangible::host_mut(&mut self.st).schedule_add((0, req.thread, req.tangible));
+        self.run_ready();
+        Ok(())
+    }
+
+    /// Runs `code` as a *probe* (seed 003): not yieldable (`sleep`, `fork`
+    /// and blocking operations raise errors) and not allowed to change the
+    /// world: it runs under a snapshot that is rolled back, so the state
+    /// hash is unchanged whatever it does. Returns its results as plain
+    /// values (a value that is not plain is given as `Str` of its
+    /// `tostring`). Limited to [`WorldLimits::per_run`] instructions.
+    pub fn probe(&mut self, code: &str) -> Result<Vec<Plain>, EngineError> {
+        let s = self.st.snapshot()?;
+        self.st.set_instruction_limit(Some(self.limits.per_run));
+        let r = self.st.exec(code.as_bytes(), b"=probe");
+        self.st.set_instruction_limit(None);
+        let out = r.map(|vals| {
+            let k = self.keys();
+            vals.iter()
+                .map(|&v| {
+                    Plain::of_value(&self.st, &k, v).unwrap_or_else(|| {
+                        let mut b = Vec::new();
+                        self.st.tostring_raw(v, &mut b);
+                        Plain::Str(String::from_utf8_lossy(&b).into_owned())
+                    })
+                })
+                .collect()
+        });
+        self.st.rollback(s)?;
+        self.st.release(s)?;
+        Ok(out?)
+    }
+
+    /// The class table of live tangible `id`.
+    fn class_of(&mut self, id: u64) -> Option<TableRef> {
+        let k = self.keys();
+        let t = self.st.table(k.reg).get_int(id as i64);
+        let mt = self.st.metatable(t)?;
+        match self.st.table(mt).get_str(k.index) {
+            Value::Table(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// `class.function` of live tangible `target`'s class.
+    fn class_function(&mut self, target: u64, function: &str) -> Result<Value, String> {
+        let class = self.class_of(target).ok_or_else(|| format!("no tangible {target}"))?;
+        let kf = self.st.intern(function.as_bytes());
+        match self.st.table(class).get_str(kf) {
+            f @ (Value::LuaFn(_) | Value::RustFn(_)) => Ok(f),
+            _ => Err(format!("tangible {target}'s class has no function '{function}'")),
+        }
+    }
+
+    /// The arguments `target, args...` as Lua values.
+    fn args_values(&mut self, target: u64, args: &[Plain]) -> Result<Vec<Value>, String> {
+        if args.len() > 32 {
+            return Err(format!("too many arguments ({}; at most 32)", args.len()));
+        }
+        let k = self.keys();
+        let mut out = vec![self.st.table(k.reg).get_int(target as i64)];
+        for (i, a) in args.iter().enumerate() {
+            out.push(
+                a.to_value(&mut self.st, &k)
+                    .ok_or_else(|| format!("bad argument #{}: no tangible {a:?}", i + 1))?,
+            );
+        }
+        Ok(out)
+    }
+
+    /// The scheduler: runs every due thread (time 0, or at or before now)
+    /// in schedule order, while the tick budget lasts.
+    fn run_ready(&mut self) {
+        while self.budget_left > 0 {
+            let Some(e) = tangible::host_mut(&mut self.st).pop_due() else { break };
+            self.run_thread(e.1, e.2);
+        }
+    }
+
+    /// Removes thread `tid` of tangible `id` from its table and the
+    /// schedule.
+    fn remove_thread(&mut self, id: u64, tid: u64) {
+        let k = self.keys();
+        if let Some(th) = threads::thread_table(&self.st, &k, id) {
+            self.st.raw_set_int(th, tid as i64, Value::Nil);
+        }
+        tangible::host_mut(&mut self.st).unschedule_thread(tid);
+    }
+
+    /// Runs thread `tid` of tangible `id` until it yields or ends.
+    fn run_thread(&mut self, tid: u64, id: u64) {
+        let k = self.keys();
+        let Some(info) = threads::info(&self.st, &k, id, tid) else { return };
+        let Value::Thread(co) = threads::field(&mut self.st, info, "thread") else {
+            self.remove_thread(id, tid);
+            return;
+        };
+        let actor = match threads::field(&mut self.st, info, "actorid") {
+            Value::Int(a) => Some(a as u64),
+            _ => None,
+        };
+        let truthy = |v: Value| !matches!(v, Value::Nil | Value::Bool(false));
+        let useppool = truthy(threads::field(&mut self.st, info, "useppool"));
+        let print = truthy(threads::field(&mut self.st, info, "print"));
+        let new = truthy(threads::field(&mut self.st, info, "new"));
+        let base = self.st.nargs();
+        let key = if new { "args" } else { "resume" };
+        let mut nargs = 0;
+        if let Value::Table(a) = threads::field(&mut self.st, info, key) {
+            let n = match threads::field(&mut self.st, a, "n") {
+                Value::Int(n) => n.max(0),
+                _ => 0,
+            };
+            for i in 1..=n {
+                let v = self.st.table(a).get_int(i);
+                self.st.push(v);
+            }
+            nargs = n as usize;
+            threads::set_field(&mut self.st, info, key, Value::Nil);
+        }
+        if new {
+            threads::set_field(&mut self.st, info, "new", Value::Bool(false));
+        }
+        let host = tangible::host_mut(&mut self.st);
+        let prev_actor = host.actor();
+        host.set_actor_for_thread(if useppool { actor } else { None });
+        host.running = Some(threads::Running { tangible: id, actor, co, useppool, request: None });
+        self.out.cur.set(actor);
+        let limit = self.limits.per_run.min(self.budget_left);
+        self.st.set_instruction_limit(Some(limit));
+        let r = self.st.resume(co, nargs);
+        let used = limit - self.st.instructions_left().unwrap_or(0).min(limit);
+        self.st.set_instruction_limit(None);
+        self.budget_left = self.budget_left.saturating_sub(used.max(1));
+        self.st.flush_stdout();
+        let host = tangible::host_mut(&mut self.st);
+        let request = host.running.take().and_then(|r| r.request);
+        host.set_actor_for_thread(prev_actor);
+        let report = |kind, message: String, traceback: String| ThreadReport {
+            actor,
+            tangible: id,
+            thread: tid,
+            kind,
+            message,
+            traceback,
+        };
+        match r {
+            Ok(Ok(n)) if self.st.thread_status(co) == CoStatus::Dead => {
+                if print && n > 0 {
+                    let mut line = Vec::new();
+                    for i in 0..n {
+                        if i > 0 {
+                            line.push(b'\t');
+                        }
+                        let v = self.st.arg(base + i + 1);
+                        self.st.tostring_raw(v, &mut line);
+                    }
+                    line.push(b'\n');
+                    self.st.write_stdout(&line);
+                    self.st.flush_stdout();
+                }
+                self.remove_thread(id, tid);
+            }
+            Ok(Ok(_)) => match request {
+                Some(Yielded::Sleep(t)) => {
+                    if threads::info(&self.st, &k, id, tid).is_some() {
+                        let host = tangible::host_mut(&mut self.st);
+                        let at = host.now().saturating_add(t.max(1));
+                        host.schedule_add((at, tid, id));
+                    }
+                }
+                Some(Yielded::Block(name, args)) => {
+                    if let Some(info) = threads::info(&self.st, &k, id, tid) {
+                        let v = self.st.new_string(name.as_bytes());
+                        threads::set_field(&mut self.st, info, "waiting", v);
+                        self.requests.push(Request {
+                            name,
+                            tangible: id,
+                            thread: tid,
+                            actor,
+                            args,
+                        });
+                    }
+                }
+                Some(Yielded::NoPredict(name)) => {
+                    self.remove_thread(id, tid);
+                    self.thread_reports.push(report(
+                        ThreadReportKind::NoPredict,
+                        format!(
+                            "NoPredict: '{name}' is a blocking operation and this is a \
+                             nonauthoritative model; the thread was killed"
+                        ),
+                        String::new(),
+                    ));
+                }
+                None => {
+                    self.remove_thread(id, tid);
+                    self.thread_reports.push(report(
+                        ThreadReportKind::Error,
+                        "a world thread yielded with coroutine.yield (threads wait only with \
+                         sleep and blocking operations); it was killed"
+                            .into(),
+                        String::new(),
+                    ));
+                }
+            },
+            Ok(Err(ev)) => {
+                let mut m = Vec::new();
+                self.st.tostring_raw(ev, &mut m);
+                let tb = self.st.traceback_of(co, None, 0, false);
+                self.remove_thread(id, tid);
+                let msg = String::from_utf8_lossy(&m).into_owned();
+                let kind = if msg == "not enough memory" {
+                    ThreadReportKind::Limit
+                } else {
+                    ThreadReportKind::Error
+                };
+                self.thread_reports.push(report(kind, msg, tb));
+            }
+            Err(e) => {
+                let tb = self.st.traceback_of(co, None, 0, false);
+                self.remove_thread(id, tid);
+                let kind = match e.kind() {
+                    ErrorKind::InstructionLimit | ErrorKind::Memory | ErrorKind::Interrupted => {
+                        ThreadReportKind::Limit
+                    }
+                    _ => ThreadReportKind::Error,
+                };
+                self.thread_reports.push(report(kind, e.message().to_owned(), tb));
+            }
+        }
+        self.out.cur.set(None);
+        self.st.set_top(base);
+    }
+
+    /// The IDs of the threads of tangible `id`, ascending (empty if there
+    /// is no such tangible).
+    pub fn threads_of(&mut self, id: u64) -> Vec<u64> {
+        let k = self.keys();
+        let Some(th) = threads::thread_table(&self.st, &k, id) else { return Vec::new() };
+        let mut v: Vec<u64> = self
+            .st
+            .table(th)
+            .iter()
+            .filter_map(|(t, _)| match t {
+                Value::Int(t) => Some(t as u64),
+                _ => None,
+            })
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Whether every wakeup of the schedule names a thread of its
+    /// tangible's thread table that does not wait on a blocking operation,
+    /// and every thread is either scheduled or waiting.
+    pub fn threads_consistent(&mut self) -> bool {
+        let k = self.keys();
+        let sched: Vec<(i64, u64, u64)> =
+            tangible::host(&self.st).schedule().iter().copied().collect();
+        let mut scheduled = std::collections::BTreeSet::new();
+        for &(_, tid, id) in &sched {
+            let Some(info) = threads::info(&self.st, &k, id, tid) else { return false };
+            if !threads::field(&mut self.st, info, "waiting").is_nil() {
+                return false;
+            }
+            scheduled.insert((id, tid));
+        }
+        for id in self.tangible_ids() {
+            let Some(th) = threads::thread_table(&self.st, &k, id) else { return false };
+            let entries: Vec<(Value, Value)> = self.st.table(th).iter().collect();
+            for (t, info) in entries {
+                let (Value::Int(tid), Value::Table(info)) = (t, info) else { return false };
+                let waiting = !threads::field(&mut self.st, info, "waiting").is_nil();
+                if waiting == scheduled.contains(&(id, tid as u64)) {
+                    return false;
+                }
+            }
+        }
+        true
     }
 }

@@ -7,8 +7,16 @@ use luprex_engine::{Model, SourceFile, World};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SCENARIOS: &[&str] =
-    &["classes", "globals_guard", "reload", "global_db", "init_once", "tangibles", "movement"];
+const SCENARIOS: &[&str] = &[
+    "classes",
+    "globals_guard",
+    "reload",
+    "global_db",
+    "init_once",
+    "tangibles",
+    "movement",
+    "threads",
+];
 
 fn scenario(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/worlds").join(name)
@@ -513,4 +521,102 @@ fn nested_snapshots_of_tangibles() {
         random_ops(&mut w, &mut rng, 20);
     }
     assert!(w.tangibles().len() > 20);
+}
+
+// ---------------------------------------------------------------------
+// Threads: the schedule and the thread tables are world state.
+// ---------------------------------------------------------------------
+
+use luprex_engine::Plain;
+
+/// A master of the threads scenario with sleepers 1..=3 and player 4.
+fn threads_world() -> World {
+    let mut w = world("threads", Model::Master);
+    for i in 0..4 {
+        w.new_tangible("sleeper", [i as f64, 0.0, 0.0]).unwrap();
+    }
+    assert!(w.make_player(4).unwrap());
+    w
+}
+
+/// Commands and ticks with threads sleeping, forking, failing, asking.
+fn thread_work(w: &mut World, round: i64) {
+    let s = |x: &str| Plain::Str(x.into());
+    for i in 0..5 {
+        let t = 1 + (i + round) as u64 % 3;
+        w.invoke(4, t, "nap", &[s(&format!("n{i}")), Plain::Int(i % 3), Plain::Int(3)]).unwrap();
+        w.tick();
+        if i == 2 {
+            w.invoke(4, t, "spawn_tangible", &[]).unwrap();
+            w.invoke(4, t, "ask", &[]).unwrap();
+        }
+    }
+    for r in w.take_requests() {
+        w.answer(&r, &[Plain::Int(round)]).unwrap();
+    }
+    w.invoke(4, 2, "forever", &[]).unwrap();
+    w.invoke(4, 3, "nap", &[s("long"), Plain::Int(10), Plain::Int(3)]).unwrap();
+    for _ in 0..4 {
+        w.tick();
+    }
+    w.take_thread_reports();
+}
+
+#[test]
+fn thread_rollback_is_exact() {
+    let mut w = threads_world();
+    w.set_limits(luprex_engine::WorldLimits { per_run: 50_000, ..Default::default() });
+    thread_work(&mut w, 0);
+    assert!(!w.tangibles().schedule().is_empty(), "threads sleep across the snapshot");
+    let (h0, heap0) = (w.state_hash(), w.state().heap_hash());
+    let s = w.snapshot().unwrap();
+    for round in 1..4 {
+        thread_work(&mut w, round);
+        assert_ne!(w.state_hash(), h0);
+        w.rollback(&s).unwrap();
+        assert_eq!(w.state_hash(), h0, "round {round}");
+        assert_eq!(w.state().heap_hash(), heap0, "round {round} (heap layout)");
+        assert!(w.threads_consistent() && w.tangibles_consistent());
+    }
+    w.release(s).unwrap();
+    assert_eq!(w.tangibles().journal_len(), 0);
+}
+
+#[test]
+fn master_and_replica_agree() {
+    let mut m = threads_world();
+    m.set_limits(luprex_engine::WorldLimits { per_run: 50_000, ..Default::default() });
+    thread_work(&mut m, 0);
+    let mut r = World::restore(Model::Master, &m.save().unwrap()).unwrap();
+    r.set_limits(m.limits());
+    assert_eq!(r.state_hash(), m.state_hash());
+    m.take_prints(4);
+    for round in 1..4 {
+        thread_work(&mut m, round);
+        thread_work(&mut r, round);
+        assert_eq!(r.state_hash(), m.state_hash(), "round {round}");
+        assert_eq!(r.take_prints(4), m.take_prints(4));
+    }
+    // The two synchronous models of one client, fed the same commands.
+    let pool = m.tangibles().get(4).unwrap().pool.clone();
+    let mut twins = [Model::ServerSync, Model::ClientSync].map(|model| {
+        let mut w = world("threads", model);
+        for id in 1..=4 {
+            w.insert_tangible(id, "sleeper", [0.0; 3]).unwrap();
+        }
+        assert!(w.set_pool(4, pool.clone()));
+        w
+    });
+    for w in &mut twins {
+        for i in 0..6 {
+            w.invoke(4, 1 + i % 3, "who", &[]).unwrap();
+            w.tick();
+        }
+        w.invoke(4, 1, "ask", &[]).unwrap();
+        assert_eq!(w.take_thread_reports().len(), 1, "NoPredict");
+        w.invoke(4, 2, "who", &[]).unwrap();
+        assert_eq!(w.tangibles().schedule().len(), 1, "a command sleeps");
+    }
+    assert_eq!(twins[0].state_hash(), twins[1].state_hash());
+    assert_eq!(twins[0].take_prints(4), twins[1].take_prints(4));
 }

@@ -525,3 +525,328 @@ function lamp:light() return "electric" end
     tick_to(&mut w, 40);
     assert_eq!(at(&mut w), "10.0 20.0 0.0");
 }
+
+// ---------------------------------------------------------------------
+// Threads (threads.rs)
+// ---------------------------------------------------------------------
+
+use luprex_engine::{Plain, ThreadReportKind};
+
+fn log(w: &mut World) -> String {
+    check(w, "log")
+}
+
+/// A master of the threads scenario with `n` sleepers (IDs 1..=n).
+fn sleepers(n: usize) -> World {
+    let mut w = load(Model::Master, "threads");
+    for i in 0..n {
+        assert_eq!(w.new_tangible("sleeper", [i as f64, 0.0, 0.0]).unwrap(), i as u64 + 1);
+    }
+    w
+}
+
+fn s(x: &str) -> Plain {
+    Plain::Str(x.into())
+}
+
+#[test]
+fn threads() {
+    let mut w = sleepers(3);
+    // Sleep ordering: wakeups in (time, tid, tangible) order.
+    let a = w.spawn(2, "nap", &[s("a"), Plain::Int(3), Plain::Int(2)]).unwrap();
+    let b = w.spawn(1, "nap", &[s("b"), Plain::Int(2), Plain::Int(3)]).unwrap();
+    let c = w.spawn(3, "nap", &[s("c"), Plain::Int(0), Plain::Int(2)]).unwrap();
+    assert!(a < b && b < c, "thread ids increase");
+    assert_eq!(w.threads_of(2), [a]);
+    assert_eq!(log(&mut w), "", "nothing logged before the first wakeup");
+    assert!(w.threads_consistent());
+    let sched: Vec<_> = w.tangibles().schedule().iter().copied().collect();
+    assert_eq!(sched, [(1, c, 3), (2, b, 1), (3, a, 2)], "sleep(0) is the next tick");
+    for _ in 0..7 {
+        w.tick();
+    }
+    assert_eq!(log(&mut w), "c@1,b@2,c@2,a@3,b@4,a@6,b@6");
+    assert!(w.threads_of(1).is_empty() && w.threads_of(2).is_empty(), "ended threads leave");
+    assert!(w.tangibles().schedule().is_empty());
+    assert_eq!(w.take_output(), "", "world threads do not print their results");
+
+    // Fork: the child runs now, in the same pass, after its parent yields.
+    w.spawn(1, "forker", &[]).unwrap();
+    assert_eq!(log(&mut w), "forker@7,forked integer,child xy@7");
+    assert_eq!(w.threads_of(1).len(), 2);
+    w.tick();
+    w.tick();
+    w.tick();
+    assert_eq!(log(&mut w), "forker woke@8,child woke@9");
+
+    // Many threads waking in the same tick: (time, tid, tangible) order,
+    // whatever the tangible.
+    let mut tids = Vec::new();
+    for i in 0..12u64 {
+        let tan = 3 - i % 3;
+        tids.push((tan, w.spawn(tan, "wake_at", &[Plain::Int(w.now() + 2), s(&format!("w{i}"))])));
+    }
+    w.tick();
+    assert_eq!(log(&mut w), "");
+    w.tick();
+    let want: Vec<String> = (0..12).map(|i| format!("w{i}")).collect();
+    assert_eq!(log(&mut w), want.join(","));
+
+    // Errors: reported with chunk:line: and a traceback; the thread is removed.
+    let t = w.spawn(2, "boom", &[]).unwrap();
+    w.tick();
+    let r = w.take_thread_reports();
+    assert_eq!(r.len(), 1, "{r:#?}");
+    assert_eq!(
+        (r[0].kind, r[0].thread, r[0].tangible, r[0].actor),
+        (ThreadReportKind::Error, t, 2, None)
+    );
+    assert!(
+        r[0].message.starts_with("sleeper.lua:37: attempt to index a nil value"),
+        "{}",
+        r[0].message
+    );
+    assert!(r[0].traceback.contains("sleeper.lua:37:"), "{}", r[0].traceback);
+    assert!(w.threads_of(2).is_empty());
+
+    // Destroy kills: the threads and their wakeups go.
+    w.spawn(3, "nap", &[s("z"), Plain::Int(1), Plain::Int(5)]).unwrap();
+    w.spawn(3, "nap", &[s("y"), Plain::Int(1), Plain::Int(5)]).unwrap();
+    w.spawn(1, "nap", &[s("x"), Plain::Int(1), Plain::Int(2)]).unwrap();
+    w.tick();
+    assert_eq!(log(&mut w), "z@14,y@14,x@14");
+    assert!(w.destroy_tangible(3));
+    assert!(w.tangibles().schedule().iter().all(|e| e.2 != 3));
+    w.tick();
+    w.tick();
+    assert_eq!(log(&mut w), "x@15");
+    // A thread that destroys its own tangible ends with it.
+    let t = w.new_tangible("sleeper", [0.0; 3]).unwrap();
+    w.spawn(t, "suicide", &[]).unwrap();
+    assert!(w.tangible(t).is_none() && w.tangibles().schedule().is_empty());
+    w.tick();
+    assert_eq!(log(&mut w), "");
+    assert!(w.take_thread_reports().is_empty());
+    assert!(w.threads_consistent());
+
+    // Threads outside a thread: sleep and fork are errors (not yieldable).
+    let e = w.exec("=host", "sleep(1)").unwrap_err();
+    assert!(e.to_string().contains("sleep: not in a world thread"), "{e}");
+    let e = w.exec("=host", "fork(print)").unwrap_err();
+    assert!(e.to_string().contains("fork: not in a world thread"), "{e}");
+    // A bare coroutine.yield or a sleep in a nested coroutine.
+    w.spawn(1, "bad_yield", &[]).unwrap();
+    w.spawn(1, "nested_sleep", &[]).unwrap();
+    let r = w.take_thread_reports();
+    assert_eq!(r.len(), 2, "{r:#?}");
+    assert!(r[0].message.contains("coroutine.yield"), "{}", r[0].message);
+    assert!(
+        r[1].message.contains("sleep: not in a world thread (called inside a coroutine"),
+        "{}",
+        r[1].message
+    );
+
+    // Save and restore with sleeping threads: they go on the same way.
+    w.spawn(1, "nap", &[s("p"), Plain::Int(2), Plain::Int(2)]).unwrap();
+    w.tick();
+    let mut r = World::restore(Model::Master, &w.save().unwrap()).unwrap();
+    assert_eq!(r.state_hash(), w.state_hash());
+    for _ in 0..4 {
+        w.tick();
+        r.tick();
+    }
+    assert_eq!(log(&mut w), "p@19,p@21");
+    assert_eq!(log(&mut r), "p@19,p@21");
+    assert_eq!(r.state_hash(), w.state_hash());
+}
+
+/// A master with sleepers 1..=3 and player 4.
+fn with_player() -> World {
+    let mut w = sleepers(3);
+    let p = w.new_tangible("sleeper", [0.0; 3]).unwrap();
+    assert!(w.make_player(p).unwrap());
+    w
+}
+
+#[test]
+fn print_per_actor() {
+    let mut w = with_player();
+    w.invoke(4, 1, "who", &[]).unwrap();
+    w.spawn(2, "who", &[]).unwrap();
+    assert_eq!(w.take_prints(4), "actor\t4\n");
+    assert_eq!(w.take_output(), "actor\tnone\n");
+    w.tick();
+    assert_eq!(w.take_prints(4), "still\t4\nresult\t42\n", "a command prints its results");
+    assert_eq!(w.take_output(), "still\tnone\n");
+    assert_eq!(w.take_prints(4), "");
+}
+
+#[test]
+fn permit_invoke() {
+    let mut w = with_player();
+    let h = w.state_hash();
+    let refused = |w: &mut World, actor, target, f: &str, args: &[Plain], want: &str| {
+        let e = w.invoke(actor, target, f, args).unwrap_err().to_string();
+        assert!(e.starts_with("invoke refused: ") && e.contains(want), "{e}");
+    };
+    refused(
+        &mut w,
+        4,
+        1,
+        "boom",
+        &[],
+        "'boom' of tangible 1's class is not marked by permit_invoke",
+    );
+    refused(&mut w, 4, 1, "nothing", &[], "has no function 'nothing'");
+    refused(&mut w, 4, 99, "who", &[], "no tangible 99");
+    refused(&mut w, 1, 2, "who", &[], "actor 1 is not a player");
+    refused(&mut w, 4, 1, "nap", &[Plain::Tangible(77)], "bad argument #1: no tangible");
+    refused(&mut w, 4, 1, "nap", &vec![Plain::Nil; 33], "too many arguments");
+    assert_eq!(w.state_hash(), h, "a refused command changes nothing");
+    assert!(w.take_thread_reports().is_empty() && w.take_prints(4).is_empty());
+
+    // A permitted command: runs as the actor, ids from its pool.
+    let pool0 = w.tangibles().get(4).unwrap().pool.clone().unwrap();
+    let tid = w.invoke(4, 2, "spawn_tangible", &[]).unwrap();
+    assert_eq!(tid, pool0.blocks()[0].0, "the command's thread id is the pool's first id");
+    assert_eq!(w.take_prints(4), format!("{}\n", tid + 1), "then the new tangible's");
+    // permit_invoke survives rebuilds (files re-grant), and a permission
+    // removed from the files is gone after the next rebuild.
+    w.rebuild().unwrap();
+    w.invoke(4, 1, "who", &[]).unwrap();
+    w.exec("=t", "permit_invoke(sleeper, 'boom')").unwrap();
+    w.invoke(4, 1, "boom", &[]).unwrap();
+    w.rebuild().unwrap();
+    refused(&mut w, 4, 1, "boom", &[], "not marked by permit_invoke");
+    // Bad uses of permit_invoke.
+    let e = w.exec("=t", "permit_invoke('dragon', 'x')").unwrap_err().to_string();
+    assert!(e.contains("bad argument #1 to 'permit_invoke' (no class 'dragon')"), "{e}");
+    let e = w.exec("=t", "permit_invoke(sleeper)").unwrap_err().to_string();
+    assert!(
+        e.contains("bad argument #2 to 'permit_invoke' (string expected, got no value)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn nopredict() {
+    // The master: the request goes to the host; the thread resumes with
+    // the answer.
+    let mut m = with_player();
+    m.invoke(4, 1, "ask", &[]).unwrap();
+    let reqs = m.take_requests();
+    assert_eq!(reqs.len(), 1);
+    assert_eq!((reqs[0].name.as_str(), reqs[0].tangible, reqs[0].actor), ("realtime", 1, Some(4)));
+    assert_eq!(reqs[0].args, [s("utc")]);
+    assert!(m.threads_consistent());
+    m.tick();
+    assert_eq!(log(&mut m), "", "a waiting thread is not scheduled");
+    m.answer(&reqs[0], &[s("2026-11-25T11:00:00Z")]).unwrap();
+    assert_eq!(log(&mut m), "time 2026-11-25T11:00:00Z");
+    assert_eq!(m.take_prints(4), "2026-11-25T11:00:00Z\n");
+    assert!(m.answer(&reqs[0], &[]).is_err(), "answered once");
+    assert!(m.threads_of(1).is_empty());
+
+    // A synchronous model: NoPredict, the thread is killed, nothing waits.
+    let mut c = load(Model::ClientSync, "threads");
+    c.insert_tangible(1, "sleeper", [0.0; 3]).unwrap();
+    c.insert_tangible(4, "sleeper", [0.0; 3]).unwrap();
+    assert!(c.set_pool(4, m.tangibles().get(4).unwrap().pool.clone()));
+    let tid = c.invoke(4, 1, "ask", &[]).unwrap();
+    assert!(c.take_requests().is_empty());
+    let r = c.take_thread_reports();
+    assert_eq!(r.len(), 1, "{r:#?}");
+    assert_eq!((r[0].kind, r[0].thread, r[0].actor), (ThreadReportKind::NoPredict, tid, Some(4)));
+    assert!(r[0].message.contains("'realtime'"), "{}", r[0].message);
+    assert!(c.threads_of(1).is_empty() && c.tangibles().schedule().is_empty());
+    // A registered blocking operation of the host's.
+    m.register_blocking("fetch");
+    m.exec(
+        "=t",
+        "function sleeper.get(self, u) return fetch(u, 2) end permit_invoke(sleeper, 'get')",
+    )
+    .unwrap();
+    m.invoke(4, 2, "get", &[s("url")]).unwrap();
+    let reqs = m.take_requests();
+    assert_eq!(
+        (reqs[0].name.as_str(), reqs[0].args.clone()),
+        ("fetch", vec![s("url"), Plain::Int(2)])
+    );
+    m.answer(&reqs[0], &[Plain::Int(200), s("body")]).unwrap();
+    assert_eq!(m.take_prints(4), "200\tbody\n");
+}
+
+#[test]
+fn probe() {
+    let mut w = with_player();
+    let h = w.state_hash();
+    let r = w
+        .probe("global('log').x = 1; return now(), 'a', true, nil, 2.5, gettangible(2), {}")
+        .unwrap();
+    assert_eq!(
+        r[..6],
+        [
+            Plain::Int(0),
+            s("a"),
+            Plain::Bool(true),
+            Plain::Nil,
+            Plain::Float(2.5),
+            Plain::Tangible(2)
+        ]
+    );
+    assert!(matches!(&r[6], Plain::Str(t) if t.starts_with("table: ")));
+    assert_eq!(w.state_hash(), h, "a probe changes nothing");
+    for (code, want) in [
+        ("sleep(1)", "sleep: not in a world thread (a probe or host code cannot yield)"),
+        ("realtime()", "realtime: a blocking operation cannot run here: a probe"),
+        ("fork(print)", "fork: not in a world thread"),
+        ("newtangible(sleeper, 0, 0, 0) error('x')", "probe:1: x"),
+    ] {
+        let e = w.probe(code).unwrap_err().to_string();
+        assert!(e.contains(want), "{code}: {e}");
+        assert_eq!(w.state_hash(), h, "{code}");
+    }
+}
+
+#[test]
+fn limits() {
+    let mut w = with_player();
+    w.set_limits(luprex_engine::WorldLimits {
+        per_run: 100_000,
+        per_tick: 1_000_000,
+        memory: Some(64 << 20),
+    });
+    w.spawn(2, "nap", &[s("n"), Plain::Int(1), Plain::Int(3)]).unwrap();
+    // A runaway command is stopped with an error to its actor.
+    w.invoke(4, 1, "forever", &[]).unwrap();
+    let r = w.take_thread_reports();
+    assert_eq!(r.len(), 1, "{r:#?}");
+    assert_eq!((r[0].kind, r[0].actor, r[0].tangible), (ThreadReportKind::Limit, Some(4), 1));
+    assert!(r[0].message.contains("instruction limit"), "{}", r[0].message);
+    assert!(w.threads_of(1).is_empty());
+    // The world ticks on.
+    w.tick();
+    w.tick();
+    assert_eq!(log(&mut w), "n@1,n@2");
+    // Several runaways in one tick: the tick budget stops the pass; the
+    // rest run at the next tick.
+    for _ in 0..12 {
+        w.invoke(4, 1, "forever", &[]).unwrap();
+    }
+    assert_eq!(w.take_thread_reports().len(), 10, "ten runs spend the tick's budget");
+    assert_eq!(w.threads_of(1).len(), 2, "two commands wait");
+    w.tick();
+    let r = w.take_thread_reports();
+    assert_eq!(r.len(), 2, "{r:#?}");
+    assert_eq!(log(&mut w), "n@3");
+    // Memory: a script that allocates without bound fails, the world goes on.
+    w.spawn(2, "hog", &[]).unwrap();
+    let r = w.take_thread_reports();
+    assert_eq!(r.len(), 1, "{r:#?}");
+    assert_eq!(r[0].kind, ThreadReportKind::Limit);
+    assert!(r[0].message.contains("not enough memory"), "{}", r[0].message);
+    w.exec("=t", "collectgarbage()").unwrap();
+    w.spawn(2, "nap", &[s("m"), Plain::Int(1), Plain::Int(1)]).unwrap();
+    w.tick();
+    assert_eq!(log(&mut w), "m@4");
+}
