@@ -488,14 +488,7 @@ impl Writer<'_> {
         }
         self.u32(ci.nresults as u32);
         self.u8(ci.status);
-        let (tag, a, b) = match ci.ret {
-            MetaRet::Call => (0, 0, 0),
-            MetaRet::Reg(a) => (1, a, 0),
-            MetaRet::Cond(k) => (2, u8::from(k), 0),
-            MetaRet::Discard => (3, 0, 0),
-            MetaRet::Close => (4, 0, 0),
-            MetaRet::Concat { a, n } => (5, a, n),
-        };
+        let (tag, a, b) = ci.ret.code();
         self.out.extend_from_slice(&[tag, a, b]);
         match ci.callee {
             Callee::Lua(f) => {
@@ -842,15 +835,7 @@ impl<'a> Reader<'a> {
         let nresults = self.u32()? as i32;
         let status = self.u8()?;
         let b = self.take(3)?;
-        let ret = match (b[0], b[1], b[2]) {
-            (0, 0, 0) => MetaRet::Call,
-            (1, a, 0) => MetaRet::Reg(a),
-            (2, k @ (0 | 1), 0) => MetaRet::Cond(k == 1),
-            (3, 0, 0) => MetaRet::Discard,
-            (4, 0, 0) => MetaRet::Close,
-            (5, a, n) => MetaRet::Concat { a, n },
-            _ => return Err("bad result disposition".into()),
-        };
+        let ret = MetaRet::from_code(b[0], b[1], b[2]).ok_or("bad result disposition")?;
         let callee = match self.u8()? {
             0 => Callee::Lua(self.handle()?),
             1 => Callee::Rust(self.handle()?),

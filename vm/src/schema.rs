@@ -116,7 +116,7 @@ use crate::heap::Heap;
 use crate::meta::{TM_N, TM_NAMES};
 use crate::persist::{RResult, Reader, WResult, Writer};
 use crate::state::State;
-use crate::thread::{CallInfo, Callee, ExecState, MetaRet};
+use crate::thread::{CallInfo, Callee, ExecState};
 use crate::value::{LuaFnRef, RustFnRef, StrRef, TableRef, ThreadRef, UserDataRef, Value};
 use std::any::Any;
 use std::collections::BTreeMap;
@@ -592,15 +592,8 @@ fn visit_frame<V: Visit + ?Sized>(ci: &CallInfo, v: &mut V) {
     }
     v.data(ci.nresults as i64 as u64);
     v.data(u64::from(ci.status));
-    let (tag, a, b) = match ci.ret {
-        MetaRet::Call => (0, 0, 0),
-        MetaRet::Reg(a) => (1, a, 0),
-        MetaRet::Cond(k) => (2, u8::from(k), 0),
-        MetaRet::Discard => (3, 0, 0),
-        MetaRet::Close => (4, 0, 0),
-        MetaRet::Concat { a, n } => (5, a, n),
-    };
-    v.data(tag | (u64::from(a) << 8) | (u64::from(b) << 16));
+    let (tag, a, b) = ci.ret.code();
+    v.data(u64::from(tag) | (u64::from(a) << 8) | (u64::from(b) << 16));
     match ci.callee {
         Callee::Lua(f) => v.obj(ObjRef::LuaFn(f)),
         Callee::Rust(f) => v.obj(ObjRef::RustFn(f)),

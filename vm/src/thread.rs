@@ -72,6 +72,35 @@ pub enum MetaRet {
     },
 }
 
+impl MetaRet {
+    /// The disposition as three bytes (a tag and two operands), the form
+    /// the persisted state and the hashes write; [`MetaRet::from_code`] is
+    /// its inverse.
+    pub(crate) fn code(self) -> (u8, u8, u8) {
+        match self {
+            MetaRet::Call => (0, 0, 0),
+            MetaRet::Reg(a) => (1, a, 0),
+            MetaRet::Cond(k) => (2, u8::from(k), 0),
+            MetaRet::Discard => (3, 0, 0),
+            MetaRet::Close => (4, 0, 0),
+            MetaRet::Concat { a, n } => (5, a, n),
+        }
+    }
+
+    /// The disposition of a [`MetaRet::code`], if the bytes are one.
+    pub(crate) fn from_code(tag: u8, a: u8, b: u8) -> Option<MetaRet> {
+        Some(match (tag, a, b) {
+            (0, 0, 0) => MetaRet::Call,
+            (1, a, 0) => MetaRet::Reg(a),
+            (2, k @ (0 | 1), 0) => MetaRet::Cond(k == 1),
+            (3, 0, 0) => MetaRet::Discard,
+            (4, 0, 0) => MetaRet::Close,
+            (5, a, n) => MetaRet::Concat { a, n },
+            _ => return None,
+        })
+    }
+}
+
 /// Frame flags.
 pub mod cist {
     /// Frame is a protected call (`pcall`/`xpcall`): errors stop here.
