@@ -11,9 +11,9 @@
 //! process computes the same hashes.
 
 use luprex_vm::raw::State;
-use std::process::Command;
 
 include!("../vm/tests/support/capture.rs");
+include!("../vm/tests/support/child.rs");
 
 /// (name, phase A, phase B).
 const CORPUS: &[(&str, &str, &str)] = &[
@@ -206,20 +206,9 @@ fn cross_process_hashes_agree() {
             format!("DET {name} {s:032x} {h:032x}")
         })
         .collect();
-    if std::env::var_os("LUPREX_DET_CHILD").is_some() {
-        here.iter().for_each(|l| println!("{l}"));
+    let Some(child) = child_lines("cross_process_hashes_agree", "LUPREX_DET_CHILD", "DET ", &here)
+    else {
         return;
-    }
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(["cross_process_hashes_agree", "--exact", "--nocapture", "--test-threads=1"])
-        .env("LUPREX_DET_CHILD", "1")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "child failed: {}", String::from_utf8_lossy(&out.stderr));
-    let child: Vec<String> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .filter_map(|l| l.find("DET ").map(|i| l[i..].to_owned()))
-        .collect();
+    };
     assert_eq!(child, here);
 }

@@ -4,6 +4,7 @@
 //! `vm/tests/writes.rs`).
 
 include!("../vm/tests/support/write_program.rs");
+include!("../vm/tests/support/child.rs");
 
 fn sandbox() -> State {
     let mut st = State::new();

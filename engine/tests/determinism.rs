@@ -6,6 +6,7 @@
 use luprex_engine::{Model, SourceFile, World};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+include!("../../vm/tests/support/child.rs");
 
 const SCENARIOS: &[&str] = &[
     "classes",
@@ -142,21 +143,11 @@ fn rollback_restores_the_exact_state() {
 #[test]
 fn cross_process_hashes_agree() {
     let here = hashes();
-    if std::env::var_os("LUPREX_ENGINE_DET_CHILD").is_some() {
-        here.iter().for_each(|l| println!("{l}"));
+    let Some(child) =
+        child_lines("cross_process_hashes_agree", "LUPREX_ENGINE_DET_CHILD", "DET ", &here)
+    else {
         return;
-    }
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(["cross_process_hashes_agree", "--exact", "--nocapture", "--test-threads=1"])
-        .env("LUPREX_ENGINE_DET_CHILD", "1")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "child failed: {}", String::from_utf8_lossy(&out.stderr));
-    let child: Vec<String> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .filter_map(|l| l.find("DET ").map(|i| l[i..].to_owned()))
-        .collect();
+    };
     assert!(child.len() > SCENARIOS.len() * 3 + 50, "{child:?}");
     assert_eq!(child, here);
 }
@@ -358,21 +349,6 @@ fn id_pool_predictions_match_the_master() {
     let mut all = m.tangible_ids();
     all.dedup();
     assert_eq!(all.len(), m.tangibles().len());
-}
-
-/// A xorshift generator (the test's own, deterministic).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn float(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
 }
 
 #[test]

@@ -11,9 +11,9 @@
 use luprex_vm::raw::Cloneable;
 use luprex_vm::raw::ErrorKind;
 use luprex_vm::raw::{Action, Error, State, Value};
-use std::process::Command;
 
 include!("support/capture.rs");
+include!("support/child.rs");
 
 fn new_state() -> (State, Out) {
     let mut st = State::new();
@@ -454,21 +454,10 @@ fn corpus_lines() -> Vec<String> {
 #[test]
 fn cross_process_replays_agree() {
     let here = corpus_lines();
-    if std::env::var_os("LUPREX_SNAP_CHILD").is_some() {
-        here.iter().for_each(|l| println!("{l}"));
+    let Some(child) =
+        child_lines("cross_process_replays_agree", "LUPREX_SNAP_CHILD", "SNAP ", &here)
+    else {
         return;
-    }
-    let exe = std::env::current_exe().unwrap();
-    let out = Command::new(exe)
-        .args(["cross_process_replays_agree", "--exact", "--nocapture", "--test-threads=1"])
-        .env("LUPREX_SNAP_CHILD", "1")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "child failed: {}", String::from_utf8_lossy(&out.stderr));
-    let child: Vec<String> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .filter_map(|l| l.find("SNAP ").map(|i| l[i..].to_owned()))
-        .collect();
+    };
     assert_eq!(child, here);
 }

@@ -7,6 +7,7 @@
 use luprex_vm::raw::WriteSet;
 
 include!("support/write_program.rs");
+include!("support/child.rs");
 
 fn state() -> State {
     let mut st = State::new();

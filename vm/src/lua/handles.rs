@@ -481,13 +481,12 @@ impl Table {
 
     /// Removes every key (raw); the metatable stays.
     pub fn clear(&self) -> Result<()> {
-        let keys = self
-            .pairs::<Value, Value>()
-            .map(|kv| kv.map(|(k, _)| k))
-            .collect::<Result<Vec<_>>>()?;
-        keys.into_iter().try_for_each(|k| self.raw_set(k, Value::Nil))
+        self.lua().with_state(|st| {
+            if let Raw::Table(h) = self.0.raw(st) {
+                st.table_clear(h);
+            }
+        })
     }
-
     /// Whether the table has no key at all (raw).
     pub fn is_empty(&self) -> bool {
         self.lua()

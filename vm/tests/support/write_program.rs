@@ -30,19 +30,6 @@ W = { setmetatable({}, {__mode = "k"}), setmetatable({}, {__mode = "v"}),
 KEEP = {}
 "#;
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// A random value expression (`t` may name a graph table).
 fn value(r: &mut Rng) -> String {
