@@ -427,6 +427,13 @@ impl World {
         &self.st
     }
 
+    /// The World's Lua state, writable: for the engine's own modules
+    /// (difference transmission applies frames through it).
+    #[allow(dead_code)] // used by the diff module (issue 12)
+    pub(crate) fn state_mut(&mut self) -> &mut State {
+        &mut self.st
+    }
+
     /// The 128-bit hash of the World's whole VM state (`raw::State::
     /// state_hash`): equal for Worlds in equal states, in any process.
     pub fn state_hash(&self) -> u128 {
