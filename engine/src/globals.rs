@@ -8,10 +8,27 @@
 //!   table. `global(name)` returns the table of that name, creating it
 //!   empty on first use. It exists **only in the master**: the synchronous
 //!   models (ServerSync, ClientSync) have no `globaldb` at all, and any use
-//!   of `global(name)` there raises an error. That is deliberate (seed 004,
+//!   of global data there raises an error. That is deliberate (seed 004,
 //!   "What Gets Difference Transmitted": the globals database is not
 //!   transmitted, and a script that read it on a client would see nothing
 //!   the master has).
+//!
+//!   *How a use fails.* Scripts fetch their global tables at the top of a
+//!   file (`local accounts = global("accounts")`) and use them inside
+//!   functions. If `global(name)` itself raised in a synchronous model,
+//!   every such file would fail to load on every client and take its
+//!   classes with it. So in a synchronous model `global(name)` returns a
+//!   **placeholder**: an empty table whose metatable (protected, with
+//!   `__global = name`) raises on every use (`__index`, `__newindex`,
+//!   `__len`, `__pairs`, `__call`). A use inside a world thread is a
+//!   **NoPredict** (seed 003): the command touches data only the master
+//!   has, so it cannot be predicted; the thread is killed and the master's
+//!   run is the one that counts (`threads.rs`: the running thread is
+//!   flagged, and the scheduler kills it when the resume returns, even if
+//!   a `pcall` caught the error). A use anywhere else (a probe, host
+//!   code, a file's top level) is an ordinary error. `default(placeholder,
+//!   key, value)` does nothing and returns nil, so the usual top-level
+//!   initialisation idiom loads everywhere.
 //! * **Published globals** (seed 003, "The Scripter's View": `global.set`
 //!   and `global.get` "for data that needs to be broadcast to all
 //!   clients"), registry key `globalpub`: name → any value. Every model
@@ -89,14 +106,9 @@ fn check_name(st: &mut State, i: usize, shift: usize, f: &str) -> Result<Value, 
 fn global_call(st: &mut State) -> R {
     let name = check_name(st, 2, 1, "global")?;
     let Value::Table(db) = registry_get(st, GLOBALDB) else {
-        let mut shown = Vec::new();
-        st.tostring_raw(name, &mut shown);
-        let msg = format!(
-            "global('{}'): global data exists only on the master; this is a synchronous \
-             model (use global.get for published data)",
-            String::from_utf8_lossy(&shown)
-        );
-        return Err(st.native_error(msg));
+        let t = placeholder(st, name);
+        st.push(Value::Table(t));
+        return Ok(Action::Return(1));
     };
     let t = match st.table_get(Value::Table(db), name) {
         t @ Value::Table(_) => t,
@@ -108,6 +120,51 @@ fn global_call(st: &mut State) -> R {
     };
     st.push(t);
     Ok(Action::Return(1))
+}
+
+/// The placeholder `global(name)` returns in a synchronous model (see
+/// the module docs).
+fn placeholder(st: &mut State, name: Value) -> TableRef {
+    let t = st.new_table_sized(0, 0);
+    let meta = st.new_table_sized(0, 8);
+    for ev in ["__index", "__newindex", "__len", "__pairs", "__call"] {
+        st.set_native_field(meta, ev, "global data", placeholder_use);
+    }
+    let k = st.intern(b"__global");
+    st.raw_set_str(meta, k, name);
+    let k = st.intern(b"__metatable");
+    let v = st.new_string(b"global data (master only)");
+    st.raw_set_str(meta, k, v);
+    st.set_table_metatable(t, Some(meta));
+    t
+}
+
+/// The name of placeholder `t`, if it is one.
+fn placeholder_name(st: &mut State, t: Value) -> Option<String> {
+    let meta = st.metatable(t)?;
+    let k = st.intern(b"__global");
+    match st.table(meta).get_str(k) {
+        Value::Str(s) => Some(String::from_utf8_lossy(st.str_bytes(s)).into_owned()),
+        _ => None,
+    }
+}
+
+/// Any use of a placeholder: a NoPredict in a world thread, else an error.
+fn placeholder_use(st: &mut State) -> R {
+    let name = placeholder_name(st, st.arg(1)).unwrap_or_default();
+    let what = format!("global('{name}')");
+    if crate::threads::flag_nopredict(st, &what) {
+        let msg = format!(
+            "NoPredict: {what} is global data, which only the master has; this command \
+             cannot be predicted"
+        );
+        return Err(st.native_error(msg));
+    }
+    let msg = format!(
+        "{what}: global data exists only on the master; this is a synchronous model (use \
+         global.get for published data)"
+    );
+    Err(st.native_error(msg))
 }
 
 /// `global.get(name)`.
@@ -142,6 +199,10 @@ fn global_set(st: &mut State) -> R {
 /// `value`; returns `t[key]`.
 fn default(st: &mut State) -> R {
     let t = st.check_table(1)?;
+    if placeholder_name(st, Value::Table(t)).is_some() {
+        st.push(Value::Nil);
+        return Ok(Action::Return(1));
+    }
     let k = st.arg(2);
     if k.is_nil() {
         return Err(st.arg_error(2, "key is nil"));

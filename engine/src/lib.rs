@@ -20,6 +20,7 @@
 //! | thread tables         | `threads` in each tangible's metatable  | [`threads`]   |
 //! | schedule of wakeups   | that host data                          | [`threads`]   |
 //! | invoke permissions    | registry `permits`                      | [`threads`]   |
+//! | players               | registry `players` (name → ID)          | [`players`]   |
 //!
 //! The host drives a World through [`World`]'s methods: load scripts
 //! (from a [`ScriptDir`] or from memory as [`SourceFile`]s), rebuild the
@@ -36,6 +37,7 @@
 pub mod classes;
 pub mod error;
 pub mod globals;
+pub mod players;
 pub mod sourcedb;
 pub mod spatial;
 pub mod tangible;
@@ -43,6 +45,7 @@ pub mod threads;
 pub mod world;
 
 pub use error::{EngineError, LoadReport, ReportKind};
+pub use players::{Admission, MAX_NAME, PLAYER_CLASS};
 pub use sourcedb::{
     code_hash, parse_control, ControlEntry, Fingerprint, ScriptDir, SourceFile, SourceInfo,
 };

@@ -54,6 +54,9 @@
 //! the moving tangibles, by `(arrival tick, id)`: [`Tangibles::tick`]
 //! settles those whose tick has come, in that order.
 //!
+//! `halt(t)` stops a tangible where it is at this tick: its queue becomes
+//! that one point (the walk of `players.rs` halts, then queues its step).
+//!
 //! **The positional tracker and the spatial index** are described in
 //! `spatial.rs`: a tangible at rest is in the cell of its position, a
 //! moving one in the cells of its queue's bounding box, re-registered when
@@ -100,7 +103,8 @@
 //! **Snapshots.** Copying every Rust tangible at each snapshot would cost
 //! O(tangibles) per prediction round, so [`Tangibles`] keeps an undo
 //! journal instead, like the VM's arenas: while a snapshot is open, every
-//! change first records what it replaces (the clock, counter and actor as
+//! change first records what it replaces (the clock, counter, actor and
+//! tick budget as
 //! one entry; a whole Rust tangible, or its absence, as another). A
 //! snapshot level is the journal's length; a rollback pops entries down to
 //! it, re-registering each restored tangible in the index and the
@@ -109,7 +113,9 @@
 //! O(changes).
 //!
 //! **Hash and save format** of [`Tangibles`]: `now`, `next_id`, the actor
-//! (0 for none, else id + 1), the number of tangibles, then per tangible
+//! (0 for none, else id + 1), the tick budget left (the instructions
+//! thread runs may still take before the next tick: it decides which due
+//! threads run now, so it is world state), the number of tangibles, then per tangible
 //! in ID order: the ID, the steps (count, then tick and the bits of x, y,
 //! z), the pool (0, or 1 and the blocks); then the schedule of thread
 //! wakeups (count, then time, thread ID, tangible ID each, in order;
@@ -288,6 +294,10 @@ pub struct Tangibles {
     now: i64,
     next_id: u64,
     actor: Option<u64>,
+    /// Instructions the thread runs may still take before the next tick
+    /// (`WorldLimits::per_tick`, reset by `World::tick`): world state,
+    /// since it decides which due threads run in this tick.
+    budget: u64,
     map: BTreeMap<u64, Tangible>,
     arrivals: BTreeSet<(i64, u64)>,
     grid: Grid,
@@ -308,16 +318,17 @@ pub struct Tangibles {
 /// Equality of content: the journal is bookkeeping.
 impl PartialEq for Tangibles {
     fn eq(&self, o: &Tangibles) -> bool {
-        (self.now, self.next_id, self.actor, &self.map, &self.arrivals, &self.grid, &self.schedule)
-            == (o.now, o.next_id, o.actor, &o.map, &o.arrivals, &o.grid, &o.schedule)
+        (self.now, self.next_id, self.actor, self.budget) == (o.now, o.next_id, o.actor, o.budget)
+            && (&self.map, &self.arrivals, &self.grid, &self.schedule)
+                == (&o.map, &o.arrivals, &o.grid, &o.schedule)
     }
 }
 
 /// One entry of the undo journal: what to put back.
 #[derive(Clone, Debug)]
 enum Undo {
-    /// The clock, the counter and the actor.
-    Scalars { now: i64, next_id: u64, actor: Option<u64> },
+    /// The clock, the counter, the actor and the tick budget.
+    Scalars { now: i64, next_id: u64, actor: Option<u64>, budget: u64 },
     /// Tangible `id` as it was (`None`: it did not exist).
     Tangible(u64, Option<Box<Tangible>>),
     /// A schedule entry and whether it was present.
@@ -337,6 +348,7 @@ impl Default for Tangibles {
             now: 0,
             next_id: 1,
             actor: None,
+            budget: u64::MAX,
             map: BTreeMap::new(),
             arrivals: BTreeSet::new(),
             grid: Grid::new(),
@@ -393,6 +405,19 @@ impl Tangibles {
         self.actor
     }
 
+    /// The instructions thread runs may still take before the next tick.
+    pub fn budget(&self) -> u64 {
+        self.budget
+    }
+
+    /// Sets the tick budget (journaled).
+    pub(crate) fn set_budget(&mut self, budget: u64) {
+        if self.budget != budget {
+            self.note_scalars();
+            self.budget = budget;
+        }
+    }
+
     /// The Rust tangible `id`.
     pub fn get(&self, id: u64) -> Option<&Tangible> {
         self.map.get(&id)
@@ -439,8 +464,8 @@ impl Tangibles {
     /// Journals the scalars before they change (while a snapshot is open).
     fn note_scalars(&mut self) {
         if self.depth.get() > 0 {
-            let (now, next_id, actor) = (self.now, self.next_id, self.actor);
-            self.journal.push(Undo::Scalars { now, next_id, actor });
+            let (now, next_id, actor, budget) = (self.now, self.next_id, self.actor, self.budget);
+            self.journal.push(Undo::Scalars { now, next_id, actor, budget });
         }
     }
 
@@ -458,8 +483,9 @@ impl Tangibles {
     fn undo_to(&mut self, len: usize) {
         while self.journal.len() > len {
             match self.journal.pop() {
-                Some(Undo::Scalars { now, next_id, actor }) => {
-                    (self.now, self.next_id, self.actor) = (now, next_id, actor);
+                Some(Undo::Scalars { now, next_id, actor, budget }) => {
+                    (self.now, self.next_id, self.actor, self.budget) =
+                        (now, next_id, actor, budget);
                 }
                 Some(Undo::Tangible(id, old)) => {
                     if let Some(cur) = self.map.remove(&id) {
@@ -709,6 +735,22 @@ impl Tangibles {
         true
     }
 
+    /// Stops `id` where it is now: its queue becomes one step, its
+    /// position at this tick. False if there is no such tangible.
+    pub(crate) fn halt(&mut self, id: u64) -> bool {
+        let now = self.now;
+        let Some(t) = self.map.get(&id) else { return false };
+        if !t.queue.is_moving() {
+            return true;
+        }
+        self.note(id);
+        let Some(t) = self.map.get_mut(&id) else { return false };
+        self.arrivals.remove(&(t.queue.last().tick, id));
+        t.queue = AnimationQueue::at_rest(t.queue.position_at(now), now);
+        Self::reindex(&mut self.grid, t);
+        true
+    }
+
     /// Registers `t` in the index according to its queue.
     fn reindex(grid: &mut Grid, t: &mut Tangible) {
         grid.remove(t.tracker, t.id);
@@ -765,6 +807,7 @@ impl Tangibles {
         w(self.now as u64);
         w(self.next_id);
         w(self.actor.map_or(0, |a| a + 1));
+        w(self.budget);
         w(self.map.len() as u64);
         for t in self.map.values() {
             w(t.id);
@@ -807,6 +850,7 @@ impl Tangibles {
                 0 => None,
                 a => Some(a - 1),
             },
+            budget: next()?,
             ..Tangibles::default()
         };
         let n = next()?;
@@ -1027,13 +1071,14 @@ pub(crate) fn open(st: &mut State, lib: TableRef) -> Result<(), Error> {
     st.register_host_data_loader(HOST_DATA, load_host_data);
     st.set_host_data(Tangibles::default())?;
     let ups = Keys::new(st).upvalues();
-    let fns: [(&'static str, NativeFn); 9] = [
+    let fns: [(&'static str, NativeFn); 10] = [
         ("newtangible", lua_newtangible),
         ("destroy", lua_destroy),
         ("getid", lua_getid),
         ("gettangible", lua_gettangible),
         ("position", lua_position),
         ("moveto", lua_moveto),
+        ("halt", lua_halt),
         ("scanradius", lua_scanradius),
         ("setclass", lua_setclass),
         ("now", lua_now),
@@ -1247,6 +1292,14 @@ fn lua_moveto(st: &mut State) -> R {
     if !host_mut(st).move_to(id, pos, ticks) {
         return Err(st.arg_error(5, "arrival tick out of range"));
     }
+    Ok(Action::Return(0))
+}
+
+/// `halt(t)`.
+fn lua_halt(st: &mut State) -> R {
+    let k = Keys::of_running(st);
+    let (id, _) = check_tangible(st, &k, 1)?;
+    host_mut(st).halt(id);
     Ok(Action::Return(0))
 }
 

@@ -16,6 +16,7 @@
 //!     args     = {n = 2, ...},-- while new
 //!     resume   = {n = 1, ...},-- the answer of a blocking operation, until resumed
 //!     waiting  = "realtime",  -- while blocked on a blocking operation
+//!     waitargs = {n = 1, ...},-- and that operation's arguments
 //!   },
 //! }
 //! ```
@@ -180,6 +181,10 @@ pub(crate) struct Running {
     pub co: ThreadRef,
     pub useppool: bool,
     pub request: Option<Yielded>,
+    /// Set when the thread used something only the master has (global
+    /// data) in a synchronous model: the thread is killed as a NoPredict
+    /// when its resume returns, whatever it did after.
+    pub nopredict: Option<String>,
 }
 
 /// Why the running thread yielded.
@@ -297,6 +302,18 @@ pub(crate) fn create(
 fn running_here(st: &State) -> Option<&Running> {
     let r = tangible::host(st).running.as_ref()?;
     (r.co == st.running_thread()).then_some(r)
+}
+
+/// If a world thread is running (in any coroutine of it), flags it as a
+/// NoPredict for `what`; whether it was flagged.
+pub(crate) fn flag_nopredict(st: &mut State, what: &str) -> bool {
+    match tangible::host_mut(st).running.as_mut() {
+        Some(r) => {
+            r.nopredict.get_or_insert_with(|| what.to_owned());
+            true
+        }
+        None => false,
+    }
 }
 
 /// Why a yielding function cannot run here.

@@ -53,7 +53,9 @@
 //!   tangibles' metatables, the schedule in the host data, `threads.rs`).
 //!   The `World` struct holds only the model kind, the script directory
 //!   reader, pending load and thread reports and requests, printed output
-//!   (per actor), the limits and the instructions left in this tick.
+//!   (per actor) and the limits (host configuration). The instructions
+//!   left in this tick are world state (they decide which due threads run
+//!   now), so they live in the host data too.
 //!
 //! **Threads** ([`World::tick`], [`World::invoke`], [`World::spawn`],
 //! [`World::answer`], [`World::probe`], [`World::take_prints`],
@@ -155,15 +157,14 @@ impl Default for WorldLimits {
 
 /// A world model: one Lua state with its classes, sources and globals.
 pub struct World {
-    st: State,
-    model: Model,
+    pub(crate) st: State,
+    pub(crate) model: Model,
     out: OutBuf,
     scripts: Option<ScriptDir>,
     reports: Vec<LoadReport>,
     thread_reports: Vec<ThreadReport>,
     requests: Vec<Request>,
     limits: WorldLimits,
-    budget_left: u64,
 }
 
 impl std::fmt::Debug for World {
@@ -187,9 +188,11 @@ impl World {
         sourcedb::open(&mut st);
         tangible::open(&mut st, lib)?;
         threads::open(&mut st, lib)?;
+        crate::players::open(&mut st, lib)?;
         threads::register_blocking(&mut st, lib, "realtime");
         let limits = WorldLimits::default();
         st.set_memory_limit(limits.memory);
+        tangible::host_mut(&mut st).set_budget(limits.per_tick);
         Ok(World {
             st,
             model,
@@ -199,7 +202,6 @@ impl World {
             thread_reports: Vec::new(),
             requests: Vec::new(),
             limits,
-            budget_left: limits.per_tick,
         })
     }
 
@@ -475,6 +477,7 @@ impl World {
         let complete = complete
             && matches!(registry_get(&mut w.st, tangible::TANGIBLES), Value::Table(_))
             && matches!(registry_get(&mut w.st, threads::PERMITS), Value::Table(_))
+            && matches!(registry_get(&mut w.st, crate::players::PLAYERS), Value::Table(_))
             && w.tangibles_consistent()
             && w.threads_consistent();
         if !complete || master != (model == Model::Master) {
@@ -490,11 +493,11 @@ impl World {
     // Tangibles (tangible.rs)
     // -----------------------------------------------------------------
 
-    fn keys(&mut self) -> Keys {
+    pub(crate) fn keys(&mut self) -> Keys {
         Keys::new(&mut self.st)
     }
 
-    fn lua_error(message: String) -> EngineError {
+    pub(crate) fn lua_error(message: String) -> EngineError {
         EngineError::Lua { message, traceback: String::new() }
     }
 
@@ -632,8 +635,9 @@ impl World {
     /// completes settle), then runs every thread due, in schedule order
     /// (`threads.rs`). A new tick budget starts ([`WorldLimits::per_tick`]).
     pub fn tick(&mut self) {
-        tangible::host_mut(&mut self.st).tick();
-        self.budget_left = self.limits.per_tick;
+        let host = tangible::host_mut(&mut self.st);
+        host.tick();
+        host.set_budget(self.limits.per_tick);
         self.run_ready();
     }
 
@@ -710,7 +714,7 @@ impl World {
     /// the tick budget starts afresh).
     pub fn set_limits(&mut self, limits: WorldLimits) {
         self.limits = limits;
-        self.budget_left = limits.per_tick;
+        tangible::host_mut(&mut self.st).set_budget(limits.per_tick);
         self.st.set_memory_limit(limits.memory);
     }
 
@@ -724,6 +728,42 @@ impl World {
     /// last call; answer each with [`World::answer`].
     pub fn take_requests(&mut self) -> Vec<Request> {
         std::mem::take(&mut self.requests)
+    }
+
+    /// Every request the World's threads wait on, from its state, in
+    /// (tangible, thread) order: what a host re-issues after
+    /// [`World::restore`] (the requests it had taken with
+    /// [`World::take_requests`] before a save are not answered yet). A
+    /// tangible argument that was destroyed since reads as `Nil`.
+    pub fn pending_requests(&mut self) -> Vec<Request> {
+        let k = self.keys();
+        let mut out = Vec::new();
+        for id in self.tangible_ids() {
+            for tid in self.threads_of(id) {
+                let Some(info) = threads::info(&self.st, &k, id, tid) else { continue };
+                let Value::Str(name) = threads::field(&mut self.st, info, "waiting") else {
+                    continue;
+                };
+                let name = String::from_utf8_lossy(self.st.str_bytes(name)).into_owned();
+                let actor = match threads::field(&mut self.st, info, "actorid") {
+                    Value::Int(a) => Some(a as u64),
+                    _ => None,
+                };
+                let mut args = Vec::new();
+                if let Value::Table(a) = threads::field(&mut self.st, info, "waitargs") {
+                    let n = match threads::field(&mut self.st, a, "n") {
+                        Value::Int(n) => n.clamp(0, 255),
+                        _ => 0,
+                    };
+                    for i in 1..=n {
+                        let v = self.st.table(a).get_int(i);
+                        args.push(Plain::of_value(&self.st, &k, v).unwrap_or(Plain::Nil));
+                    }
+                }
+                out.push(Request { name, tangible: id, thread: tid, actor, args });
+            }
+        }
+        out
     }
 
     /// Registers blocking operation `name`: a library function that, in a
@@ -758,7 +798,6 @@ impl World {
         if tangible::host(&self.st).get(actor).is_none_or(|t| t.pool.is_none()) {
             return Err(refuse(format!("actor {actor} is not a player")));
         }
-        let k = self.keys();
         let f = self.class_function(target, function).map_err(refuse)?;
         let Value::Table(permits) = registry_get(&mut self.st, threads::PERMITS) else {
             return Err(refuse("no permissions".into()));
@@ -777,13 +816,28 @@ impl World {
             )));
         }
         let args = self.args_values(target, args).map_err(refuse)?;
+        self.start_command(actor, target, f, &args, true).map_err(refuse)
+    }
+
+    /// Starts `f(args...)` as a new thread of `target` serving player
+    /// `actor` (its ID from the actor's pool), printing its results if
+    /// `print`, then runs the scheduler. The thread's ID, or why not.
+    pub(crate) fn start_command(
+        &mut self,
+        actor: u64,
+        target: u64,
+        f: Value,
+        args: &[Value],
+        print: bool,
+    ) -> Result<u64, String> {
+        let k = self.keys();
         let host = tangible::host_mut(&mut self.st);
         let prev = host.actor();
         host.set_actor_for_thread(Some(actor));
         let tid = host.alloc_id(k.master);
         host.set_actor_for_thread(prev);
-        let tid = tid.map_err(|e| refuse(e.to_string().replace("tangible id", "thread id")))?;
-        threads::create(&mut self.st, &k, target, tid, f, &args, Some(actor), true, true);
+        let tid = tid.map_err(|e| e.to_string().replace("tangible id", "thread id"))?;
+        threads::create(&mut self.st, &k, target, tid, f, args, Some(actor), print, true);
         tangible::host_mut(&mut self.st).schedule_add((0, tid, target));
         self.run_ready();
         Ok(tid)
@@ -844,6 +898,7 @@ impl World {
         let packed = threads::pack(&mut self.st, &vals);
         threads::set_field(&mut self.st, info, "resume", Value::Table(packed));
         threads::set_field(&mut self.st, info, "waiting", Value::Nil);
+        threads::set_field(&mut self.st, info, "waitargs", Value::Nil);
         tangible::host_mut(&mut self.st).schedule_add((0, req.thread, req.tangible));
         self.run_ready();
         Ok(())
@@ -917,7 +972,7 @@ impl World {
     /// The scheduler: runs every due thread (time 0, or at or before now)
     /// in schedule order, while the tick budget lasts.
     fn run_ready(&mut self) {
-        while self.budget_left > 0 {
+        while tangible::host(&self.st).budget() > 0 {
             let Some(e) = tangible::host_mut(&mut self.st).pop_due() else { break };
             self.run_thread(e.1, e.2);
         }
@@ -970,17 +1025,28 @@ impl World {
         let host = tangible::host_mut(&mut self.st);
         let prev_actor = host.actor();
         host.set_actor_for_thread(if useppool { actor } else { None });
-        host.running = Some(threads::Running { tangible: id, actor, co, useppool, request: None });
+        host.running = Some(threads::Running {
+            tangible: id,
+            actor,
+            co,
+            useppool,
+            request: None,
+            nopredict: None,
+        });
         self.out.cur.set(actor);
-        let limit = self.limits.per_run.min(self.budget_left);
+        let budget = tangible::host(&self.st).budget();
+        let limit = self.limits.per_run.min(budget);
         self.st.set_instruction_limit(Some(limit));
         let r = self.st.resume(co, nargs);
         let used = limit - self.st.instructions_left().unwrap_or(0).min(limit);
         self.st.set_instruction_limit(None);
-        self.budget_left = self.budget_left.saturating_sub(used.max(1));
         self.st.flush_stdout();
         let host = tangible::host_mut(&mut self.st);
-        let request = host.running.take().and_then(|r| r.request);
+        host.set_budget(budget.saturating_sub(used.max(1)));
+        let (request, nopredict) = match host.running.take() {
+            Some(r) => (r.request, r.nopredict),
+            None => (None, None),
+        };
         host.set_actor_for_thread(prev_actor);
         let report = |kind, message: String, traceback: String| ThreadReport {
             actor,
@@ -990,6 +1056,20 @@ impl World {
             message,
             traceback,
         };
+        if let Some(what) = nopredict {
+            self.remove_thread(id, tid);
+            self.thread_reports.push(report(
+                ThreadReportKind::NoPredict,
+                format!(
+                    "NoPredict: {what} is data only the master has and this is a \
+                     nonauthoritative model; the thread was killed"
+                ),
+                String::new(),
+            ));
+            self.out.cur.set(None);
+            self.st.set_top(base);
+            return;
+        }
         match r {
             Ok(Ok(n)) if self.st.thread_status(co) == CoStatus::Dead => {
                 if print && n > 0 {
@@ -1019,6 +1099,12 @@ impl World {
                     if let Some(info) = threads::info(&self.st, &k, id, tid) {
                         let v = self.st.new_string(name.as_bytes());
                         threads::set_field(&mut self.st, info, "waiting", v);
+                        // The arguments stay with the thread, so that the
+                        // request can be issued again after a restore.
+                        let vals: Vec<Value> =
+                            args.iter().filter_map(|a| a.to_value(&mut self.st, &k)).collect();
+                        let packed = threads::pack(&mut self.st, &vals);
+                        threads::set_field(&mut self.st, info, "waitargs", Value::Table(packed));
                         self.requests.push(Request {
                             name,
                             tangible: id,

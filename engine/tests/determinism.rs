@@ -17,6 +17,7 @@ const SCENARIOS: &[&str] = &[
     "tangibles",
     "movement",
     "threads",
+    "players",
 ];
 
 fn scenario(name: &str) -> PathBuf {
@@ -56,6 +57,11 @@ fn hashes() -> Vec<String> {
                 out.push(format!("DET {name} {model:?} work {:032x}", w.state_hash()));
                 if *name == "movement" {
                     tangible_work(&mut w);
+                    out.extend(tangible_lines(&w));
+                }
+                if *name == "players" {
+                    player_work(&mut w);
+                    out.push(format!("DET players walks {:032x}", w.state_hash()));
                     out.extend(tangible_lines(&w));
                 }
             }
@@ -155,6 +161,22 @@ fn cross_process_hashes_agree() {
 // ---------------------------------------------------------------------
 // Tangibles: the Rust side (host data) is covered like the Lua side.
 // ---------------------------------------------------------------------
+
+/// Admits players who walk about, leave and come back.
+fn player_work(w: &mut World) {
+    let ids: Vec<u64> = ["ann", "bob", "cy"].iter().map(|n| w.admit(n).unwrap().id).collect();
+    for step in 0..30u64 {
+        let id = ids[(step % 3) as usize];
+        let to = [(step * 7 % 23) as f64, (step * 5 % 17) as f64 - 8.0, 0.0];
+        w.walk(id, to).unwrap();
+        w.tick();
+        if step == 12 {
+            w.depart(ids[1]).unwrap();
+            w.admit("bob").unwrap();
+        }
+    }
+    w.exec("=t", "assert(#scanradius(0, 0, 0, 1000) == 6)").unwrap();
+}
 
 /// Creates, moves and destroys tangibles of the movement scenario's
 /// `walker` class, ticking the clock in between.

@@ -193,21 +193,66 @@ fn global_db() {
     assert_eq!(check(&mut cs, "sync"), "ok");
     assert_eq!(ss.state_hash(), cs.state_hash());
 
-    // global() at the top level of a file fails in a synchronous model
-    // (reported, with file and line) and works in the master.
+    // global() at the top level of a file loads in every model; using
+    // the table there fails in a synchronous model (reported, with file
+    // and line) and works in the master; default() on the placeholder is
+    // a no-op, so the initialisation idiom loads everywhere.
     let src = |code: &str| vec![luprex_engine::SourceFile::new("top.lua", code)];
-    let code = "makeclass('top')\nlocal db = global('db')\nfunction top.f() end\n";
+    let code = "makeclass('top')\nlocal db = global('db')\ndefault(db, 'n', 1)\n\
+                function top.f() end\nlocal n = db.n\n";
     let mut cs = World::new(Model::ClientSync).unwrap();
     cs.load_sources(&src(code)).unwrap();
     let r = cs.take_reports();
     assert_eq!(r.len(), 1, "{r:#?}");
-    assert_eq!((r[0].kind, r[0].line), (ReportKind::Run, Some(2)));
+    assert_eq!((r[0].kind, r[0].line), (ReportKind::Run, Some(5)));
     assert!(r[0]
         .message
-        .starts_with("top.lua:2: global('db'): global data exists only on the master"));
+        .starts_with("top.lua:5: global('db'): global data exists only on the master"));
+    cs.exec("=t", "assert(top.f)").unwrap();
     let mut m = World::new(Model::Master).unwrap();
     m.load_sources(&src(code)).unwrap();
     assert!(m.take_reports().is_empty());
+}
+
+/// A command that uses global data in a synchronous model is a NoPredict,
+/// even if the script catches the error; in the master it runs.
+#[test]
+fn global_data_is_nopredict() {
+    let code = r#"local bank = maketangible("bank")
+local accounts = global("accounts")
+function bank.deposit(self, n)
+  pcall(function() accounts.ann = (accounts.ann or 0) + n end)
+  print("after")
+  return accounts.ann
+end
+permit_invoke(bank, "deposit")
+"#;
+    let src = vec![luprex_engine::SourceFile::new("bank.lua", code)];
+    let mut hashes = Vec::new();
+    for model in [Model::Master, Model::ServerSync, Model::ClientSync] {
+        let mut w = World::new(model).unwrap();
+        w.load_sources(&src).unwrap();
+        assert!(w.take_reports().is_empty());
+        w.insert_tangible(1, "bank", [0.0; 3]).unwrap();
+        w.insert_tangible(2, "bank", [0.0; 3]).unwrap();
+        let pool = luprex_engine::IdPlayerPool::from_blocks(vec![(100, 200)]).unwrap();
+        assert!(w.set_pool(2, Some(pool)));
+        let before = w.state_hash();
+        w.invoke(2, 1, "deposit", &[Plain::Int(5)]).unwrap();
+        let reports = w.take_thread_reports();
+        if model == Model::Master {
+            assert!(reports.is_empty(), "{reports:#?}");
+            assert_eq!(w.take_prints(2), "after\n5\n");
+        } else {
+            assert_eq!(reports.len(), 1, "{reports:#?}");
+            assert_eq!(reports[0].kind, ThreadReportKind::NoPredict);
+            assert!(reports[0].message.contains("global('accounts')"), "{}", reports[0].message);
+            assert_eq!(w.take_prints(2), "after\n", "the thread ran on, then was killed");
+            assert_ne!(w.state_hash(), before);
+            hashes.push(w.state_hash());
+        }
+    }
+    assert_eq!(hashes[0], hashes[1], "ServerSync and ClientSync stay twins");
 }
 
 #[test]
@@ -830,10 +875,26 @@ fn limits() {
     assert_eq!(log(&mut w), "n@1,n@2");
     // Several runaways in one tick: the tick budget stops the pass; the
     // rest run at the next tick.
+    // The budget left is world state: a rollback restores it, and it
+    // is in the hash, the save and the snapshot.
+    let snap = w.snapshot().unwrap();
+    let (budget, hash) = (w.tangibles().budget(), w.state_hash());
     for _ in 0..12 {
         w.invoke(4, 1, "forever", &[]).unwrap();
     }
     assert_eq!(w.take_thread_reports().len(), 10, "ten runs spend the tick's budget");
+    assert_eq!(w.threads_of(1).len(), 2, "two commands wait");
+    assert_eq!(w.tangibles().budget(), 0);
+    let saved = w.save().unwrap();
+    let restored = World::restore(Model::Master, &saved).unwrap();
+    assert_eq!((restored.tangibles().budget(), restored.state_hash()), (0, w.state_hash()));
+    w.rollback(&snap).unwrap();
+    assert_eq!((w.tangibles().budget(), w.state_hash()), (budget, hash));
+    for _ in 0..12 {
+        w.invoke(4, 1, "forever", &[]).unwrap();
+    }
+    w.release(snap).unwrap();
+    assert_eq!(w.take_thread_reports().len(), 10, "the same again after the rollback");
     assert_eq!(w.threads_of(1).len(), 2, "two commands wait");
     w.tick();
     let r = w.take_thread_reports();
@@ -849,4 +910,121 @@ fn limits() {
     w.spawn(2, "nap", &[s("m"), Plain::Int(1), Plain::Int(1)]).unwrap();
     w.tick();
     assert_eq!(log(&mut w), "m@4");
+}
+
+/// A request taken before a save is issued again by the restored World
+/// (`pending_requests`), and its answer resumes the thread there.
+#[test]
+fn pending_requests_survive_save() {
+    let mut m = with_player();
+    m.invoke(4, 1, "ask", &[]).unwrap();
+    let taken = m.take_requests();
+    assert_eq!(taken.len(), 1);
+    assert_eq!(m.pending_requests(), taken, "the state knows what it waits on");
+    let bytes = m.save().unwrap();
+    let mut r = World::restore(Model::Master, &bytes).unwrap();
+    assert_eq!(r.state_hash(), m.state_hash());
+    let again = r.pending_requests();
+    assert_eq!(again, taken);
+    r.answer(&again[0], &[s("noon")]).unwrap();
+    assert_eq!(r.take_prints(4), "noon\n");
+    assert!(r.pending_requests().is_empty());
+    assert!(r.threads_consistent());
+}
+
+// ---------------------------------------------------------------------
+// Players (players.rs)
+// ---------------------------------------------------------------------
+
+fn at(w: &mut World, id: u64) -> [f64; 3] {
+    w.position(id).unwrap()
+}
+
+#[test]
+fn players() {
+    let mut m = load(Model::Master, "players");
+    let ann = m.admit("ann").unwrap();
+    assert!(ann.new && ann.thread.is_some());
+    assert_eq!(m.take_prints(ann.id), "welcome ann #1\n");
+    assert_eq!(at(&mut m, ann.id), [10.0, 0.0, 0.0], "onjoin teleported the player");
+    let pool = m.tangibles().get(ann.id).unwrap().pool.clone().unwrap();
+    let hat = m.probe("return getid(gettangible(1).hat or gettangible(2).hat)").unwrap();
+    let Plain::Int(hat) = hat[0] else { panic!("{hat:?}") };
+    // The player is tangible 1; its pool starts at 2: the onjoin thread
+    // took ID 2, the hat 3, and the pool now starts at 4.
+    assert_eq!((ann.id, hat, pool.blocks()[0].0), (1, 3, 4));
+    assert!(m.take_thread_reports().is_empty());
+
+    // The built-in walk: speed 2, so 10 units take 5 ticks.
+    let before = m.state_hash();
+    m.walk(ann.id, [10.0, 10.0, 0.0]).unwrap();
+    assert_ne!(m.state_hash(), before);
+    for _ in 0..3 {
+        m.tick();
+    }
+    assert_eq!(at(&mut m, ann.id), [10.0, 6.0, 0.0]);
+    // A new walk halts where the player is and heads for the new point.
+    m.walk(ann.id, [10.0, 0.0, 0.0]).unwrap();
+    m.tick();
+    assert_eq!(at(&mut m, ann.id), [10.0, 4.0, 0.0]);
+    for _ in 0..5 {
+        m.tick();
+    }
+    assert_eq!(at(&mut m, ann.id), [10.0, 0.0, 0.0]);
+    // The hook refuses, or changes the destination.
+    m.walk(ann.id, [200.0, 0.0, 0.0]).unwrap();
+    assert_eq!(m.take_prints(ann.id), "a wall\n");
+    m.tick();
+    assert_eq!(at(&mut m, ann.id), [10.0, 0.0, 0.0]);
+    m.walk(ann.id, [10.0, -4.0, 0.0]).unwrap();
+    for _ in 0..2 {
+        m.tick();
+    }
+    assert_eq!(at(&mut m, ann.id), [10.0, 4.0, 0.0], "y < 0 is mirrored");
+    assert!(m.take_thread_reports().is_empty());
+
+    // Refusals change nothing.
+    let h = m.state_hash();
+    assert!(m.walk(ann.id, [f64::NAN, 0.0, 0.0]).is_err());
+    assert!(m.walk(hat as u64, [1.0, 0.0, 0.0]).unwrap_err().to_string().contains("not a player"));
+    assert!(m.admit("").is_err() && m.admit("a\nb").is_err() && m.admit(&"x".repeat(65)).is_err());
+    assert_eq!(m.state_hash(), h);
+
+    // A second player, departures and returns.
+    let bob = m.admit("bob").unwrap();
+    assert!(bob.new && bob.id != ann.id);
+    assert_eq!(m.take_prints(bob.id), "welcome bob #1\n");
+    assert!(m.depart(ann.id).unwrap().is_some());
+    assert_eq!(m.take_prints(ann.id), "bye ann\n");
+    let back = m.admit("ann").unwrap();
+    assert_eq!((back.id, back.new), (ann.id, false));
+    assert_eq!(m.take_prints(ann.id), "welcome ann back #2\n");
+    assert_eq!(m.players(), [("ann".to_owned(), ann.id), ("bob".to_owned(), bob.id)]);
+    assert_eq!(m.player_id("bob"), Some(bob.id));
+    assert_eq!(m.player_id("carol"), None);
+
+    // Players survive a save; a destroyed player tangible is made anew.
+    let bytes = m.save().unwrap();
+    let mut r = World::restore(Model::Master, &bytes).unwrap();
+    assert_eq!(r.state_hash(), m.state_hash());
+    assert_eq!(r.player_id("ann"), Some(ann.id));
+    assert!(r.destroy_tangible(bob.id));
+    assert_eq!(r.player_id("bob"), None);
+    let bob2 = r.admit("bob").unwrap();
+    assert!(bob2.new && bob2.id != bob.id);
+
+    // walk() from scripts, with its errors.
+    let hat2 = check(&mut m, "script_walk");
+    let hat2: u64 = hat2.parse().unwrap();
+    for _ in 0..10 {
+        m.tick();
+    }
+    let p = at(&mut m, hat2);
+    assert_eq!(p, [3.0, 4.0, 0.0], "5 units at 0.5 per tick: 10 ticks");
+
+    // Only the master admits; a world with no player class cannot.
+    let mut c = load(Model::ClientSync, "players");
+    assert!(c.admit("ann").unwrap_err().to_string().contains("only the master"));
+    let mut t = load(Model::Master, "tangibles");
+    assert!(t.admit("ann").unwrap_err().to_string().contains("no class 'player'"));
 }

@@ -18,8 +18,19 @@ end
 
 function check.sync()
   local ok, err = pcall(bank.deposit, "ann", 5)
-  assert(not ok, "global() must fail in a synchronous model")
-  assert(err:find("^bank.lua:6: global%('accounts'%): global data exists only on the master"), err)
+  assert(not ok, "using global data must fail in a synchronous model")
+  assert(err:find("^bank.lua:7: global%('accounts'%): global data exists only on the master"), err)
+  -- global() itself gives a placeholder that fails on every use.
+  local p = global("accounts")
+  assert(getmetatable(p) == "global data (master only)" and rawget(p, "ann") == nil)
+  for _, use in ipairs{
+    function() return p.x end, function() p.x = 1 end, function() return #p end,
+    function() for _ in pairs(p) do end end, function() return p() end,
+  } do
+    ok, err = pcall(use)
+    assert(not ok and err:find("global%('accounts'%): global data exists only on the master"), err)
+  end
+  assert(default(p, "next_id", 1) == nil and rawget(p, "next_id") == nil)
   assert(bank.rate() == nil, "global.get works (nothing published here)")
   ok, err = pcall(bank.publish_rate, 3)
   assert(not ok and err:find("^bank.lua:11: global.set%('rate'%): published globals are set only on the master"), err)
