@@ -36,8 +36,11 @@
 //! raises an error, is reported ([`LoadReport`]) and the others still
 //! load. The globals database and published globals are untouched.
 //!
-//! **Output.** `print` writes to the World's print buffer, which the host
-//! takes with [`World::take_output`]; warnings go there too. Nothing a
+//! **Output.** `print` writes to the print buffer of the running thread's
+//! actor ([`World::take_prints`]), or to the World's buffer, which the
+//! host takes with [`World::take_output`]; warnings go there too. `tell(p,
+//! ...)` writes to player `p`'s buffer (the buffers are the state's app
+//! data, `raw::State::set_app_data`, so the native reaches them). Nothing a
 //! World does writes to the process's stdout or stderr. The buffer is the
 //! one piece of a World outside its VM state: it is output already
 //! emitted, not world state, so a rollback does not take it back.
@@ -130,6 +133,41 @@ impl std::io::Write for OutBuf {
     }
 }
 
+impl OutBuf {
+    /// Appends `bytes` to player `actor`'s buffer.
+    fn tell(&self, actor: u64, bytes: &[u8]) {
+        self.actors.borrow_mut().entry(actor).or_default().extend_from_slice(bytes);
+    }
+}
+
+/// `tell(player, ...)`: prints to that player's buffer (as `print`).
+fn lua_tell(st: &mut State) -> Result<raw::Action, raw::Error> {
+    let k = Keys::of_running(st);
+    let id = match tangible::as_tangible(st, &k, st.arg(1)) {
+        AsTangible::Live(id, _) => id,
+        AsTangible::Destroyed(id) => {
+            return Err(st.arg_error(1, &format!("tangible {id} was destroyed")))
+        }
+        AsTangible::No => return Err(st.arg_type_error(1, "tangible")),
+    };
+    let mut line = Vec::new();
+    for i in 2..=st.nargs() {
+        if i > 2 {
+            line.push(b'\t');
+        }
+        let v = st.arg(i);
+        line.extend_from_slice(&st.tostring_bytes(v)?);
+    }
+    st.charge_work(st.nargs() as u64)?;
+    st.charge_bytes(line.len())?;
+    line.push(b'\n');
+    st.flush_stdout();
+    if let Some(out) = st.app_data::<OutBuf>() {
+        out.tell(id, &line);
+    }
+    Ok(raw::Action::Return(0))
+}
+
 /// An open snapshot of a World ([`World::snapshot`]).
 #[derive(Debug)]
 pub struct WorldSnapshot(raw::Snapshot);
@@ -182,6 +220,7 @@ impl World {
         let out = OutBuf::default();
         st.set_stdout(Box::new(out.clone()));
         st.set_stderr(Box::new(out.clone()));
+        st.set_app_data(out.clone());
         classes::open(&mut st)?;
         let lib = classes::library(&mut st);
         globals::open(&mut st, lib, model == Model::Master)?;
@@ -189,6 +228,11 @@ impl World {
         tangible::open(&mut st, lib)?;
         threads::open(&mut st, lib)?;
         crate::players::open(&mut st, lib)?;
+        let ups = Keys::new(&mut st).upvalues();
+        let id = st.native_id("tell", lua_tell);
+        let v = st.new_rust_closure(id, ups);
+        let k = st.intern(b"tell");
+        st.raw_set_str(lib, k, v);
         threads::register_blocking(&mut st, lib, "realtime");
         let limits = WorldLimits::default();
         st.set_memory_limit(limits.memory);

@@ -1000,6 +1000,12 @@ fn players() {
     assert_eq!((back.id, back.new), (ann.id, false));
     assert_eq!(m.take_prints(ann.id), "welcome ann back #2\n");
     assert_eq!(m.players(), [("ann".to_owned(), ann.id), ("bob".to_owned(), bob.id)]);
+    // tell(): chat reaches the other player's buffer, not the speaker's.
+    m.invoke(bob.id, bob.id, "say", &[Plain::Str("hi".into())]).unwrap();
+    assert_eq!(m.take_prints(ann.id), "bob: hi\n");
+    assert_eq!(m.take_prints(bob.id), "said\n");
+    let e = m.exec("=t", "tell(nil, 'x')").unwrap_err().to_string();
+    assert!(e.contains("bad argument #1 to 'tell' (tangible expected, got nil)"), "{e}");
     assert_eq!(m.player_id("bob"), Some(bob.id));
     assert_eq!(m.player_id("carol"), None);
 

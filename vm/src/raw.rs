@@ -40,6 +40,11 @@
 //!   [`pair_tables`]), the tables written since a mark
 //!   ([`State::write_mark`], [`State::tables_written_since`]) and the value
 //!   encoding of difference frames ([`WireValue`], [`translate_key`]).
+//! * **The embedder's data.** Host data ([`State::set_host_data`], a
+//!   [`HostData`]) is world state kept beside the heap: saved, hashed and
+//!   rolled back with it. App data ([`State::set_app_data`], any type, as
+//!   mlua's `Lua::set_app_data`) is host configuration natives can reach
+//!   (output sinks, services): never saved, hashed or rolled back.
 //! * **Userdata payloads** ([`Payload`], [`Opaque`], [`Cloneable`]), the
 //!   debug interface ([`debug`]), and the number and `string.format` rules
 //!   the standard library shares with the VM ([`number`], [`mod@format`]).

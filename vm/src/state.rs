@@ -208,6 +208,8 @@ crate::state_schema! { @state
         [host] pub(crate) host: Option<std::rc::Weak<dyn std::any::Any>>,
         /// Whether `load` accepts binary chunks (the sandbox set refuses them).
         [host] pub(crate) allow_binary_chunks: bool,
+        /// The embedder's own data, one value per type ([`State::set_app_data`]).
+        [host] pub(crate) app_data: Vec<Box<dyn std::any::Any>>,
     }
 }
 
@@ -267,6 +269,7 @@ impl State {
             limits: Default::default(),
             host: None,
             allow_binary_chunks: true,
+            app_data: Vec::new(),
             host_data: Default::default(),
         };
         st.raw_set_int(registry, RIDX_MAINTHREAD, Value::Thread(main_thread));
@@ -372,6 +375,34 @@ impl State {
     pub fn set_stderr(&mut self, w: Box<dyn Write>) {
         let _ = self.stderr.flush();
         self.stderr = w;
+    }
+
+    /// Stores `data` as the embedder's data of type `T` (as mlua's
+    /// `Lua::set_app_data`), returning the previous value of that type.
+    /// App data is host configuration (schema class *host*): natives reach
+    /// it with [`State::app_data`], and it is never saved, hashed or rolled
+    /// back, so it must not hold world state (that is [`State::set_host_data`]'s
+    /// job). An engine keeps its output sinks and services here.
+    pub fn set_app_data<T: 'static>(&mut self, data: T) -> Option<T> {
+        let old = self.remove_app_data::<T>();
+        self.app_data.push(Box::new(data));
+        old
+    }
+
+    /// The embedder's data of type `T`, if set.
+    pub fn app_data<T: 'static>(&self) -> Option<&T> {
+        self.app_data.iter().find_map(|d| d.downcast_ref::<T>())
+    }
+
+    /// The embedder's data of type `T`, mutably, if set.
+    pub fn app_data_mut<T: 'static>(&mut self) -> Option<&mut T> {
+        self.app_data.iter_mut().find_map(|d| d.downcast_mut::<T>())
+    }
+
+    /// Removes and returns the embedder's data of type `T`.
+    pub fn remove_app_data<T: 'static>(&mut self) -> Option<T> {
+        let i = self.app_data.iter().position(|d| d.is::<T>())?;
+        self.app_data.remove(i).downcast::<T>().ok().map(|b| *b)
     }
 
     /// Writes to the state's stdout.

@@ -302,6 +302,7 @@ impl State {
             limits: Default::default(),
             host: None,
             allow_binary_chunks: false,
+            app_data: Vec::new(),
             host_data: Default::default(),
         }
     }

@@ -26,3 +26,14 @@ function player:onwalk(x, y, z)
 end
 
 maketangible("hat")
+
+-- Chat: a permitted command that tells every player within 50 units.
+function player:say(text)
+  for _, p in ipairs(scanradius(self, 50)) do
+    if p ~= self and getmetatable(p) == "tangible" and p.name then
+      tell(p, self.name .. ": " .. text)
+    end
+  end
+  return "said"
+end
+permit_invoke(player, "say")
