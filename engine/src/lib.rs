@@ -21,6 +21,7 @@
 //! | schedule of wakeups   | that host data                          | [`threads`]   |
 //! | invoke permissions    | registry `permits`                      | [`threads`]   |
 //! | players               | registry `players` (name → ID)          | [`players`]   |
+//! | master persistence    | checkpoint + event journal (files)      | [`journal`]   |
 //!
 //! The host drives a World through [`World`]'s methods: load scripts
 //! (from a [`ScriptDir`] or from memory as [`SourceFile`]s), rebuild the
@@ -37,6 +38,7 @@
 pub mod classes;
 pub mod error;
 pub mod globals;
+pub mod journal;
 pub mod players;
 pub mod sourcedb;
 pub mod spatial;
@@ -45,6 +47,7 @@ pub mod threads;
 pub mod world;
 
 pub use error::{EngineError, LoadReport, ReportKind};
+pub use journal::{Event, Recovery, Store, StoreError, TailCut};
 pub use players::{Admission, MAX_NAME, PLAYER_CLASS};
 pub use sourcedb::{
     code_hash, parse_control, ControlEntry, Fingerprint, ScriptDir, SourceFile, SourceInfo,

@@ -78,7 +78,7 @@ pub(crate) const PERMITS: &str = "permits";
 
 /// A plain value: what a command's arguments, a blocking operation's
 /// arguments and answers, and a probe's results can be.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Plain {
     /// `nil`.
     Nil,
