@@ -4,6 +4,7 @@
 -- (/dance), chat through print buffers (`tell`), published globals read
 -- anywhere (/scores), and a NoPredict command (/time asks the server's
 -- real clock: a blocking operation, which a client cannot predict).
+-- A player who leaves sleeps in place (`setclass`) until it returns.
 -- Every command a client can type is a method marked by permit_invoke;
 -- any player may invoke it on any tangible, so these check that the
 -- player is commanding itself (`util.self`).
@@ -22,8 +23,19 @@ function player:onjoin(name, new)
   util.announce(self, name .. (new and " arrives in Emberfield." or " is back."))
 end
 
+-- A player who leaves stays in the world, asleep where it stood (class
+-- `asleep`, glyph z: it hears no chat), until it comes back.
+local asleep = maketangible("asleep")
+asleep.glyph = "z"
+
 function player:onleave()
-  util.announce(self, util.label(self) .. " leaves.")
+  util.announce(self, util.label(self) .. " leaves and falls asleep on the spot.")
+  setclass(self, asleep)
+end
+
+function asleep:onjoin(name, new)
+  setclass(self, player)
+  return player.onjoin(self, name, new)
 end
 
 -- The walk hook: stay inside the fence, stay out of the pond.

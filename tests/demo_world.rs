@@ -248,6 +248,24 @@ fn the_demo_world_loads_and_plays_on_the_master() {
 }
 
 #[test]
+fn a_player_who_leaves_sleeps_in_place_until_it_returns() {
+    let (mut w, c, _) = game();
+    w.depart(c.bob).unwrap();
+    assert_eq!(class_of(&mut w, c.bob), "asleep");
+    assert_eq!(w.take_prints(c.ann), "bob leaves and falls asleep on the spot.\n");
+    invoke(&mut w, c.ann, c.ann, "say", &[s("anyone?")]);
+    assert_eq!(w.take_prints(c.ann), "you: anyone?  (nobody is near enough to hear)\n");
+    let back = w.admit("bob").unwrap();
+    assert_eq!((back.id, back.new), (c.bob, false));
+    assert_eq!(class_of(&mut w, c.bob), "player");
+    assert_eq!(w.take_prints(c.ann), "bob is back.\n");
+    assert!(w.take_prints(c.bob).ends_with(
+        "Welcome to Emberfield! Chop trees, mine rocks, craft at the workbench. Type /help.\n"
+    ));
+    assert_eq!(w.take_thread_reports(), []);
+}
+
+#[test]
 fn walking_is_animated_and_fenced() {
     let (mut w, c, _) = game();
     let start = w.position(c.ann).unwrap();
