@@ -136,30 +136,34 @@ fn draw_map(frame: &mut Frame<'_>, area: Rect, scene: &Scene) {
         frame.render_widget(msg, inner);
         return;
     };
-    let c = map_center(inner);
     let buf = frame.buffer_mut();
     for y in inner.top()..inner.bottom() {
-        for x in (inner.left()..inner.right()).filter(|x| (x - inner.x) % 2 == (c.x - inner.x) % 2)
-        {
+        for x in (inner.left()..inner.right()).step_by(2) {
             buf[(x, y)].set_symbol("·").set_style(Style::new().add_modifier(Modifier::DIM));
         }
     }
     let mut things: Vec<&Thing> = scene.things.iter().collect();
     things.sort_by_key(|t| rank(t, scene.player));
     for t in things {
-        let dx = (t.pos[0] - center[0]).round() as i64;
-        let dy = (t.pos[1] - center[1]).round() as i64;
-        let x = i64::from(c.x) + 2 * dx;
-        let y = i64::from(c.y) - dy;
-        let inside = x >= i64::from(inner.left())
-            && x < i64::from(inner.right())
-            && y >= i64::from(inner.top())
-            && y < i64::from(inner.bottom());
-        if inside {
-            let style = glyph_style(t, scene.player);
-            buf[(x as u16, y as u16)].set_char(t.glyph).set_style(style);
+        if let Some(cell) = map_cell(inner, center, t.pos) {
+            buf[cell].set_char(t.glyph).set_style(glyph_style(t, scene.player));
         }
     }
+}
+
+/// The screen cell of world position `pos` on a map whose inside is
+/// `inner`, centred on `center` (`None`: off the map).
+pub fn map_cell(inner: Rect, center: [f64; 3], pos: [f64; 3]) -> Option<Position> {
+    let c = map_center(inner);
+    let dx = (pos[0] - center[0]).round();
+    let dy = (pos[1] - center[1]).round();
+    let x = f64::from(c.x) + 2.0 * dx;
+    let y = f64::from(c.y) - dy;
+    let inside = x >= f64::from(inner.left())
+        && x < f64::from(inner.right())
+        && y >= f64::from(inner.top())
+        && y < f64::from(inner.bottom());
+    inside.then(|| Position::new(x as u16, y as u16))
 }
 
 fn glyph_style(t: &Thing, player: u64) -> Style {
@@ -330,6 +334,19 @@ mod tests {
         let text = rows(&screen(&mut w, ann, &ui, &status())).join("\n");
         assert!(text.contains("line 29") && !text.contains("line 39"), "{text}");
         assert!(text.contains("scrolled up 10"));
+    }
+
+    #[test]
+    fn world_positions_to_map_cells() {
+        let inner = Rect::new(1, 1, 21, 9); // 10 units wide: centre column 11
+        let at = |x: f64, y: f64| map_cell(inner, [0.5, 0.0, 0.0], [x, y, 0.0]);
+        assert_eq!(map_center(inner), Position::new(11, 5));
+        assert_eq!(at(0.5, 0.0), Some(Position::new(11, 5)));
+        assert_eq!(at(3.0, 1.0), Some(Position::new(17, 4)), "2.5 rounds away from zero");
+        assert_eq!(at(-4.5, -4.0), Some(Position::new(1, 9)));
+        assert_eq!(at(-5.5, 0.0), None, "west of the map");
+        assert_eq!(at(0.0, 5.0), None, "north of the map");
+        assert_eq!(at(f64::NAN, 0.0), None);
     }
 
     #[test]
