@@ -1,0 +1,69 @@
+//! `luprex`: the engine binary, what a game scripter runs with a script
+//! directory (issue 14).
+//!
+//! The binary is a thin shell over the engine crates: every subcommand is
+//! one module with an `Args` struct (clap derive) and a `run` function
+//! returning the process's exit code, and `main` only parses the command
+//! line, starts logging and dispatches. A new subcommand (`serve`, `play`,
+//! `connect`, `sim`, once the network exists) is one more variant of
+//! [`Command`], one more module and one more arm in [`run`]; nothing else
+//! changes.
+//!
+//! Errors: `anyhow` is used here and only here (the libraries return typed
+//! errors). A subcommand returns `Err` for failures of the run itself (an
+//! unreadable directory): `main` prints them as `luprex: ...` and exits 2.
+//! Findings that are the subcommand's answer (`check` found errors in the
+//! scripts) are printed by the subcommand, which returns exit code 1.
+//!
+//! Logging goes through `tracing` to stderr, at the level of `--log`
+//! (default `warn`, so that `check` prints only its findings); the server
+//! subcommands will log connections and errors at `info`.
+//!
+//! The terminal client's user interface (`tui`) is here too, independent
+//! of the network; `play` and `connect` will drive it.
+
+mod check;
+// The UI is wired into `play` and `connect` when the network lands; until
+// then only its tests use it (remove this `allow` then).
+#[allow(dead_code, unused_imports)]
+mod tui;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// The Luprex engine: multiplayer worlds whose game logic is Lua.
+#[derive(Parser, Debug)]
+#[command(name = "luprex", version, about)]
+struct Cli {
+    /// Log level of the diagnostics on stderr (error, warn, info, debug, trace).
+    #[arg(long, global = true, default_value = "warn")]
+    log: tracing::Level,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Loads and compiles every source of a script directory; prints every
+    /// error with its file and line; exits 1 if there is any.
+    Check(check::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt().with_writer(std::io::stderr).with_max_level(cli.log).init();
+    match run(cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("luprex: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs one subcommand.
+fn run(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::Check(args) => check::run(&args),
+    }
+}
