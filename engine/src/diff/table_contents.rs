@@ -28,13 +28,13 @@
 //! of the master's transmittable keys (sortable keys whose image is not
 //! nil). Where they differ the frame carries a *rewrite* of that table
 //! ([`Sets::rewrite`](super::Sets)): the client empties the table in place
-//! (`table_clear`: same table, same metatable) and stores the master's
-//! entries in the master's order. The VM lays out a table as a function of
-//! its operations, so the rewrite reproduces the master's order in every
-//! case the server has seen (it checks again after applying the rewrite
-//! and reports any table whose order still differs as a
-//! [`DesyncReport`](super::DesyncReport) naming its number). Non-sortable
-//! keys are not transmitted, so a rewrite drops any the client had.
+//! (`table_reset`: same table, same metatable, no room left) and stores the master's
+//! entries (see [`restore_order`] for the two insertion orders tried). The
+//! VM lays out a table as a function of its operations, so the server
+//! checks again after applying each rewrite and reports any table whose
+//! order still differs as a [`DesyncReport`](super::DesyncReport) naming
+//! its number. Non-sortable keys are not transmitted, so a rewrite drops
+//! any the client had.
 
 use super::frame::{Key, Sets, Target, Val};
 use super::values::{key_of, Applier, Compare, Refs};
@@ -102,14 +102,22 @@ pub fn same_order(cmp: &Compare<'_>, tm: TableRef, tc: TableRef) -> bool {
     }
 }
 
-/// The master's transmittable entries of `tm`, in its order.
-pub fn entries_in_order(cmp: &Compare<'_>, tm: TableRef) -> Vec<(Key, Val)> {
-    cmp.m
-        .table(tm)
+/// The master's transmittable entries of `tm` in its order, or, with
+/// `hash_first`, the hash part's entries first and then the array part's
+/// (see [`restore_order`]).
+pub fn entries_in_order(cmp: &Compare<'_>, tm: TableRef, hash_first: bool) -> Vec<(Key, Val)> {
+    let view = cmp.m.table(tm);
+    let alen = view.array().len() as i64;
+    let mut out: Vec<(Key, Val)> = view
         .iter()
         .filter(|&(k, v)| is_sortable(k) && !cmp.image_is_nil(v))
         .filter_map(|(k, v)| Some((key_of(cmp.m, k)?, cmp.image(v))))
-        .collect()
+        .collect();
+    if hash_first {
+        let in_array = |k: &Key| matches!(k, Key::Int(i) if (1..=alen).contains(i));
+        out.sort_by_key(|(k, _)| in_array(k));
+    }
+    out
 }
 
 /// The (target, master table, client table) of every table of pass 7.
@@ -132,12 +140,28 @@ pub fn transmit_table_contents(cmp: &Compare<'_>) -> Vec<Sets> {
 }
 
 /// Rewrites for the targets whose key order differs (after the stores
-/// were applied).
-pub fn restore_order(cmp: &Compare<'_>, targets: &[(Target, TableRef, TableRef)]) -> Vec<Sets> {
+/// were applied). A rewrite empties the client table to no room at all
+/// (`State::table_reset`) and stores the master's entries. Inserting them
+/// in the master's order rebuilds the master's layout in the usual cases;
+/// when the master holds an integer key in its hash part that an insertion
+/// in order would append to the array part (say key 2 re-inserted after a
+/// string key, with key 1 in the array), the second attempt (`hash_first`)
+/// stores the hash part's entries first, then the array's ascending, which
+/// puts each where the master has it. The server tries the first, then the
+/// second on what still differs, then reports.
+pub fn restore_order(
+    cmp: &Compare<'_>,
+    targets: &[(Target, TableRef, TableRef)],
+    hash_first: bool,
+) -> Vec<Sets> {
     targets
         .iter()
         .filter(|&&(_, tm, tc)| !same_order(cmp, tm, tc))
-        .map(|&(target, tm, _)| Sets { target, rewrite: true, sets: entries_in_order(cmp, tm) })
+        .map(|&(target, tm, _)| Sets {
+            target,
+            rewrite: true,
+            sets: entries_in_order(cmp, tm, hash_first),
+        })
         .collect()
 }
 
@@ -150,10 +174,12 @@ pub fn verify_order(
     pass: Pass,
     sctx: &mut ServerCtx,
 ) {
-    for s in rewritten {
-        let Some(&(_, tm, tc)) = targets.iter().find(|t| t.0 == s.target) else { continue };
+    for &(target, tm, tc) in targets {
+        if !rewritten.iter().any(|s| s.target == target) {
+            continue;
+        }
         if !same_order(cmp, tm, tc) || !diff_table(cmp, tm, tc, false).is_empty() {
-            let (table, tangible) = match s.target {
+            let (table, tangible) = match target {
                 Target::Table(n) => (Some(n), None),
                 Target::Tangible(id) => (None, Some(id)),
                 Target::Published => (None, None),
@@ -189,7 +215,7 @@ pub fn apply_sets(
             Target::Published => (refs.globalpub, false),
         };
         if s.rewrite {
-            w.state_mut().table_clear(t);
+            w.state_mut().table_reset(t);
         }
         for (k, v) in &s.sets {
             ap.set(w, t, k, v, meta)?;
