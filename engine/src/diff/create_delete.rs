@@ -43,27 +43,35 @@ pub fn create_and_delete_tangibles(
     visible.extend(master.scan_radius(mpos, radii.visibility));
     visible.extend(sync.scan_radius(spos, radii.visibility));
     let mut ops = Vec::new();
+    let mut creates = Vec::new();
+    let (mt, st) = (master.tangibles(), sync.tangibles());
     for id in visible {
-        let m = master.tangibles().get(id).map(|t| t.queue.clone());
-        let s = sync.tangibles().get(id).map(|t| t.queue.clone());
-        match (m, s) {
-            (Some(mq), Some(sq)) => {
-                if mq != sq {
-                    ops.push(TangibleOp::Queue(id, wire_queue(&mq)));
+        match (mt.get(id), st.get(id)) {
+            (Some(m), Some(s)) => {
+                if m.queue != s.queue {
+                    ops.push(TangibleOp::Queue(id, wire_queue(&m.queue)));
                 }
             }
-            (Some(mq), None) => {
-                let class = class_of(master, id).ok_or_else(|| {
-                    DiffError::reject(
-                        Pass::CreateAndDeleteTangibles,
-                        Reject::UnknownClass(format!("<class of tangible {id}>")),
-                    )
-                })?;
-                ops.push(TangibleOp::Create(CreateTangible { id, class, queue: wire_queue(&mq) }));
+            (Some(m), None) => {
+                creates.push(ops.len());
+                ops.push(TangibleOp::Create(CreateTangible {
+                    id,
+                    class: String::new(),
+                    queue: wire_queue(&m.queue),
+                }));
             }
             (None, Some(_)) => ops.push(TangibleOp::Delete(id)),
             (None, None) => {}
         }
+    }
+    for i in creates {
+        let TangibleOp::Create(c) = &mut ops[i] else { continue };
+        c.class = class_of(master, c.id).ok_or_else(|| {
+            DiffError::reject(
+                Pass::CreateAndDeleteTangibles,
+                Reject::UnknownClass(format!("<class of tangible {}>", c.id)),
+            )
+        })?;
     }
     Ok(ops)
 }

@@ -437,16 +437,25 @@ impl Transmitter {
         close_list::apply(sync, player, self.radii.close, close_hash, &mut cctx)?;
 
         let quiet = sources.is_none() && player_msg.is_empty() && tangibles.is_empty();
+        // The close tangibles' databases (read through the registries: one
+        // lookup each).
+        let (mr, sr) = (Refs::new(master.state_mut()), Refs::new(sync.state_mut()));
         let mut m_tans = Vec::with_capacity(cctx.close.len());
         let mut s_tans = Vec::with_capacity(cctx.close.len());
         for &id in &cctx.close {
-            m_tans.push(master.tangible(id).ok_or(DiffError::NoPlayer(id))?);
-            s_tans.push(sync.tangible(id).ok_or(DiffError::Desync(DesyncReport {
-                pass: Pass::CloseTangibleList,
-                table: None,
-                tangible: Some(id),
-                detail: "close tangible missing from the synchronous model".into(),
-            }))?);
+            let (Value::Table(m), Value::Table(s)) = (
+                master.state().table(mr.reg).get_int(id as i64),
+                sync.state().table(sr.reg).get_int(id as i64),
+            ) else {
+                return Err(DiffError::Desync(DesyncReport {
+                    pass: Pass::CloseTangibleList,
+                    table: None,
+                    tangible: Some(id),
+                    detail: "close tangible without a database".into(),
+                }));
+            };
+            m_tans.push(m);
+            s_tans.push(s);
         }
         let skip = self.options.incremental
             && quiet
