@@ -28,7 +28,6 @@ use super::frame::{CreateTangible, TangibleOp};
 use super::player_position::{class_of, create, queue_of, set_queue, wire_queue};
 use super::{DiffError, Pass, Radii, Reject};
 use crate::world::World;
-use std::collections::BTreeSet;
 
 /// The server side.
 pub fn create_and_delete_tangibles(
@@ -39,9 +38,34 @@ pub fn create_and_delete_tangibles(
 ) -> Result<Vec<TangibleOp>, DiffError> {
     let mpos = master.position(player).ok_or(DiffError::NoPlayer(player))?;
     let spos = sync.position(player).ok_or(DiffError::NoPlayer(player))?;
-    let mut visible = BTreeSet::new();
-    visible.extend(master.scan_radius(mpos, radii.visibility));
-    visible.extend(sync.scan_radius(spos, radii.visibility));
+    // Both scans are ascending: their union is a merge.
+    let (a, b) =
+        (master.scan_radius(mpos, radii.visibility), sync.scan_radius(spos, radii.visibility));
+    let mut visible = Vec::with_capacity(a.len().max(b.len()));
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let next = match (a.get(i), b.get(j)) {
+            (Some(&x), Some(&y)) if x == y => {
+                i += 1;
+                j += 1;
+                x
+            }
+            (Some(&x), Some(&y)) if x < y => {
+                i += 1;
+                x
+            }
+            (Some(&x), None) => {
+                i += 1;
+                x
+            }
+            (_, Some(&y)) => {
+                j += 1;
+                y
+            }
+            (None, None) => break,
+        };
+        visible.push(next);
+    }
     let mut ops = Vec::new();
     let mut creates = Vec::new();
     let (mt, st) = (master.tangibles(), sync.tangibles());
