@@ -22,11 +22,18 @@
 //! | invoke permissions    | registry `permits`                      | [`threads`]   |
 //! | players               | registry `players` (name → ID)          | [`players`]   |
 //! | master persistence    | checkpoint + event journal (files)      | [`journal`]   |
+//! | difference transmission (seed 000) | frames between models, one module per pass | [`diff`] |
 //!
 //! The host drives a World through [`World`]'s methods: load scripts
 //! (from a [`ScriptDir`] or from memory as [`SourceFile`]s), rebuild the
 //! classes, start, run code, take the print output and the load reports,
 //! snapshot and roll back, hash.
+//!
+//! Difference transmission ([`diff`]) brings a synchronous model up to date
+//! with the master around one player: [`diff::Transmitter::frame`] on the
+//! server (applying each pass to the ServerSync model before the next),
+//! [`diff::apply`] on the client (atomic: a rejected frame changes
+//! nothing), a [`diff::Frame`] between them.
 //!
 //! The engine is written against the VM's public doors only (the crate
 //! root and `luprex_vm::raw`); it has no clock, no randomness of its own,
@@ -36,6 +43,7 @@
 //! The scripter's view of all this is `docs/SCRIPTING.md`.
 
 pub mod classes;
+pub mod diff;
 pub mod error;
 pub mod globals;
 pub mod journal;
