@@ -35,6 +35,7 @@
 //! The scripter's view of all this is `docs/SCRIPTING.md`.
 
 pub mod classes;
+pub mod diff;
 pub mod error;
 pub mod globals;
 pub mod players;

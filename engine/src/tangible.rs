@@ -170,6 +170,15 @@ impl AnimationQueue {
         AnimationQueue { steps: vec![Step { tick, pos }] }
     }
 
+    /// A queue of `steps` as the master has it (difference transmission):
+    /// `None` unless non-empty, ticks non-decreasing, coordinates finite.
+    pub fn from_steps(steps: Vec<Step>) -> Option<AnimationQueue> {
+        let ok = !steps.is_empty()
+            && steps.windows(2).all(|w| w[0].tick <= w[1].tick)
+            && steps.iter().all(|s| s.pos.iter().all(|c| c.is_finite()));
+        ok.then_some(AnimationQueue { steps })
+    }
+
     /// The steps, first to last.
     pub fn steps(&self) -> &[Step] {
         &self.steps
@@ -670,6 +679,27 @@ impl Tangibles {
             self.actor = None;
         }
         self.next_id = self.next_id.max(end);
+        true
+    }
+
+    /// Replaces the animation queue of `id` by `queue` as the master has
+    /// it (difference transmission). False if there is no such tangible,
+    /// or the queue has several steps and does not move after `now` (a
+    /// queue settles when its last tick comes).
+    pub(crate) fn set_queue(&mut self, id: u64, queue: AnimationQueue) -> bool {
+        if queue.is_moving() && queue.last().tick <= self.now {
+            return false;
+        }
+        self.note(id);
+        let Some(t) = self.map.get_mut(&id) else { return false };
+        if t.queue.is_moving() {
+            self.arrivals.remove(&(t.queue.last().tick, id));
+        }
+        t.queue = queue;
+        if t.queue.is_moving() {
+            self.arrivals.insert((t.queue.last().tick, id));
+        }
+        Self::reindex(&mut self.grid, t);
         true
     }
 

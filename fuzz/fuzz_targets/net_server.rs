@@ -42,7 +42,7 @@ fuzz_target!(|data: &[u8]| {
                 i = end;
                 core.receive(if op == 0 { a } else { b }, frame);
             }
-            2 if ticks < 64 => {
+            2 if ticks < 8 => {
                 ticks += 1;
                 core.tick();
             }

@@ -68,7 +68,8 @@ fn server_cpu(n: usize, ticks: usize) -> (f64, f64, f64, f64) {
         for (sid, spot, seq) in players.iter_mut() {
             if rng.below(4) == 0 {
                 *seq += 1;
-                let to = [spot[0] + rng.range(-20, 20) as f64, spot[1] + rng.range(-20, 20) as f64, 0.0];
+                let to =
+                    [spot[0] + rng.range(-20, 20) as f64, spot[1] + rng.range(-20, 20) as f64, 0.0];
                 core.receive(*sid, &encode(&Up::Command { seq: *seq, cmd: Command::Walk { to } }));
             }
         }
@@ -87,7 +88,13 @@ fn server_cpu(n: usize, ticks: usize) -> (f64, f64, f64, f64) {
 }
 
 fn latency(cmds: usize) -> (f64, f64, f64, f64) {
-    let h = server::spawn(world, ServerConfig::default(), NetConfig::default(), Registry::new(HashCost::test())).unwrap();
+    let h = server::spawn(
+        world,
+        ServerConfig::default(),
+        NetConfig::default(),
+        Registry::new(HashCost::test()),
+    )
+    .unwrap();
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let (mut pred, mut ack) = (Vec::new(), Vec::new());
     rt.block_on(async {

@@ -28,7 +28,11 @@ pub struct Client {
 impl Client {
     /// Connects `core` to `addr` and waits (up to `wait`) for the
     /// server's welcome.
-    pub async fn connect(addr: SocketAddr, core: ClientCore, wait: Duration) -> Result<Client, NetError> {
+    pub async fn connect(
+        addr: SocketAddr,
+        core: ClientCore,
+        wait: Duration,
+    ) -> Result<Client, NetError> {
         let stream = TcpStream::connect(addr).await?;
         let (reader, writer) = connection::split(stream, protocol::MAX_DOWN_FRAME);
         let mut c = Client { core, reader, writer };

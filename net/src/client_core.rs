@@ -35,11 +35,10 @@
 //! * A bogus message from the server (undecodable, out of order) ends the
 //!   session ([`ClientError`]); no input bytes make the client panic.
 
-use crate::protocol::{
-    self, Batch, Command, Down, Hello, Outcome, Up, PROTOCOL_VERSION,
-};
+use crate::protocol::{self, Batch, Command, Down, Hello, Outcome, Up, PROTOCOL_VERSION};
 use crate::server_core::{drain, run_command};
 use crate::view::{self, WireSource};
+use luprex_engine::diff::{self, DiffError};
 use luprex_engine::{Model, ThreadReportKind, World, WorldSnapshot};
 use std::collections::VecDeque;
 
@@ -58,6 +57,11 @@ pub enum ClientError {
     /// The World failed.
     #[error("world: {0}")]
     World(String),
+    /// A view frame failed a check of difference transmission: the
+    /// desync report. The client model no longer follows its twin; the
+    /// host reconnects (a late join rebuilds it).
+    #[error("desync: {0}")]
+    Desync(String),
 }
 
 /// What happened, for the host (UI).
@@ -147,11 +151,17 @@ impl ClientCore {
     /// A client for player `name` with `secret`; `cache` is the source
     /// database of an earlier session (empty for none). The handshake is
     /// in the outbox.
-    pub fn new(name: &str, secret: &str, cache: Vec<WireSource>) -> Result<ClientCore, ClientError> {
-        let mut world = World::new(Model::ClientSync).map_err(|e| ClientError::World(e.to_string()))?;
+    pub fn new(
+        name: &str,
+        secret: &str,
+        cache: Vec<WireSource>,
+    ) -> Result<ClientCore, ClientError> {
+        let mut world =
+            World::new(Model::ClientSync).map_err(|e| ClientError::World(e.to_string()))?;
         let mut hash = 0;
         if !cache.is_empty() {
-            let mut probe = World::new(Model::ClientSync).map_err(|e| ClientError::World(e.to_string()))?;
+            let mut probe =
+                World::new(Model::ClientSync).map_err(|e| ClientError::World(e.to_string()))?;
             if view::load_wire_sources(&mut probe, &cache).is_ok() {
                 hash = view::source_hash(&mut probe);
             }
@@ -285,24 +295,39 @@ impl ClientCore {
         let msg = protocol::decode_down(bytes).map_err(|e| ClientError::Bogus(e.to_string()))?;
         match (msg, &self.phase) {
             (Down::Closing { reason }, _) => Err(ClientError::Closed(reason)),
-            (Down::Welcome { version, player, tick, cached, radius, .. }, Phase::AwaitWelcome) => {
+            (
+                Down::Welcome { version, player, tick, cached, radius, blank, .. },
+                Phase::AwaitWelcome,
+            ) => {
                 if version != PROTOCOL_VERSION {
                     return Err(ClientError::Bogus(format!("server protocol {version}")));
                 }
-                self.welcome(player, tick, cached, radius)
+                self.welcome(player, tick, cached, radius, &blank)
             }
             (Down::Batch(b), Phase::Live) => self.batch(b),
             (m, _) => Err(ClientError::Bogus(format!("unexpected {}", kind(&m)))),
         }
     }
 
-    fn welcome(&mut self, player: u64, tick: i64, cached: bool, radius: f64) -> Result<(), ClientError> {
+    fn welcome(
+        &mut self,
+        player: u64,
+        tick: i64,
+        cached: bool,
+        radius: f64,
+        blank: &[u8],
+    ) -> Result<(), ClientError> {
+        self.world = World::restore(Model::ClientSync, blank)
+            .map_err(|e| ClientError::Bogus(format!("blank model: {e}")))?;
         if cached {
             view::load_wire_sources(&mut self.world, &self.cache)
                 .map_err(|e| ClientError::World(e.to_string()))?;
         }
-        while self.world.now() < tick {
-            self.world.tick();
+        if self.world.now() != tick {
+            return Err(ClientError::Bogus(format!(
+                "blank model at tick {}, welcome at tick {tick}",
+                self.world.now()
+            )));
         }
         self.player = player;
         self.radius = radius;
@@ -357,7 +382,16 @@ impl ClientCore {
             self.events.push(ClientEvent::Acked { seq: ack.seq, outcome: ack.outcome.clone() });
             acked.push((p, ok));
         }
-        view::apply(&mut self.world, &b.view).map_err(|e| ClientError::Bogus(e.to_string()))?;
+        match diff::apply_bytes(&mut self.world, &b.view) {
+            Ok(_) => {}
+            Err(DiffError::Desync(r)) => {
+                self.stats.desyncs += 1;
+                tracing::error!(tick = b.tick, report = %r, "desync: a view frame failed its check");
+                self.events.push(ClientEvent::Desync { tick: b.tick });
+                return Err(ClientError::Desync(r.to_string()));
+            }
+            Err(e) => return Err(ClientError::Bogus(e.to_string())),
+        }
         drain(&mut self.world, self.player);
         self.prints.push_str(&b.prints);
         self.stats.batches += 1;

@@ -2,7 +2,7 @@
 //!
 //! **Design.** Each frame is a 4-byte big-endian length and that many
 //! bytes of body (`tokio_util::codec::LengthDelimitedCodec`); the body is
-//! one postcard message (`protocol.rs`). A connection is split in a
+//! one bitcode message (`protocol.rs`). A connection is split in a
 //! [`FrameReader`] and a [`FrameWriter`] so that one task can read while
 //! another writes. The reader refuses a frame longer than its limit
 //! *before* reading its body ([`protocol::MAX_UP_FRAME`] on the server,

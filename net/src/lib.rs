@@ -4,8 +4,8 @@
 //!
 //! | module            | what                                                      |
 //! |-------------------|-----------------------------------------------------------|
-//! | [`protocol`]      | the messages, their postcard encoding, the limits         |
-//! | [`view`]          | the view frame (difference transmission's seam)           |
+//! | [`protocol`]      | the messages, their bitcode encoding, the limits          |
+//! | [`view`]          | source hashes and caches, view summaries (tests, tools)   |
 //! | [`auth`]          | players' names and argon2-hashed secrets                  |
 //! | [`server_core`]   | master + one server-synchronous World per session, tick   |
 //! | [`client_core`]   | client-synchronous World + predictions (snapshot/rollback)|

@@ -4,10 +4,10 @@
 //! [`Up`] from a client to the server and [`Down`] from the server to a
 //! client. Each message is one *frame* on the wire (`connection.rs` puts a
 //! 4-byte big-endian length in front); its body is the message encoded with
-//! postcard (serde). One format for the whole wire: the view frames of
-//! difference transmission are postcard too, carried as opaque bytes inside
-//! [`Batch::view`], so that the protocol does not change when the frame
-//! type does.
+//! bitcode (serde), the format difference transmission chose for its
+//! frames (issue 12): one format for the whole wire. A view frame
+//! (`luprex_engine::diff::Frame`) travels as opaque bytes inside
+//! [`Batch::view`], encoded by the diff module itself.
 //!
 //! The down stream is one ordered sequence: a [`Down::Welcome`], then one
 //! [`Down::Batch`] per server tick. A batch holds, in the order both
@@ -157,8 +157,7 @@ pub struct Batch {
     pub tick: i64,
     /// This client's commands the master ran in this tick, in order.
     pub acks: Vec<Ack>,
-    /// The view frame (difference transmission), postcard-encoded;
-    /// empty if nothing changed.
+    /// The view frame (difference transmission), `diff::Frame::encode`d.
     pub view: Vec<u8>,
     /// What the master printed to this player in this tick.
     pub prints: String,
@@ -176,8 +175,7 @@ pub enum Down {
         version: u32,
         /// The player's tangible.
         player: u64,
-        /// The master's tick now (the new client-synchronous model is
-        /// brought to it before the first batch).
+        /// The master's tick now.
         tick: i64,
         /// Ticks per second.
         tick_hz: u32,
@@ -188,6 +186,10 @@ pub enum Down {
         cached: bool,
         /// The radius of the player's view.
         radius: f64,
+        /// The empty synchronous model at the master's tick
+        /// (`World::save`): both twins start from these bytes, so a late
+        /// join costs no replay of the clock.
+        blank: Vec<u8>,
     },
     /// One server tick.
     Batch(Batch),
@@ -218,19 +220,14 @@ fn decode<T: for<'a> Deserialize<'a>>(bytes: &[u8], limit: usize) -> Result<T, D
     if bytes.len() > limit {
         return Err(DecodeError::Oversized(bytes.len(), limit));
     }
-    let (msg, rest) =
-        postcard::take_from_bytes(bytes).map_err(|e| DecodeError::Malformed(e.to_string()))?;
-    if !rest.is_empty() {
-        return Err(DecodeError::Malformed(format!("{} trailing bytes", rest.len())));
-    }
-    Ok(msg)
+    bitcode::deserialize(bytes).map_err(|e| DecodeError::Malformed(e.to_string()))
 }
 
-/// The bytes of a message (postcard).
+/// The bytes of a message (bitcode).
 pub fn encode<T: Serialize>(msg: &T) -> Vec<u8> {
     // Serializing these types to a Vec cannot fail (no maps with
     // non-string keys, no unsupported types).
-    postcard::to_stdvec(msg).unwrap_or_default()
+    bitcode::serialize(msg).unwrap_or_default()
 }
 
 /// Decodes and bounds-checks a client's message.
@@ -284,9 +281,8 @@ mod tests {
         };
         assert_eq!(decode_up(&encode(&up)).unwrap(), up);
         assert!(matches!(decode_up(&[0xff, 0xff, 0xff]), Err(DecodeError::Malformed(_))));
-        let mut b = encode(&up);
-        b.push(0);
-        assert!(matches!(decode_up(&b), Err(DecodeError::Malformed(_))));
+        let b = encode(&up);
+        assert!(matches!(decode_up(&b[..b.len() - 1]), Err(DecodeError::Malformed(_))));
         let big = vec![0u8; MAX_UP_FRAME + 1];
         assert!(matches!(decode_up(&big), Err(DecodeError::Oversized(..))));
         let inf = Up::Command { seq: 1, cmd: Command::Walk { to: [f64::INFINITY, 0.0, 0.0] } };

@@ -314,7 +314,11 @@ fn tick_thread(mut core: ServerCore, mut events: mpsc::Receiver<Event>) -> Serve
 }
 
 /// Handles one event; false on shutdown.
-fn handle(core: &mut ServerCore, downs: &mut BTreeMap<SessionId, mpsc::Sender<Vec<u8>>>, ev: Event) -> bool {
+fn handle(
+    core: &mut ServerCore,
+    downs: &mut BTreeMap<SessionId, mpsc::Sender<Vec<u8>>>,
+    ev: Event,
+) -> bool {
     match ev {
         Event::Open { down, reply } => {
             let sid = core.open();
@@ -378,10 +382,5 @@ pub fn utc_now() -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem / 60 % 60, rem % 60)
 }

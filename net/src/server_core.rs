@@ -50,10 +50,9 @@
 //! * No input bytes make the core panic.
 
 use crate::auth::{AuthError, Registry};
-use crate::protocol::{
-    self, Ack, Batch, Command, Down, Hello, Outcome, Up, PROTOCOL_VERSION,
-};
-use crate::view::{self, MasterMemo};
+use crate::protocol::{self, Ack, Batch, Command, Down, Hello, Outcome, Up, PROTOCOL_VERSION};
+use crate::view;
+use luprex_engine::diff::{Options, Radii, Transmitter};
 use luprex_engine::{Model, ThreadReportKind, World};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -65,8 +64,12 @@ pub type SessionId = u64;
 pub struct ServerConfig {
     /// Ticks per second (20 by default).
     pub tick_hz: u32,
-    /// The radius of a player's view.
+    /// The radius of a player's view (tangibles within it exist on the
+    /// client with their motion).
     pub radius: f64,
+    /// The close radius (at most `radius`): tangibles within it also have
+    /// their Lua data transmitted.
+    pub close_radius: f64,
     /// The state hash is sent every this many acknowledgements (0: never).
     pub check_every: u32,
     /// Commands a session may run per tick.
@@ -82,6 +85,7 @@ impl Default for ServerConfig {
         ServerConfig {
             tick_hz: 20,
             radius: 50.0,
+            close_radius: 25.0,
             check_every: 16,
             max_commands_per_tick: 4,
             max_queued_commands: 64,
@@ -109,7 +113,7 @@ struct Live {
     name: String,
     player: u64,
     sync: World,
-    sync_sources: u128,
+    tx: Transmitter,
     inbox: VecDeque<(u64, Command)>,
     last_seq: u64,
     acks: Vec<Ack>,
@@ -140,6 +144,9 @@ pub struct ServerCore {
     closed: Vec<(SessionId, String)>,
     realtime: Box<dyn FnMut() -> String>,
     stats: ServerStats,
+    /// An empty synchronous model ticked with the master: a new session's
+    /// twins start from its saved bytes.
+    blank: World,
 }
 
 /// Runs `cmd` for `player` on `w`: the thread's ID, or why it failed.
@@ -159,8 +166,15 @@ pub fn run_command(w: &mut World, player: u64, cmd: &Command) -> Result<u64, Str
 
 impl ServerCore {
     /// A server around `master` (loaded and started).
+    ///
+    /// Panics only if an empty World cannot be made (out of memory).
     pub fn new(master: World, cfg: ServerConfig, registry: Registry) -> ServerCore {
+        let mut blank = World::new(Model::ServerSync).expect("an empty World");
+        while blank.now() < master.now() {
+            blank.tick();
+        }
         ServerCore {
+            blank,
             master,
             cfg,
             registry,
@@ -273,7 +287,8 @@ impl ServerCore {
             return self.bogus(sid, "handshake in the wrong state");
         }
         if h.version != PROTOCOL_VERSION {
-            let m = format!("protocol version {} (the server speaks {PROTOCOL_VERSION})", h.version);
+            let m =
+                format!("protocol version {} (the server speaks {PROTOCOL_VERSION})", h.version);
             return self.bogus(sid, &m);
         }
         if let Err(e) = auth {
@@ -299,19 +314,17 @@ impl ServerCore {
     }
 
     fn make_live(&mut self, h: &Hello, player: u64) -> Result<(Box<Live>, Down), String> {
-        let mut sync = World::new(Model::ServerSync).map_err(|e| e.to_string())?;
+        let blank = self.blank.save().map_err(|e| e.to_string())?;
+        let mut sync = World::restore(Model::ServerSync, &blank).map_err(|e| e.to_string())?;
         let src = view::source_hash(&mut self.master);
         let cached = h.sources != 0 && h.sources == src;
-        let mut sync_sources = 0;
         if cached {
             let files = view::wire_sources(&mut self.master);
-            view::load_wire_sources(&mut sync, &files).map_err(|e| e.to_string())?;
-            sync_sources = src;
+            view::load_wire_sources(&mut sync, &files)?;
         }
         let now = self.master.now();
-        while sync.now() < now {
-            sync.tick();
-        }
+        let radii = Radii { visibility: self.cfg.radius, close: self.cfg.close_radius };
+        let opts = Options { verify_state_hash: false, incremental: true };
         let welcome = Down::Welcome {
             version: PROTOCOL_VERSION,
             player,
@@ -320,12 +333,13 @@ impl ServerCore {
             sources: src,
             cached,
             radius: self.cfg.radius,
+            blank,
         };
         let live = Live {
             name: h.name.clone(),
             player,
             sync,
-            sync_sources,
+            tx: Transmitter::new(player, radii, opts),
             inbox: VecDeque::new(),
             last_seq: 0,
             acks: Vec::new(),
@@ -414,6 +428,7 @@ impl ServerCore {
     pub fn tick(&mut self) {
         self.stats.ticks += 1;
         self.master.tick();
+        self.blank.tick();
         self.answer_requests();
         let sids: Vec<SessionId> = self.sessions.keys().copied().collect();
         for &sid in &sids {
@@ -421,9 +436,8 @@ impl ServerCore {
         }
         self.answer_requests();
         self.route_reports(None);
-        let mut memo = MasterMemo::new(&mut self.master);
         for &sid in &sids {
-            self.send_batch(sid, &mut memo);
+            self.send_batch(sid);
         }
     }
 
@@ -489,8 +503,8 @@ impl ServerCore {
     }
 
     /// Runs the tick on `sid`'s synchronous model and queues its batch.
-    fn send_batch(&mut self, sid: SessionId, memo: &mut MasterMemo) {
-        let (radius, every) = (self.cfg.radius, self.cfg.check_every);
+    fn send_batch(&mut self, sid: SessionId) {
+        let every = self.cfg.check_every;
         let Some(Phase::Live(l)) = self.sessions.get_mut(&sid).map(|s| &mut s.phase) else {
             return;
         };
@@ -499,18 +513,16 @@ impl ServerCore {
             let _ = run_command(&mut l.sync, l.player, &cmd);
         }
         drain(&mut l.sync, l.player);
-        let frame = view::diff(
-            &mut self.master,
-            memo,
-            &mut l.sync,
-            &mut l.sync_sources,
-            l.player,
-            radius,
-        );
-        let frame = match frame {
-            Ok(f) => f,
-            Err(e) => return self.close(sid, &format!("view failed: {e}"), false),
+        let t = match l.tx.frame(&mut self.master, &mut l.sync, None) {
+            Ok(t) => t,
+            Err(e) => {
+                tracing::error!(sid, error = %e, "difference transmission failed");
+                return self.close(sid, &format!("difference transmission failed: {e}"), true);
+            }
         };
+        for r in &t.reports {
+            tracing::error!(sid, report = %r, "desync between the master and a ServerSync");
+        }
         drain(&mut l.sync, l.player);
         let mut prints = std::mem::take(&mut l.prints);
         prints.push_str(&self.master.take_prints(l.player));
@@ -520,7 +532,7 @@ impl ServerCore {
             l.acks_since_check = 0;
             l.sync.state_hash()
         });
-        let view = if frame.is_empty() { Vec::new() } else { protocol::encode(&frame) };
+        let view = t.frame.encode();
         let batch = Batch { tick: self.master.now(), acks, view, prints, check };
         self.push(sid, &Down::Batch(batch));
         if self.outbox_len(sid) > self.cfg.max_outbox {

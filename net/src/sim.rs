@@ -255,8 +255,7 @@ impl SimNet {
         while self.now.get() < end {
             self.run_ms(self.tick_ms);
             let up = self.queue.values().any(|p| matches!(p, Packet::Up(..)));
-            let quiet = !up
-                && self.clients.iter().all(|c| !c.connected || c.core.pending() == 0);
+            let quiet = !up && self.clients.iter().all(|c| !c.connected || c.core.pending() == 0);
             let still = self.server.master().tangibles().iter().all(|t| !t.queue.is_moving());
             if quiet && still {
                 // One more tick so that the last state is in every view.
@@ -272,7 +271,13 @@ impl SimNet {
     pub fn views(&mut self, i: usize) -> (ViewMap, ViewMap) {
         let c = &mut self.clients[i].core;
         let (player, r) = (c.player(), c.radius());
-        let mine = view::summary(c.view(), None);
+        // The client keeps tangibles that left its radius (seed 000 deletes
+        // only within the radius): compare within it on both sides.
+        let w = c.view();
+        let mine = match w.position(player) {
+            Some(p) => view::summary(w, Some((p, r))),
+            None => ViewMap::new(),
+        };
         let master = self.server.master();
         let theirs = match master.position(player) {
             Some(p) => view::summary(master, Some((p, r))),

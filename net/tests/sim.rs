@@ -147,11 +147,14 @@ fn prints_come_from_the_master() {
     let a = join(&mut net, "ann");
     let me = net.clients[a].core.player();
     let f = |s: &str| Command::Invoke { target: me, function: s.into(), args: vec![] };
-    net.command(a, Command::Invoke {
-        target: me,
-        function: "shout".into(),
-        args: vec![Arg::Str("hi there".into())],
-    });
+    net.command(
+        a,
+        Command::Invoke {
+            target: me,
+            function: "shout".into(),
+            args: vec![Arg::Str("hi there".into())],
+        },
+    );
     net.command(a, f("clock"));
     net.command(a, f("boom"));
     net.run_ms(1000);
@@ -219,7 +222,8 @@ fn sequence_must_increase() {
 
 #[test]
 fn wrong_version_refused() {
-    let mut core = ServerCore::new(arena(), ServerConfig::default(), Registry::new(HashCost::test()));
+    let mut core =
+        ServerCore::new(arena(), ServerConfig::default(), Registry::new(HashCost::test()));
     let sid = core.open();
     let h = Hello { version: 999, name: "x".into(), secret: "pw".into(), sources: 0 };
     core.receive(sid, &encode(&Up::Hello(h)));
@@ -300,11 +304,14 @@ fn mispredictions_are_counted() {
     // bob destroys the rock; ann, who has not seen that yet, pushes it
     net.command(b, Command::Invoke { target: rock, function: "vanish".into(), args: vec![] });
     net.run_ms(60);
-    net.command(a, Command::Invoke {
-        target: rock,
-        function: "push".into(),
-        args: vec![Arg::Int(1), Arg::Int(1)],
-    });
+    net.command(
+        a,
+        Command::Invoke {
+            target: rock,
+            function: "push".into(),
+            args: vec![Arg::Int(1), Arg::Int(1)],
+        },
+    );
     net.run_ms(1000);
     let ev = net.clients[a].core.take_events();
     assert!(ev.iter().any(|e| matches!(e, ClientEvent::Misprediction { count: 1, .. })), "{ev:?}");

@@ -116,7 +116,9 @@ async fn assert_converged(h: &ServerHandle, clients: &mut [Client]) {
     pump_all(clients, Duration::from_millis(400)).await;
     for (i, c) in clients.iter_mut().enumerate() {
         let (player, r) = (c.core().player(), c.core().radius());
-        let mine = view::summary(c.core().view(), None);
+        let w = c.core().view();
+        let at = w.position(player).unwrap();
+        let mine = view::summary(w, Some((at, r)));
         let theirs = master_view(h, player, r).await;
         assert!(!theirs.is_empty());
         assert_eq!(mine, theirs, "client {i}'s view differs from the master's");
@@ -196,10 +198,7 @@ async fn refusals_limits_and_shutdown() {
             let e = connect(h.addr, "eve", "pw").await.err().unwrap();
             assert!(e.contains("server full"), "{e}");
             // ann is fine throughout
-            let seq = a
-                .command(luprex_net::Command::Walk { to: [2.0, 2.0, 0.0] })
-                .await
-                .unwrap();
+            let seq = a.command(luprex_net::Command::Walk { to: [2.0, 2.0, 0.0] }).await.unwrap();
             a.pump(Duration::from_millis(500)).await.unwrap();
             assert_eq!(seq, 1);
             assert_eq!(a.core().pending(), 0);

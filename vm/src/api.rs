@@ -170,6 +170,22 @@ impl State {
         let in_array = view.array().iter().filter(|v| !v.is_nil()).count();
         let nhash = view.iter().count() - in_array;
         let narray = if in_array > 0 { view.array().len() } else { 0 };
+        self.clear_with_room(t, narray, nhash);
+    }
+
+    /// Removes every entry of table `t` and leaves it with no room at all
+    /// (no array slot, no hash part), keeping the table itself (its handle)
+    /// and its metatable: afterwards `t` lays out the keys stored into it
+    /// exactly as a new empty table would. Difference transmission uses it
+    /// to rebuild a table's iteration order (see [`State::table_clear`],
+    /// which keeps room for as many entries as the table had, array slots
+    /// included).
+    pub fn table_reset(&mut self, t: TableRef) {
+        self.clear_with_room(t, 0, 0);
+    }
+
+    /// [`State::table_clear`] with the given room.
+    fn clear_with_room(&mut self, t: TableRef, narray: usize, nhash: usize) {
         let spare = self.heap.new_table(narray, nhash);
         let fresh = *self.heap.tables.get(spare).header();
         let old = *self.heap.tables.get(t).header();

@@ -1,0 +1,735 @@
+//! Multipass difference transmission (seed 000), server and client.
+//!
+//! The server keeps, per client, a server-synchronous model (a
+//! [`Model::ServerSync`] World) that is always equal to the client's
+//! client-synchronous model (seed 003). A *frame* brings the client's
+//! model up to date with the master around one player: the server compares
+//! the master with its ServerSync copy pass by pass, **applies each pass's
+//! messages to the ServerSync copy before computing the next pass** (the
+//! seed's rule: "each pass begins after the previous pass has completed
+//! fully"), and collects the messages in one [`Frame`]. The client applies
+//! the frame pass by pass with the same functions, in the same order, so
+//! both synchronous models receive exactly the same mutations and keep
+//! equal state hashes.
+//!
+//! One module per pass, in the seed's order, each named and opening with
+//! its own essay; read the seed and this directory side by side:
+//!
+//! | pass (seed 000)                                  | module                       | messages |
+//! |--------------------------------------------------|------------------------------|----------|
+//! | (seed 004) the source database                   | [`source_database`]          | changed files' code, then a class rebuild |
+//! | Update Player Position                           | [`player_position`]          | queue, IdPlayerPool, print text |
+//! | Create and Delete Tangibles                      | [`create_delete`]            | create (class + queue), delete, queue corrections |
+//! | Generate the Close Tangible List                 | [`close_list`]               | a hash of the list |
+//! | Number the Tables in the Client Model            | [`number_client`]            | a hash of the numbering (beyond the seed) |
+//! | Pair Up Tables in the Master and Client Models   | [`pair`]                     | none (server only) |
+//! | Number the Remaining Tables in the Master Model  | [`number_remaining`]         | "create tables N+1..M" |
+//! | Transmit Table Contents Non Recursively          | [`table_contents`]           | Key→Value, Key→nil; order restoration |
+//! | Transmit Tangible Differences                    | [`tangible_differences`]     | the same, for tangible databases and published globals |
+//! | Compare Tangible Metatables                      | [`tangible_metatables`]      | class names |
+//!
+//! The shared machinery is here: the value classification and comparison
+//! ([`values`]), the frame and its encoding ([`frame`]), the errors and
+//! desync reports, the server driver ([`Transmitter`], [`transmit`]) and
+//! the client's [`apply`].
+//!
+//! # Atomicity (seed 002)
+//!
+//! A frame is one message and applies as a whole or not at all. The client
+//! applies it under a World snapshot; any rejection (an unknown table
+//! number, a tangible that does not exist or already exists, a bad key or
+//! metatable, a bad animation queue, a failed check) rolls the snapshot
+//! back, so the client model is exactly as it was (its state hash
+//! unchanged) and [`apply`] returns the error. Nothing that reads the client
+//! model ever sees half a frame. The server does the same around its
+//! ServerSync copy (snapshot, passes, release), so both synchronous models
+//! go through the same snapshot/release sequence too.
+//!
+//! # Checks and desync reports
+//!
+//! Beyond the seed's close-list hash the client checks a hash of its table
+//! numbering, the clock, and, if the server asked for it, the state hash of
+//! the ServerSync model after the frame ([`Options::verify_state_hash`],
+//! the strongest check, at the cost of hashing the whole model). A failed
+//! check on the client is [`DiffError::Desync`]; on the server, where the
+//! seed verifies its own copy (close list, order restoration), a failure is
+//! a [`DesyncReport`] returned with the frame. Every report names the pass
+//! and the first divergent table number or tangible: never a silent
+//! divergence.
+//!
+//! # Incremental frames
+//!
+//! Re-walking every reachable table each frame costs what the graph
+//! weighs. A [`Transmitter`] remembers, from its last frame, write marks on
+//! both models (`State::write_mark`) and the set of tables that frame
+//! looked at (the numbered tables of both sides, the close tangibles'
+//! databases and metatables, the published globals, the tangible
+//! registries and class databases). When passes 1 to 3 produce nothing,
+//! the close list and its tangible tables are unchanged and no watched
+//! table was written, created or freed on either side, passes 4 to 9 would
+//! produce no message (their inputs are the same as last frame's, which
+//! left the two sides equal) and the frame says so ([`Frame::graph`] is
+//! `None`). Otherwise every pass runs in full. So the fast path is exact:
+//! it never changes what a frame contains, only whether the table passes
+//! are computed.
+//!
+//! **Invariants.** After a frame: ServerSync and ClientSync have equal
+//! state hashes; every tangible within the visibility radius exists on
+//! both sides with the master's animation queue; the graph reachable from
+//! the close tangibles (and the published globals) in the client model is
+//! isomorphic to the master's, entries compared by the seed's equality
+//! rules, and every transmitted table iterates its transmittable keys in the
+//! master's order (or a [`DesyncReport`] names the table). No std hash map
+//! is iterated; nothing here reads a clock; every input byte string gives a
+//! frame or an error, never a panic.
+
+pub(crate) mod close_list;
+pub(crate) mod create_delete;
+pub mod frame;
+pub(crate) mod number_client;
+pub(crate) mod number_remaining;
+pub(crate) mod pair;
+pub(crate) mod player_position;
+pub(crate) mod source_database;
+pub(crate) mod table_contents;
+pub(crate) mod tangible_differences;
+pub(crate) mod tangible_metatables;
+pub(crate) mod values;
+
+pub use frame::{
+    CreateTangible, Frame, Graph, Key, PlayerUpdate, Sets, SourceEntry, TangibleOp, Target, Val,
+    WireStep,
+};
+
+use crate::error::EngineError;
+use crate::world::World;
+use luprex_vm::raw::{SpecialSet, State, StateHasher, TableRef, Value, WriteMark, Written};
+use std::fmt;
+use values::{ClientNumbers, Refs};
+
+/// The passes, for errors and reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Pass {
+    /// The frame's bytes.
+    Decode,
+    /// The source database (seed 004).
+    SourceDatabase,
+    /// Update Player Position.
+    UpdatePlayerPosition,
+    /// Create and Delete Tangibles.
+    CreateAndDeleteTangibles,
+    /// Generate the Close Tangible List.
+    CloseTangibleList,
+    /// Number the Tables in the Client Model.
+    NumberClientTables,
+    /// Pair Up Tables.
+    PairTables,
+    /// Number the Remaining Tables.
+    NumberRemainingTables,
+    /// Transmit Table Contents.
+    TableContents,
+    /// Transmit Tangible Differences.
+    TangibleDifferences,
+    /// Compare Tangible Metatables.
+    TangibleMetatables,
+    /// The final state-hash check.
+    StateHash,
+}
+
+impl fmt::Display for Pass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = match self {
+            Pass::Decode => "decode",
+            Pass::SourceDatabase => "source database",
+            Pass::UpdatePlayerPosition => "update player position",
+            Pass::CreateAndDeleteTangibles => "create and delete tangibles",
+            Pass::CloseTangibleList => "generate the close tangible list",
+            Pass::NumberClientTables => "number the tables in the client model",
+            Pass::PairTables => "pair up tables",
+            Pass::NumberRemainingTables => "number the remaining tables",
+            Pass::TableContents => "transmit table contents",
+            Pass::TangibleDifferences => "transmit tangible differences",
+            Pass::TangibleMetatables => "compare tangible metatables",
+            Pass::StateHash => "state hash",
+        };
+        f.write_str(s)
+    }
+}
+
+/// A divergence between the models found by a check: the pass, and the
+/// first divergent table (its number in the frame's numbering) or
+/// tangible, if the check can name one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DesyncReport {
+    /// The pass whose check failed.
+    pub pass: Pass,
+    /// The first divergent table number, if any.
+    pub table: Option<u32>,
+    /// The first divergent tangible, if any.
+    pub tangible: Option<u64>,
+    /// What differed.
+    pub detail: String,
+}
+
+impl fmt::Display for DesyncReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "desync in pass '{}'", self.pass)?;
+        if let Some(t) = self.table {
+            write!(f, ", table {t}")?;
+        }
+        if let Some(t) = self.tangible {
+            write!(f, ", tangible {t}")?;
+        }
+        write!(f, ": {}", self.detail)
+    }
+}
+
+/// Why a frame message cannot be applied.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Reject {
+    /// A table number outside the frame's numbering.
+    #[error("unknown table number {0}")]
+    UnknownTable(u32),
+    /// A tangible the client model does not have.
+    #[error("unknown tangible {0}")]
+    UnknownTangible(u64),
+    /// A tangible the client model already has (create).
+    #[error("tangible {0} exists already or its id is not valid")]
+    TangibleExists(u64),
+    /// A class the client model does not have.
+    #[error("unknown class '{0}'")]
+    UnknownClass(String),
+    /// A key that cannot be stored (NaN) or a metatable key where none is
+    /// allowed.
+    #[error("bad key")]
+    BadKey,
+    /// A metatable value that is not a table.
+    #[error("bad metatable value")]
+    BadMetatable,
+    /// An animation queue that is not valid.
+    #[error("bad animation queue for tangible {0}")]
+    BadQueue(u64),
+    /// An IdPlayerPool that is not valid.
+    #[error("bad id pool for tangible {0}")]
+    BadPool(u64),
+    /// A source entry without code whose file the client does not have.
+    #[error("source '{0}' has no code and the client has no copy")]
+    MissingSource(String),
+    /// More tables created than the frame can reference.
+    #[error("{0} tables created but the frame references fewer")]
+    TooManyTables(u32),
+    /// The engine refused an operation.
+    #[error("{0}")]
+    Engine(String),
+}
+
+/// An error of difference transmission.
+#[derive(Debug, thiserror::Error)]
+pub enum DiffError {
+    /// The frame's bytes are not a frame.
+    #[error("malformed frame: {0}")]
+    Decode(String),
+    /// A message of the frame could not be applied; the client model is
+    /// unchanged.
+    #[error("frame rejected in pass '{pass}': {reason}")]
+    Rejected {
+        /// The pass.
+        pass: Pass,
+        /// Why.
+        reason: Reject,
+    },
+    /// A check failed; the client model is unchanged.
+    #[error("{0}")]
+    Desync(DesyncReport),
+    /// The player tangible is missing from the master.
+    #[error("no player tangible {0} in the master")]
+    NoPlayer(u64),
+    /// The models' clocks differ (the host ticks the synchronous models in
+    /// step with the master).
+    #[error("clock mismatch: master at tick {master}, synchronous model at tick {sync}")]
+    Clock {
+        /// The master's tick.
+        master: i64,
+        /// The synchronous model's tick.
+        sync: i64,
+    },
+    /// An engine error (snapshot, rollback).
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+impl DiffError {
+    pub(crate) fn reject(pass: Pass, reason: Reject) -> DiffError {
+        DiffError::Rejected { pass, reason }
+    }
+}
+
+/// The two radii of a frame (seed 000): tangibles within `visibility`
+/// exist on the client with correct animation queues; those within
+/// `close` (at most `visibility`) also have their Lua data transmitted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Radii {
+    /// The visibility radius.
+    pub visibility: f64,
+    /// The close radius.
+    pub close: f64,
+}
+
+/// Options of a [`Transmitter`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Options {
+    /// Put the ServerSync model's state hash in each frame, for the client
+    /// to check (costs a hash of the whole model on both sides).
+    pub verify_state_hash: bool,
+    /// Use the incremental fast path (see the module docs).
+    pub incremental: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { verify_state_hash: false, incremental: true }
+    }
+}
+
+/// What [`Transmitter::frame`] produces: the frame, and the reports of
+/// the server-side checks that failed (empty normally).
+#[derive(Debug)]
+pub struct Transmission {
+    /// The frame to send (and already applied to the ServerSync model).
+    pub frame: Frame,
+    /// Server-side desync reports.
+    pub reports: Vec<DesyncReport>,
+}
+
+/// What [`apply`] returns.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Applied {
+    /// The print text the frame carried for the player.
+    pub print: Option<String>,
+    /// Whether the table passes ran (false: the frame said nothing changed).
+    pub graph: bool,
+}
+
+/// What the last frame looked at (for the incremental fast path).
+#[derive(Debug)]
+struct LastFrame {
+    master_mark: WriteMark,
+    sync_mark: WriteMark,
+    close: Vec<u64>,
+    master_tans: Vec<TableRef>,
+    sync_tans: Vec<TableRef>,
+    master_watch: SpecialSet,
+    sync_watch: SpecialSet,
+}
+
+/// The server side of difference transmission for one client: its player,
+/// radii and options, and what its last frame looked at.
+#[derive(Debug)]
+pub struct Transmitter {
+    player: u64,
+    radii: Radii,
+    options: Options,
+    last: Option<LastFrame>,
+}
+
+/// Non-incremental one-shot transmission: one frame for `player`, applied
+/// to `server_sync` (see [`Transmitter::frame`]).
+pub fn transmit(
+    master: &mut World,
+    server_sync: &mut World,
+    player: u64,
+    radii: Radii,
+) -> Result<Transmission, DiffError> {
+    let opts = Options { verify_state_hash: false, incremental: false };
+    Transmitter::new(player, radii, opts).frame(master, server_sync, None)
+}
+
+/// The server-side context shared by the passes.
+pub(crate) struct ServerCtx {
+    pub reports: Vec<DesyncReport>,
+}
+
+/// The client-side context the passes build and use (on the client, and
+/// on the server for its ServerSync copy).
+#[derive(Default)]
+pub(crate) struct ClientCtx {
+    /// The close tangible list.
+    pub close: Vec<u64>,
+    /// The client numbering and the tables created by this frame.
+    pub nums: ClientNumbers,
+}
+
+impl Transmitter {
+    /// A transmitter for `player`.
+    pub fn new(player: u64, radii: Radii, options: Options) -> Transmitter {
+        Transmitter { player, radii, options, last: None }
+    }
+
+    /// The player.
+    pub fn player(&self) -> u64 {
+        self.player
+    }
+
+    /// Forgets the last frame (the next one runs every pass).
+    pub fn reset(&mut self) {
+        self.last = None;
+    }
+
+    /// Computes the next frame: every pass in order, each pass's messages
+    /// applied to `server_sync` before the next. `print` is the master's
+    /// print output for the player (carried, not world state). Atomic on
+    /// `server_sync`: on an error it is left as it was.
+    pub fn frame(
+        &mut self,
+        master: &mut World,
+        server_sync: &mut World,
+        print: Option<String>,
+    ) -> Result<Transmission, DiffError> {
+        if master.now() != server_sync.now() {
+            return Err(DiffError::Clock { master: master.now(), sync: server_sync.now() });
+        }
+        let snap = server_sync.snapshot()?;
+        match self.frame_inner(master, server_sync, print) {
+            Ok(t) => {
+                server_sync.release(snap)?;
+                if self.options.incremental {
+                    let master_mark = master.state_mut().write_mark();
+                    let sync_mark = server_sync.state_mut().write_mark();
+                    if let Some(l) = &mut self.last {
+                        l.master_mark = master_mark;
+                        l.sync_mark = sync_mark;
+                    }
+                }
+                Ok(t)
+            }
+            Err(e) => {
+                self.last = None;
+                server_sync.rollback(&snap)?;
+                server_sync.release(snap)?;
+                Err(e)
+            }
+        }
+    }
+
+    fn frame_inner(
+        &mut self,
+        master: &mut World,
+        sync: &mut World,
+        print: Option<String>,
+    ) -> Result<Transmission, DiffError> {
+        let mut sctx = ServerCtx { reports: Vec::new() };
+        let mut cctx = ClientCtx::default();
+        let player = self.player;
+        let sources = source_database::transmit_source_database(master, sync)?;
+        source_database::apply(sync, sources.as_deref())?;
+        let player_msg = player_position::update_player_position(master, sync, player, print)?;
+        player_position::apply(sync, &player_msg)?;
+        let tangibles =
+            create_delete::create_and_delete_tangibles(master, sync, player, self.radii)?;
+        create_delete::apply(sync, &tangibles)?;
+        let close_hash = close_list::generate_close_tangible_list(
+            master,
+            sync,
+            player,
+            self.radii.close,
+            &mut sctx,
+        )?;
+        close_list::apply(sync, player, self.radii.close, close_hash, &mut cctx)?;
+
+        let quiet = sources.is_none() && player_msg.is_empty() && tangibles.is_empty();
+        // The close tangibles' databases (read through the registries: one
+        // lookup each).
+        let (mr, sr) = (Refs::new(master.state_mut()), Refs::new(sync.state_mut()));
+        let mut m_tans = Vec::with_capacity(cctx.close.len());
+        let mut s_tans = Vec::with_capacity(cctx.close.len());
+        for &id in &cctx.close {
+            let (Value::Table(m), Value::Table(s)) = (
+                master.state().table(mr.reg).get_int(id as i64),
+                sync.state().table(sr.reg).get_int(id as i64),
+            ) else {
+                return Err(DiffError::Desync(DesyncReport {
+                    pass: Pass::CloseTangibleList,
+                    table: None,
+                    tangible: Some(id),
+                    detail: "close tangible without a database".into(),
+                }));
+            };
+            m_tans.push(m);
+            s_tans.push(s);
+        }
+        let skip = self.options.incremental
+            && quiet
+            && self.last.as_ref().is_some_and(|l| {
+                l.close == cctx.close
+                    && l.master_tans == m_tans
+                    && l.sync_tans == s_tans
+                    && unwritten(master.state(), &l.master_mark, &l.master_watch)
+                    && unwritten(sync.state(), &l.sync_mark, &l.sync_watch)
+            });
+        let graph = if skip {
+            None
+        } else {
+            let (g, watch) = self.graph(master, sync, &mut sctx, &mut cctx, &m_tans, &s_tans)?;
+            if self.options.incremental {
+                // The marks are taken after the release, in `frame`.
+                let (master_watch, sync_watch) = watch;
+                self.last = Some(LastFrame {
+                    master_mark: master.state_mut().write_mark(),
+                    sync_mark: sync.state_mut().write_mark(),
+                    close: cctx.close.clone(),
+                    master_tans: m_tans,
+                    sync_tans: s_tans,
+                    master_watch,
+                    sync_watch,
+                });
+            }
+            Some(g)
+        };
+        let state_hash = self.options.verify_state_hash.then(|| sync.state_hash());
+        let frame = Frame {
+            now: master.now(),
+            close_radius: self.radii.close,
+            sources,
+            player: player_msg,
+            tangibles,
+            close_hash,
+            graph,
+            state_hash,
+        };
+        Ok(Transmission { frame, reports: sctx.reports })
+    }
+
+    /// Passes 4 to 9; also returns the watch sets for the fast path.
+    fn graph(
+        &mut self,
+        master: &mut World,
+        sync: &mut World,
+        sctx: &mut ServerCtx,
+        cctx: &mut ClientCtx,
+        m_tans: &[TableRef],
+        s_tans: &[TableRef],
+    ) -> Result<(Graph, (SpecialSet, SpecialSet)), DiffError> {
+        let mrefs = Refs::new(master.state_mut());
+        let srefs = Refs::new(sync.state_mut());
+        let mspecial = special(master, &mrefs);
+        let sspecial = special(sync, &srefs);
+        let mroots = roots(&mrefs, m_tans);
+        let sroots = roots(&srefs, s_tans);
+        let numbering_hash =
+            number_client::number_client_tables(sync.state(), &sroots, &sspecial, cctx);
+        let mut pairing = pair::pair_tables(
+            master.state(),
+            &mroots,
+            &mspecial,
+            sync.state(),
+            &sroots,
+            &sspecial,
+            &cctx.nums,
+        );
+        let new_tables = number_remaining::number_remaining_tables(
+            master.state(),
+            &mroots,
+            &mspecial,
+            &mut pairing,
+        );
+        number_remaining::apply(sync, new_tables, cctx);
+        let mut g = Graph {
+            numbering_hash,
+            new_tables,
+            tables: Vec::new(),
+            reorder: Vec::new(),
+            dbs: Vec::new(),
+            db_reorder: Vec::new(),
+            classes: Vec::new(),
+        };
+        macro_rules! cmp {
+            () => {
+                values::Compare::new(
+                    master.state(),
+                    &mrefs,
+                    &mspecial,
+                    &pairing,
+                    sync.state(),
+                    &srefs,
+                    &sspecial,
+                    &cctx.nums,
+                )
+            };
+        }
+        // Pass 7: contents, then order.
+        let targets = table_contents::table_targets(&cmp!());
+        g.tables = table_contents::transmit_table_contents(&cmp!());
+        table_contents::apply_sets(sync, &srefs, &g.tables, cctx, Pass::TableContents)?;
+        for hash_first in [false, true] {
+            let r = table_contents::restore_order(&cmp!(), &targets, hash_first);
+            table_contents::apply_sets(sync, &srefs, &r, cctx, Pass::TableContents)?;
+            g.reorder.extend(r);
+        }
+        table_contents::verify_order(&cmp!(), &targets, &g.reorder, Pass::TableContents, sctx);
+        // Pass 8: databases, then order.
+        let dbs = tangible_differences::db_targets(&mrefs, &srefs, &cctx.close, m_tans, s_tans);
+        g.dbs = tangible_differences::transmit_tangible_differences(&cmp!(), &dbs);
+        table_contents::apply_sets(sync, &srefs, &g.dbs, cctx, Pass::TangibleDifferences)?;
+        for hash_first in [false, true] {
+            let r = table_contents::restore_order(&cmp!(), &dbs, hash_first);
+            table_contents::apply_sets(sync, &srefs, &r, cctx, Pass::TangibleDifferences)?;
+            g.db_reorder.extend(r);
+        }
+        table_contents::verify_order(&cmp!(), &dbs, &g.db_reorder, Pass::TangibleDifferences, sctx);
+        // Pass 9.
+        g.classes =
+            tangible_metatables::compare_tangible_metatables(master, sync, &cctx.close, sctx);
+        tangible_metatables::apply(sync, &g.classes)?;
+
+        // What this frame looked at, for the next one's fast path.
+        let mut mw = SpecialSet::new();
+        for n in 1..=pairing.max_number() {
+            if let Some(t) = pairing.table(n) {
+                mw.mark(t);
+            }
+        }
+        let mut sw = SpecialSet::new();
+        for &t in cctx.nums.tables() {
+            sw.mark(t);
+        }
+        for (st, refs, tans, w) in
+            [(master.state(), &mrefs, m_tans, &mut mw), (sync.state(), &srefs, s_tans, &mut sw)]
+        {
+            for &t in tans {
+                w.mark(t);
+                if let Some(mt) = st.metatable(Value::Table(t)) {
+                    w.mark(mt);
+                }
+            }
+            w.mark(refs.globalpub);
+            w.mark(refs.reg);
+            w.mark(refs.classdb);
+        }
+        Ok((g, (mw, sw)))
+    }
+}
+
+/// Whether no table of `watch` was written, created or freed in `st`
+/// since `mark`.
+fn unwritten(st: &State, mark: &WriteMark, watch: &SpecialSet) -> bool {
+    match st.tables_written_since(mark) {
+        Written::Unknown => false,
+        Written::Known(w) => {
+            w.tables.iter().all(|&t| !watch.contains(t))
+                && w.freed.iter().all(|&i| !watch.contains(TableRef::from_index(i)))
+        }
+    }
+}
+
+/// The special set of a model: the World's ([`World::special_set`]) and
+/// its published globals.
+pub(crate) fn special(w: &mut World, refs: &Refs) -> SpecialSet {
+    let mut s = w.special_set();
+    s.mark(refs.globalpub);
+    s
+}
+
+/// The roots of the traversals: the published globals, then the close
+/// tangibles' databases (all special, so expanded one level).
+pub(crate) fn roots(refs: &Refs, tans: &[TableRef]) -> Vec<Value> {
+    let mut r = Vec::with_capacity(tans.len() + 1);
+    r.push(Value::Table(refs.globalpub));
+    r.extend(tans.iter().map(|&t| Value::Table(t)));
+    r
+}
+
+/// A 64-bit hash of a sequence of words (close list, numbering).
+pub(crate) fn hash_words(tag: &[u8], words: impl Iterator<Item = u64>) -> u64 {
+    let mut h = StateHasher::new();
+    h.write(tag);
+    let mut n = 0u64;
+    for w in words {
+        h.write_u64(w);
+        n += 1;
+    }
+    h.write_u64(n);
+    h.finish128() as u64
+}
+
+/// Applies `frame` to the client model `client`, pass by pass, atomically:
+/// on any error the model is rolled back to what it was.
+pub fn apply(client: &mut World, frame: &Frame) -> Result<Applied, DiffError> {
+    if client.now() != frame.now {
+        return Err(DiffError::Desync(DesyncReport {
+            pass: Pass::UpdatePlayerPosition,
+            table: None,
+            tangible: None,
+            detail: format!("clock: frame at tick {}, client at tick {}", frame.now, client.now()),
+        }));
+    }
+    let snap = client.snapshot()?;
+    match apply_inner(client, frame) {
+        Ok(a) => {
+            client.release(snap)?;
+            Ok(a)
+        }
+        Err(e) => {
+            client.rollback(&snap)?;
+            client.release(snap)?;
+            Err(e)
+        }
+    }
+}
+
+/// Decodes `bytes` ([`Frame::decode`]) and applies the frame ([`apply`]).
+pub fn apply_bytes(client: &mut World, bytes: &[u8]) -> Result<Applied, DiffError> {
+    let frame = Frame::decode(bytes)?;
+    apply(client, &frame)
+}
+
+fn apply_inner(client: &mut World, frame: &Frame) -> Result<Applied, DiffError> {
+    let mut cctx = ClientCtx::default();
+    let player = frame.player.id;
+    source_database::apply(client, frame.sources.as_deref())?;
+    player_position::apply(client, &frame.player)?;
+    create_delete::apply(client, &frame.tangibles)?;
+    close_list::apply(client, player, frame.close_radius, frame.close_hash, &mut cctx)?;
+    if let Some(g) = &frame.graph {
+        let refs = Refs::new(client.state_mut());
+        let mut tans = Vec::with_capacity(cctx.close.len());
+        for &id in &cctx.close {
+            tans.push(client.tangible(id).ok_or_else(|| {
+                DiffError::reject(Pass::CloseTangibleList, Reject::UnknownTangible(id))
+            })?);
+        }
+        let sp = special(client, &refs);
+        let rts = roots(&refs, &tans);
+        let h = number_client::number_client_tables(client.state(), &rts, &sp, &mut cctx);
+        if h != g.numbering_hash {
+            return Err(DiffError::Desync(DesyncReport {
+                pass: Pass::NumberClientTables,
+                table: None,
+                tangible: None,
+                detail: format!(
+                    "numbering hash {h:016x} (client, {} tables) differs from the server's {:016x}",
+                    cctx.nums.len(),
+                    g.numbering_hash
+                ),
+            }));
+        }
+        number_remaining::check_referenced(g)?;
+        number_remaining::apply(client, g.new_tables, &mut cctx);
+        table_contents::apply_sets(client, &refs, &g.tables, &cctx, Pass::TableContents)?;
+        table_contents::apply_sets(client, &refs, &g.reorder, &cctx, Pass::TableContents)?;
+        table_contents::apply_sets(client, &refs, &g.dbs, &cctx, Pass::TangibleDifferences)?;
+        table_contents::apply_sets(client, &refs, &g.db_reorder, &cctx, Pass::TangibleDifferences)?;
+        tangible_metatables::apply(client, &g.classes)?;
+    }
+    if let Some(h) = frame.state_hash {
+        let mine = client.state_hash();
+        if mine != h {
+            return Err(DiffError::Desync(DesyncReport {
+                pass: Pass::StateHash,
+                table: None,
+                tangible: None,
+                detail: format!("client state hash {mine:032x}, server {h:032x}"),
+            }));
+        }
+    }
+    Ok(Applied { print: frame.player.print.clone(), graph: frame.graph.is_some() })
+}
