@@ -36,8 +36,8 @@ fn pct(v: &mut [f64], p: f64) -> f64 {
     v[((v.len() - 1) as f64 * p).round() as usize]
 }
 
-fn server_cpu(n: usize, ticks: usize) -> (f64, f64, f64, f64) {
-    let cfg = ServerConfig { check_every: 16, ..Default::default() };
+fn server_cpu(n: usize, ticks: usize, frame_every: u32) -> (f64, f64, f64, f64) {
+    let cfg = ServerConfig { check_every: 16, frame_every, ..Default::default() };
     let mut core = ServerCore::new(world(), cfg, Registry::new(HashCost::test()));
     let mut rng = Rng::new(n as u64);
     let mut players = Vec::new();
@@ -125,12 +125,25 @@ fn latency(cmds: usize) -> (f64, f64, f64, f64) {
 }
 
 fn main() {
-    let quick = std::env::args().any(|a| a == "quick");
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "quick");
     let ticks = if quick { 40 } else { 200 };
-    println!("clients  tick_p50_ms  tick_p99_ms  cpu_us_per_client_tick  bytes_per_client_s");
-    for n in [25, 50, 100, 200, 300] {
-        let (p50, p99, cpu, bps) = server_cpu(n, ticks);
-        println!("{n:7}  {p50:11.2}  {p99:11.2}  {cpu:22.1}  {bps:18.0}");
+    // `n=200` runs one size only; `nolat` skips the TCP latency part.
+    let sizes: Vec<usize> = match args.iter().find_map(|a| a.strip_prefix("n=")) {
+        Some(n) => vec![n.parse().unwrap_or(200)],
+        None => vec![25, 50, 100, 200, 300],
+    };
+    // `f=2`: a view frame every 2 ticks.
+    let every = args.iter().find_map(|a| a.strip_prefix("f=")).and_then(|f| f.parse().ok());
+    println!("frame_every  clients  tick_p50_ms  tick_p99_ms  cpu_us_per_client_tick  bytes_per_client_s");
+    for f in every.map_or(vec![1, 2], |f| vec![f]) {
+        for &n in &sizes {
+            let (p50, p99, cpu, bps) = server_cpu(n, ticks, f);
+            println!("{f:11}  {n:7}  {p50:11.2}  {p99:11.2}  {cpu:22.1}  {bps:18.0}");
+        }
+    }
+    if args.iter().any(|a| a == "nolat") {
+        return;
     }
     let (pp50, pp99, a50, a99) = latency(if quick { 20 } else { 100 });
     println!("predict: p50 {pp50:.3} ms  p99 {pp99:.3} ms (applied before command() returns: the same tick)");

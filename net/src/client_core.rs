@@ -382,7 +382,11 @@ impl ClientCore {
             self.events.push(ClientEvent::Acked { seq: ack.seq, outcome: ack.outcome.clone() });
             acked.push((p, ok));
         }
-        match diff::apply_bytes(&mut self.world, &b.view) {
+        let applied = match b.view.is_empty() {
+            true => Ok(diff::Applied::default()),
+            false => diff::apply_bytes(&mut self.world, &b.view),
+        };
+        match applied {
             Ok(_) => {}
             Err(DiffError::Desync(r)) => {
                 self.stats.desyncs += 1;

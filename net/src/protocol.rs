@@ -157,7 +157,8 @@ pub struct Batch {
     pub tick: i64,
     /// This client's commands the master ran in this tick, in order.
     pub acks: Vec<Ack>,
-    /// The view frame (difference transmission), `diff::Frame::encode`d.
+    /// The view frame (difference transmission), `diff::Frame::encode`d;
+    /// empty in the ticks without one (`ServerConfig::frame_every`).
     pub view: Vec<u8>,
     /// What the master printed to this player in this tick.
     pub prints: String,

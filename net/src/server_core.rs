@@ -78,6 +78,11 @@ pub struct ServerConfig {
     pub max_queued_commands: usize,
     /// Batches a session's outbox may hold before it is too far behind.
     pub max_outbox: usize,
+    /// A view frame is computed every this many ticks (1: every tick);
+    /// the batches between carry no frame. Trades the latency of other
+    /// players' changes for server CPU (difference transmission is most of
+    /// a tick's cost).
+    pub frame_every: u32,
 }
 
 impl Default for ServerConfig {
@@ -90,6 +95,7 @@ impl Default for ServerConfig {
             max_commands_per_tick: 4,
             max_queued_commands: 64,
             max_outbox: 256,
+            frame_every: 1,
         }
     }
 }
@@ -505,6 +511,7 @@ impl ServerCore {
     /// Runs the tick on `sid`'s synchronous model and queues its batch.
     fn send_batch(&mut self, sid: SessionId) {
         let every = self.cfg.check_every;
+        let framing = self.stats.ticks % u64::from(self.cfg.frame_every.max(1)) == 0;
         let Some(Phase::Live(l)) = self.sessions.get_mut(&sid).map(|s| &mut s.phase) else {
             return;
         };
@@ -513,15 +520,19 @@ impl ServerCore {
             let _ = run_command(&mut l.sync, l.player, &cmd);
         }
         drain(&mut l.sync, l.player);
-        let t = match l.tx.frame(&mut self.master, &mut l.sync, None) {
-            Ok(t) => t,
-            Err(e) => {
-                tracing::error!(sid, error = %e, "difference transmission failed");
-                return self.close(sid, &format!("difference transmission failed: {e}"), true);
+        let mut view = Vec::new();
+        if framing {
+            let t = match l.tx.frame(&mut self.master, &mut l.sync, None) {
+                Ok(t) => t,
+                Err(e) => {
+                    tracing::error!(sid, error = %e, "difference transmission failed");
+                    return self.close(sid, &format!("difference transmission failed: {e}"), true);
+                }
+            };
+            for r in &t.reports {
+                tracing::error!(sid, report = %r, "desync between the master and a ServerSync");
             }
-        };
-        for r in &t.reports {
-            tracing::error!(sid, report = %r, "desync between the master and a ServerSync");
+            view = t.frame.encode();
         }
         drain(&mut l.sync, l.player);
         let mut prints = std::mem::take(&mut l.prints);
@@ -532,7 +543,6 @@ impl ServerCore {
             l.acks_since_check = 0;
             l.sync.state_hash()
         });
-        let view = t.frame.encode();
         let batch = Batch { tick: self.master.now(), acks, view, prints, check };
         self.push(sid, &Down::Batch(batch));
         if self.outbox_len(sid) > self.cfg.max_outbox {

@@ -92,6 +92,15 @@ fn ten_thousand_commands_no_desync() {
 }
 
 #[test]
+fn frames_every_third_tick_converge_too() {
+    let cfg = ServerConfig { check_every: 2, frame_every: 3, ..Default::default() };
+    let mut net = net(cfg, 12);
+    let clients: Vec<usize> = ["ann", "bob", "cy"].iter().map(|n| join(&mut net, n)).collect();
+    bots(&mut net, &clients, 600, 13);
+    assert_converged(&mut net);
+}
+
+#[test]
 fn same_seed_same_run() {
     let run = |seed| {
         let mut net = net(ServerConfig::default(), seed);
@@ -333,4 +342,27 @@ fn tampering_is_detected_as_a_desync() {
     assert!(net.clients[a].core.stats().desyncs >= 1);
     let ev = net.clients[a].core.take_events();
     assert!(ev.iter().any(|e| matches!(e, ClientEvent::Desync { .. })));
+}
+
+#[test]
+fn a_client_too_far_behind_is_disconnected() {
+    let cfg = ServerConfig { max_outbox: 5, ..Default::default() };
+    let mut core = ServerCore::new(arena(), cfg, Registry::new(HashCost::test()));
+    let sid = core.open();
+    let h =
+        Hello { version: PROTOCOL_VERSION, name: "slow".into(), secret: "pw".into(), sources: 0 };
+    core.receive(sid, &encode(&Up::Hello(h)));
+    let other = core.open();
+    let h =
+        Hello { version: PROTOCOL_VERSION, name: "fast".into(), secret: "pw".into(), sources: 0 };
+    core.receive(other, &encode(&Up::Hello(h)));
+    for _ in 0..10 {
+        core.tick();
+        core.take_outbox(other);
+    }
+    let closed = core.take_closed();
+    assert_eq!(closed.len(), 1, "{closed:?}");
+    assert_eq!(closed[0].0, sid);
+    assert!(closed[0].1.contains("too far behind"));
+    assert_eq!(core.live().len(), 1);
 }
