@@ -511,7 +511,8 @@ impl ServerCore {
     /// Runs the tick on `sid`'s synchronous model and queues its batch.
     fn send_batch(&mut self, sid: SessionId) {
         let every = self.cfg.check_every;
-        let framing = self.stats.ticks % u64::from(self.cfg.frame_every.max(1)) == 0;
+        let k = u64::from(self.cfg.frame_every.max(1));
+        let framing = self.stats.ticks.checked_rem(k) == Some(0);
         let Some(Phase::Live(l)) = self.sessions.get_mut(&sid).map(|s| &mut s.phase) else {
             return;
         };
