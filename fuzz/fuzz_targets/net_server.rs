@@ -23,9 +23,11 @@ thread_local! {
 
 fuzz_target!(|data: &[u8]| {
     let master = MASTER.with(|b| World::restore(Model::Master, b).unwrap());
-    let mut core = ServerCore::new(master, ServerConfig::default(), Registry::new(HashCost::test()));
+    let mut core =
+        ServerCore::new(master, ServerConfig::default(), Registry::new(HashCost::test()));
     let a = core.open();
-    let hello = Hello { version: PROTOCOL_VERSION, name: "fuzz".into(), secret: "pw".into(), sources: 0 };
+    let hello =
+        Hello { version: PROTOCOL_VERSION, name: "fuzz".into(), secret: "pw".into(), sources: 0 };
     core.receive(a, &encode(&Up::Hello(hello)));
     let mut b = core.open();
     let mut i = 0;

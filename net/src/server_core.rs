@@ -78,8 +78,8 @@ pub struct ServerConfig {
     pub max_queued_commands: usize,
     /// Batches a session's outbox may hold before it is too far behind.
     pub max_outbox: usize,
-    /// A view frame is computed every this many ticks (1: every tick);
-    /// the batches between carry no frame. Trades the latency of other
+    /// A session gets a view frame every this many ticks (1: every tick;
+    /// the sessions take turns); the batches between carry no frame. Trades the latency of other
     /// players' changes for server CPU (difference transmission is most of
     /// a tick's cost).
     pub frame_every: u32,
@@ -512,7 +512,9 @@ impl ServerCore {
     fn send_batch(&mut self, sid: SessionId) {
         let every = self.cfg.check_every;
         let k = u64::from(self.cfg.frame_every.max(1));
-        let framing = self.stats.ticks.checked_rem(k) == Some(0);
+        // Sessions take turns (staggered by session ID), so each tick
+        // computes about 1/k of the frames.
+        let framing = (self.stats.ticks + sid).checked_rem(k) == Some(0);
         let Some(Phase::Live(l)) = self.sessions.get_mut(&sid).map(|s| &mut s.phase) else {
             return;
         };

@@ -98,6 +98,8 @@ fn frames_every_third_tick_converge_too() {
     let clients: Vec<usize> = ["ann", "bob", "cy"].iter().map(|n| join(&mut net, n)).collect();
     bots(&mut net, &clients, 600, 13);
     assert_converged(&mut net);
+    let acks: u64 = clients.iter().map(|&i| net.clients[i].core.stats().acks).sum();
+    assert_eq!(acks, 600);
 }
 
 #[test]
