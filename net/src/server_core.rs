@@ -300,13 +300,17 @@ impl ServerCore {
         if let Err(e) = auth {
             return self.bogus(sid, &format!("refused: {e}"));
         }
+        // A reconnect replaces the player's live session: the old one
+        // leaves (`onleave`) before the new one joins (`onjoin`).
+        if let Some(old) = self.master.player_id(&h.name).and_then(|p| self.players.get(&p)) {
+            let old = *old;
+            self.close(old, "replaced by a new connection of the same player", false);
+        }
         let adm = match self.master.admit(&h.name) {
             Ok(a) => a,
             Err(e) => return self.bogus(sid, &format!("refused: {e}")),
         };
-        if let Some(old) = self.players.insert(adm.id, sid) {
-            self.close(old, "replaced by a new connection of the same player", false);
-        }
+        self.players.insert(adm.id, sid);
         match self.make_live(&h, adm.id) {
             Ok((live, welcome)) => {
                 tracing::info!(sid, name = %h.name, player = adm.id, new = adm.new, "joined");

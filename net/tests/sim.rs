@@ -368,3 +368,12 @@ fn a_client_too_far_behind_is_disconnected() {
     assert!(closed[0].1.contains("too far behind"));
     assert_eq!(core.live().len(), 1);
 }
+
+#[test]
+fn a_bogus_server_ends_the_client_session() {
+    let mut c = ClientCore::new("ann", "pw", Vec::new()).unwrap();
+    let e = c.receive(&[0xff, 0x00, 0x13]).unwrap_err();
+    assert!(matches!(e, luprex_net::ClientError::Bogus(_)), "{e}");
+    assert!(c.closed().is_some());
+    assert!(c.command(Command::Walk { to: [0.0; 3] }).is_err());
+}
