@@ -141,6 +141,7 @@ impl World {
     /// empty, longer than [`MAX_NAME`] bytes or holds a control character,
     /// or the scripts define no tangible class `player`.
     pub fn admit(&mut self, name: &str) -> Result<Admission, EngineError> {
+        self.record(|| crate::journal::Event::Admit { name: name.to_owned() });
         let refuse = |m: String| Self::lua_error(format!("admit '{name}': {m}"));
         if self.model != Model::Master {
             return Err(refuse("only the master admits players".into()));
@@ -163,6 +164,7 @@ impl World {
     /// tangible stays). Returns the thread, if any. Fails if `id` is not a
     /// live player.
     pub fn depart(&mut self, id: u64) -> Result<Option<u64>, EngineError> {
+        self.record(|| crate::journal::Event::Depart { player: id });
         if tangible::host(&self.st).get(id).is_none_or(|t| t.pool.is_none()) {
             return Err(Self::lua_error(format!("depart: {id} is not a player")));
         }
@@ -203,6 +205,7 @@ impl World {
     /// changing nothing, if `actor` is not a live player or a coordinate
     /// is not finite.
     pub fn walk(&mut self, actor: u64, to: [f64; 3]) -> Result<u64, EngineError> {
+        self.record(|| crate::journal::Event::Walk { actor, to });
         let refuse = |m: String| Self::lua_error(format!("walk refused: {m}"));
         if tangible::host(&self.st).get(actor).is_none_or(|t| t.pool.is_none()) {
             return Err(refuse(format!("actor {actor} is not a player")));

@@ -203,6 +203,9 @@ pub struct World {
     thread_reports: Vec<ThreadReport>,
     requests: Vec<Request>,
     limits: WorldLimits,
+    /// The events applied since the last [`World::take_events`], while
+    /// recording ([`World::record_events`]).
+    events: Option<Vec<crate::journal::Event>>,
 }
 
 impl std::fmt::Debug for World {
@@ -246,6 +249,7 @@ impl World {
             thread_reports: Vec::new(),
             requests: Vec::new(),
             limits,
+            events: None,
         })
     }
 
@@ -679,6 +683,7 @@ impl World {
     /// completes settle), then runs every thread due, in schedule order
     /// (`threads.rs`). A new tick budget starts ([`WorldLimits::per_tick`]).
     pub fn tick(&mut self) {
+        self.record(|| crate::journal::Event::Tick);
         let host = tangible::host_mut(&mut self.st);
         host.tick();
         host.set_budget(self.limits.per_tick);
@@ -749,6 +754,28 @@ impl World {
 // ---------------------------------------------------------------------
 
 impl World {
+    /// Starts (or stops) recording the events applied to this World: every
+    /// call of [`World::admit`], [`World::depart`], [`World::invoke`],
+    /// [`World::walk`], [`World::spawn`], [`World::answer`] and
+    /// [`World::tick`] appends its [`crate::journal::Event`] (refused calls
+    /// too: they are refused again on replay). A persistent master records,
+    /// and journals what [`World::take_events`] gives before acknowledging.
+    pub fn record_events(&mut self, on: bool) {
+        self.events = on.then(Vec::new);
+    }
+
+    /// The events recorded since the last call, oldest first.
+    pub fn take_events(&mut self) -> Vec<crate::journal::Event> {
+        self.events.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Records the event `e()` if recording.
+    pub(crate) fn record(&mut self, e: impl FnOnce() -> crate::journal::Event) {
+        if let Some(v) = self.events.as_mut() {
+            v.push(e());
+        }
+    }
+
     /// The limits in force.
     pub fn limits(&self) -> WorldLimits {
         self.limits
@@ -838,6 +865,12 @@ impl World {
         function: &str,
         args: &[Plain],
     ) -> Result<u64, EngineError> {
+        self.record(|| crate::journal::Event::Invoke {
+            actor,
+            target,
+            function: function.to_owned(),
+            args: args.to_vec(),
+        });
         let refuse = |m: String| Self::lua_error(format!("invoke refused: {m}"));
         if tangible::host(&self.st).get(actor).is_none_or(|t| t.pool.is_none()) {
             return Err(refuse(format!("actor {actor} is not a player")));
@@ -898,6 +931,11 @@ impl World {
         function: &str,
         args: &[Plain],
     ) -> Result<u64, EngineError> {
+        self.record(|| crate::journal::Event::Spawn {
+            target,
+            function: function.to_owned(),
+            args: args.to_vec(),
+        });
         let k = self.keys();
         let f = self.class_function(target, function).map_err(Self::lua_error)?;
         let args = self.args_values(target, args).map_err(Self::lua_error)?;
@@ -919,6 +957,7 @@ impl World {
     /// results in the thread), then runs the scheduler: the thread resumes
     /// now. Fails if the thread no longer waits on that operation.
     pub fn answer(&mut self, req: &Request, values: &[Plain]) -> Result<(), EngineError> {
+        self.record(|| crate::journal::Event::answer(req, values.to_vec()));
         let k = self.keys();
         let Some(info) = threads::info(&self.st, &k, req.tangible, req.thread) else {
             return Err(Self::lua_error(format!("answer: no thread {}", req.thread)));

@@ -217,3 +217,35 @@ fn answers_replay() {
     assert_eq!(rec.world.state_hash(), w.state_hash());
     assert_eq!(rec.refused, 0);
 }
+
+/// A recording master journals exactly the calls made to it, refused ones
+/// included, and the journal replays to its state.
+#[test]
+fn recorded_events_replay() {
+    let dir = Dir::new("record");
+    let mut w = master();
+    let mut store = Store::create(&dir.0, &w).unwrap();
+    w.record_events(true);
+    let ann = w.admit("ann").unwrap().id;
+    let bob = w.admit("bob").unwrap().id;
+    w.walk(ann, [5.0, 5.0, 0.0]).unwrap();
+    w.tick();
+    w.invoke(bob, bob, "say", &[Plain::Str("hi".into())]).unwrap();
+    assert!(w.invoke(bob, ann, "nope", &[]).is_err());
+    w.depart(ann).unwrap();
+    w.tick();
+    let events = w.take_events();
+    assert_eq!(events.len(), 8);
+    assert_eq!(events[0], Event::Admit { name: "ann".into() });
+    assert_eq!(events[7], Event::Tick);
+    assert!(w.take_events().is_empty());
+    for e in &events {
+        store.append(e).unwrap();
+    }
+    store.flush(false).unwrap();
+    drop(store);
+    let (_, mut rec) = Store::open(&dir.0).unwrap();
+    assert_eq!((rec.replayed, rec.refused), (8, 1));
+    assert_eq!(rec.world.state_hash(), w.state_hash());
+    assert!(rec.world.take_events().is_empty(), "a replay does not record");
+}
