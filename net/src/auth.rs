@@ -54,6 +54,9 @@ pub enum AuthError {
     /// Hashing failed (bad parameters).
     #[error("password hashing failed: {0}")]
     Hash(String),
+    /// The registry file could not be written.
+    #[error("cannot store the registration: {0}")]
+    Store(String),
 }
 
 /// The registered players: name → PHC hash string. Shared (cheap clone).
@@ -61,12 +64,65 @@ pub enum AuthError {
 pub struct Registry {
     inner: Arc<Mutex<BTreeMap<String, String>>>,
     cost: HashCost,
+    /// Where registrations are kept (`Registry::open`), if anywhere.
+    file: Option<Arc<std::path::PathBuf>>,
 }
 
 impl Registry {
     /// An empty registry hashing at `cost`.
     pub fn new(cost: HashCost) -> Registry {
-        Registry { inner: Arc::default(), cost }
+        Registry { inner: Arc::default(), cost, file: None }
+    }
+
+    /// A registry kept in file `path` (created when the first player
+    /// registers): one `name<TAB>PHC hash` per line. Each registration
+    /// rewrites the file (a synced temporary file renamed over it) before
+    /// it is accepted, so a restarted server knows every player it ever
+    /// told "registered". Names never hold tabs or newlines (the engine
+    /// refuses control characters in names).
+    pub fn open(cost: HashCost, path: &std::path::Path) -> std::io::Result<Registry> {
+        let mut map = BTreeMap::new();
+        match std::fs::read_to_string(path) {
+            Ok(text) => {
+                for (i, line) in text.lines().enumerate() {
+                    let Some((name, phc)) = line.split_once('\t') else {
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::InvalidData,
+                            format!("{}:{}: not `name<TAB>hash`", path.display(), i + 1),
+                        ));
+                    };
+                    map.insert(name.to_owned(), phc.to_owned());
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        Ok(Registry {
+            inner: Arc::new(Mutex::new(map)),
+            cost,
+            file: Some(Arc::new(path.to_owned())),
+        })
+    }
+
+    /// Writes the registry file (if any) with `map`.
+    fn store(&self, map: &BTreeMap<String, String>) -> Result<(), AuthError> {
+        let Some(path) = &self.file else { return Ok(()) };
+        let mut text = String::new();
+        for (name, phc) in map {
+            text.push_str(name);
+            text.push('\t');
+            text.push_str(phc);
+            text.push('\n');
+        }
+        let tmp = path.with_extension("tmp");
+        let write = || -> std::io::Result<()> {
+            use std::io::Write;
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(text.as_bytes())?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, path.as_ref())
+        };
+        write().map_err(|e| AuthError::Store(format!("{}: {e}", path.display())))
     }
 
     fn argon(&self) -> Result<Argon2<'static>, AuthError> {
@@ -100,6 +156,10 @@ impl Registry {
             }
             None => {
                 map.insert(name.to_owned(), phc);
+                if let Err(e) = self.store(&map) {
+                    map.remove(name);
+                    return Err(e);
+                }
                 Ok(true)
             }
         }

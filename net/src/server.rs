@@ -111,6 +111,18 @@ pub fn spawn(
     net: NetConfig,
     registry: Registry,
 ) -> std::io::Result<ServerHandle> {
+    spawn_with(master, None, cfg, net, registry)
+}
+
+/// As [`spawn`], with a journal for a persistent master
+/// ([`ServerCore::set_journal`]).
+pub fn spawn_with(
+    master: impl FnOnce() -> World + Send + 'static,
+    journal: Option<crate::server_core::Journal>,
+    cfg: ServerConfig,
+    net: NetConfig,
+    registry: Registry,
+) -> std::io::Result<ServerHandle> {
     let std_listener = std::net::TcpListener::bind(net.bind)?;
     std_listener.set_nonblocking(true)?;
     let addr = std_listener.local_addr()?;
@@ -118,7 +130,10 @@ pub fn spawn(
     let (stop_tx, stop_rx) = watch::channel(false);
     let reg = registry.clone();
     let tick = std::thread::Builder::new().name("luprex-tick".into()).spawn(move || {
-        let core = ServerCore::new(master(), cfg, reg);
+        let mut core = ServerCore::new(master(), cfg, reg);
+        if let Some(j) = journal {
+            core.set_journal(j);
+        }
         tick_thread(core, ev_rx)
     })?;
     let tx = ev_tx.clone();
@@ -298,6 +313,9 @@ fn tick_thread(mut core: ServerCore, mut events: mpsc::Receiver<Event>) -> Serve
             }
             flush(&mut core, &mut downs);
         }
+        if core.storage_failed().is_some() {
+            break 'run;
+        }
         let t0 = Instant::now();
         core.tick();
         flush(&mut core, &mut downs);
@@ -344,6 +362,12 @@ fn handle(
 /// closes that session (too far behind); closed sessions lose their
 /// channel after their last frame.
 fn flush(core: &mut ServerCore, downs: &mut BTreeMap<SessionId, mpsc::Sender<Vec<u8>>>) {
+    // The journal first: nothing leaves before the events behind it are
+    // durable (a persistent master; see `ServerCore::persist`).
+    if let Err(e) = core.persist() {
+        tracing::error!(error = %e, "the journal failed: the server stops sending and shuts down");
+        return;
+    }
     let mut behind = Vec::new();
     for (&sid, tx) in downs.iter() {
         for b in core.take_outbox(sid) {

@@ -153,7 +153,15 @@ pub struct ServerCore {
     /// An empty synchronous model ticked with the master: a new session's
     /// twins start from its saved bytes.
     blank: World,
+    /// Where the master's events go before anything is sent
+    /// ([`ServerCore::set_journal`]).
+    journal: Option<Journal>,
+    /// Why the journal failed, if it did: the server must stop.
+    storage_failed: Option<String>,
 }
+
+/// The sink of a persistent master's events (see [`ServerCore::persist`]).
+pub type Journal = Box<dyn FnMut(&[luprex_engine::Event]) -> Result<(), String> + Send>;
 
 /// Runs `cmd` for `player` on `w`: the thread's ID, or why it failed.
 /// Failures are refusals (`invoke refused: ...`) and errors the thread
@@ -190,7 +198,41 @@ impl ServerCore {
             closed: Vec::new(),
             realtime: Box::new(|| "1970-01-01T00:00:00Z".to_owned()),
             stats: ServerStats::default(),
+            journal: None,
+            storage_failed: None,
         }
+    }
+
+    /// Makes the master persistent: it records every event applied to it
+    /// (`World::record_events`) and [`ServerCore::persist`] hands them to
+    /// `journal`, which must make them durable before it returns. Drivers
+    /// call `persist` before they send anything out, so no acknowledgement
+    /// (or any other consequence of an event) leaves the server before the
+    /// event is in the journal.
+    pub fn set_journal(&mut self, journal: Journal) {
+        self.master.record_events(true);
+        self.journal = Some(journal);
+    }
+
+    /// Hands the events applied to the master since the last call to the
+    /// journal. After a failure the server must stop sending
+    /// ([`ServerCore::storage_failed`]): what it would send could depend on
+    /// events a restart would not know.
+    pub fn persist(&mut self) -> Result<(), String> {
+        if let Some(why) = &self.storage_failed {
+            return Err(why.clone());
+        }
+        let Some(j) = self.journal.as_mut() else { return Ok(()) };
+        let events = self.master.take_events();
+        if events.is_empty() {
+            return Ok(());
+        }
+        j(&events).inspect_err(|e| self.storage_failed = Some(e.clone()))
+    }
+
+    /// Why the journal failed, if it did.
+    pub fn storage_failed(&self) -> Option<&str> {
+        self.storage_failed.as_deref()
     }
 
     /// Sets how `realtime` requests are answered (the TCP server: the
