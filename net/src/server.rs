@@ -319,7 +319,11 @@ fn tick_thread(mut core: ServerCore, mut events: mpsc::Receiver<Event>) -> Serve
         let t0 = Instant::now();
         core.tick();
         flush(&mut core, &mut downs);
-        report.tick_times.push(t0.elapsed());
+        let took = t0.elapsed();
+        if took > period {
+            tracing::warn!(tick = n, ms = took.as_secs_f64() * 1e3, "tick overrun");
+        }
+        report.tick_times.push(took);
         n += 1;
     }
     for (sid, _, _) in core.live() {

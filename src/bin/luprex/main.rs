@@ -23,6 +23,7 @@
 //! of the network; `play` and `connect` will drive it.
 
 mod check;
+mod serve;
 // The UI is wired into `play` and `connect` when the network lands; until
 // then only its tests use it (remove this `allow` then).
 #[allow(dead_code, unused_imports)]
@@ -47,6 +48,9 @@ enum Command {
     /// Loads and compiles every source of a script directory; prints every
     /// error with its file and line; exits 1 if there is any.
     Check(check::Args),
+    /// Serves a script directory: the persistent master World (checkpoint
+    /// and journal in a data directory) and the network listener.
+    Serve(serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -65,5 +69,6 @@ fn main() -> ExitCode {
 fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Check(args) => check::run(&args),
+        Command::Serve(args) => serve::run(&args),
     }
 }
