@@ -22,10 +22,11 @@
 //! The terminal client's user interface (`tui`) is here too, independent
 //! of the network; `play` and `connect` will drive it.
 
+mod bots;
 mod check;
-// The UI is wired into `play` and `connect` when the network lands; until
-// then only its tests use it (remove this `allow` then).
-#[allow(dead_code, unused_imports)]
+mod connect;
+mod play;
+mod sim;
 mod tui;
 
 use clap::{Parser, Subcommand};
@@ -47,6 +48,15 @@ enum Command {
     /// Loads and compiles every source of a script directory; prints every
     /// error with its file and line; exits 1 if there is any.
     Check(check::Args),
+    /// Runs a script directory's world and plays it in the terminal (a
+    /// server and a client in one process); without a terminal, bots play
+    /// it for a while and what happens is printed.
+    Play(play::Args),
+    /// The terminal client: plays on the server at ADDR.
+    Connect(connect::Args),
+    /// Headless: the master and N bots over the deterministic simulated
+    /// network; reports commands, mispredictions, desyncs, bytes, times.
+    Sim(sim::Args),
 }
 
 fn main() -> ExitCode {
@@ -65,5 +75,8 @@ fn main() -> ExitCode {
 fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Check(args) => check::run(&args),
+        Command::Play(args) => play::run(&args),
+        Command::Connect(args) => connect::run(&args),
+        Command::Sim(args) => sim::run(&args),
     }
 }
