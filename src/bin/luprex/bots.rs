@@ -328,7 +328,19 @@ pub fn run(master: World, opts: &RunOptions, out: &mut dyn FnMut(String)) -> Tot
             let (mine, master) = net.views(i);
             if mine != master {
                 t.desyncs += 1;
-                out(format!("{}: DESYNC: its view differs from the master's at the end", names[i]));
+                let keys: std::collections::BTreeSet<&u64> =
+                    mine.keys().chain(master.keys()).collect();
+                let diff: Vec<String> = keys
+                    .into_iter()
+                    .filter(|k| mine.get(k) != master.get(k))
+                    .take(3)
+                    .map(|k| format!("#{k}: {:?} vs master {:?}", mine.get(k), master.get(k)))
+                    .collect();
+                out(format!(
+                    "{}: DESYNC: its view differs from the master's at the end: {}",
+                    names[i],
+                    diff.join("; ")
+                ));
             }
         }
     }
