@@ -7,7 +7,8 @@
 //! connects to it from a second tmux session; ann walks east (her
 //! position on the status line changes), chats (bob's screen shows the
 //! line), tries to craft at the workbench and chops (the world's answers
-//! show in her message pane), and quits (the process exits and restores
+//! show in her message pane), edits `tuning.lua` (the server reloads it
+//! while both stay connected; the sign reads the new text), and quits (the process exits and restores
 //! the terminal). tmux is required: without it the test fails and says
 //! so (CI installs it, `.ci/run`).
 
@@ -98,6 +99,31 @@ fn play_walk_chat_craft_and_a_second_client() {
     let answers = ["nothing near you answers /chop", "the tree", "You chop", "grows back"];
     ann.wait_for(WAIT, |s| answers.iter().any(|a| s.contains(a)))
         .unwrap_or_else(|s| panic!("no answer to /chop:\n{s}"));
+
+    // Editing the scripts while both are connected: the master reloads
+    // and the sign reads the new text.
+    let tuning = dir.join("tuning.lua");
+    let text = std::fs::read_to_string(&tuning).unwrap();
+    let text = text.replace("Welcome to Emberfield!", "Welcome to Edited Emberfield!");
+    std::fs::write(&tuning, text).unwrap();
+    ann.expect("(reloaded", WAIT);
+    // To the sign at (0, 1): west to x = 1, north to y = 0 (within reach).
+    let (x, y) = (x0 + 3, y0);
+    for _ in 0..(x - 1).max(0) {
+        ann.keys(&["Left"]);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    for _ in 0..(0 - y).max(0) {
+        ann.keys(&["Up"]);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let to = ((x - (x - 1).max(0)), y + (0 - y).max(0));
+    ann.wait_for(WAIT, |s| position(s) == Some(to))
+        .unwrap_or_else(|s| panic!("ann did not walk to {to:?}:\n{s}"));
+    ann.keys(&["/"]);
+    ann.type_text("read");
+    ann.keys(&["Enter"]);
+    ann.expect("The sign reads: Welcome to Edited Emberfield!", WAIT);
 
     // Quitting ends play (server and client).
     ann.keys(&["q"]);

@@ -226,11 +226,13 @@ pub fn run(master: World, opts: &RunOptions, out: &mut dyn FnMut(String)) -> Tot
     let mut net = SimNet::new(server, sim);
     let mut rng = Rng::new(opts.seed ^ 0xB075);
     let mut t = Totals::default();
-    let names: Vec<String> = (1..=opts.clients).map(|i| format!("bot{i}")).collect();
-    for name in &names {
-        match ClientCore::new(name, "bot", Vec::new()) {
+    // names[i] is client i's name.
+    let mut names: Vec<String> = Vec::new();
+    for name in (1..=opts.clients).map(|i| format!("bot{i}")) {
+        match ClientCore::new(&name, "bot", Vec::new()) {
             Ok(core) => {
                 net.connect(core);
+                names.push(name);
             }
             Err(e) => out(format!("{name}: cannot start: {e}")),
         }
@@ -312,14 +314,13 @@ pub fn run(master: World, opts: &RunOptions, out: &mut dyn FnMut(String)) -> Tot
         out("the traffic did not settle within 60 s of simulated time".into());
     }
     let mut bytes_down = 0;
-    for i in 0..net.clients.len() {
-        let c = &net.clients[i];
+    for (c, name) in net.clients.iter().zip(&names) {
         let s = c.core.stats();
         t.checks += s.checks;
         bytes_down += s.bytes_down;
         if let Some(e) = &c.error {
             t.errors += 1;
-            out(format!("{}: error: {e}", names[i]));
+            out(format!("{name}: error: {e}"));
             if e.contains("desync") {
                 t.desyncs += 1;
             }
