@@ -43,9 +43,9 @@ use std::time::{Duration, SystemTime};
 pub struct Args {
     /// The script directory (with its control.lst).
     pub dir: PathBuf,
-    /// Your player's name.
-    #[arg(long, default_value = "you")]
-    pub name: String,
+    /// Your player's name (default: $USER, else `player`).
+    #[arg(long)]
+    pub name: Option<String>,
     /// Your secret (default: $LUPREX_SECRET, else an insecure per-name
     /// default for local play).
     #[arg(long)]
@@ -143,8 +143,11 @@ fn interactive(args: &Args) -> anyhow::Result<ExitCode> {
             args.dir.display()
         ),
     ];
-    let secret = connect::secret_for(&args.name, args.secret.as_deref());
-    let r = connect::play_terminal(addr, &args.name, &secret, intro, Some(note_rx));
+    let name = args.name.clone().unwrap_or_else(|| {
+        std::env::var("USER").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| "player".into())
+    });
+    let secret = connect::secret_for(&name, args.secret.as_deref());
+    let r = connect::play_terminal(addr, &name, &secret, intro, Some(note_rx));
     stop.store(true, Ordering::Relaxed);
     let _ = watcher.join();
     if let Ok(h) = Arc::try_unwrap(handle) {
