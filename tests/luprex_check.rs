@@ -20,7 +20,7 @@ fn the_demo_world_checks_clean() {
     let out = check(&lua);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(out.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.ends_with("10 files, no errors\n"), "{stdout}");
+    assert!(stdout.ends_with("11 files, no errors\n"), "{stdout}");
     assert_eq!(stderr, "");
 }
 

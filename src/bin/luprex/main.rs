@@ -20,13 +20,15 @@
 //! subcommands will log connections and errors at `info`.
 //!
 //! The terminal client's user interface (`tui`) is here too, independent
-//! of the network; `play` and `connect` will drive it.
+//! of the network; `play` and `connect` drive it. `serve` is the
+//! persistent master (`serve.rs`).
 
+mod bots;
 mod check;
+mod connect;
+mod play;
 mod serve;
-// The UI is wired into `play` and `connect` when the network lands; until
-// then only its tests use it (remove this `allow` then).
-#[allow(dead_code, unused_imports)]
+mod sim;
 mod tui;
 
 use clap::{Parser, Subcommand};
@@ -51,6 +53,15 @@ enum Command {
     /// Serves a script directory: the persistent master World (checkpoint
     /// and journal in a data directory) and the network listener.
     Serve(serve::Args),
+    /// Runs a script directory's world and plays it in the terminal (a
+    /// server and a client in one process); without a terminal, bots play
+    /// it for a while and what happens is printed.
+    Play(play::Args),
+    /// The terminal client: plays on the server at ADDR.
+    Connect(connect::Args),
+    /// Headless: the master and N bots over the deterministic simulated
+    /// network; reports commands, mispredictions, desyncs, bytes, times.
+    Sim(sim::Args),
 }
 
 fn main() -> ExitCode {
@@ -70,5 +81,8 @@ fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Check(args) => check::run(&args),
         Command::Serve(args) => serve::run(&args),
+        Command::Play(args) => play::run(&args),
+        Command::Connect(args) => connect::run(&args),
+        Command::Sim(args) => sim::run(&args),
     }
 }

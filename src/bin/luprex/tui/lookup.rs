@@ -75,6 +75,33 @@ pub fn permits(w: &mut World, id: u64, name: &str) -> bool {
     }
 }
 
+/// The permitted methods (`permit_invoke`) of tangible `id`'s class that
+/// take no argument besides the target (`function m(self)`), sorted: what
+/// the default bot of `luprex sim` invokes.
+pub fn no_arg_methods(w: &mut World, id: u64) -> Vec<String> {
+    let Some(c) = class_table(w, id) else { return Vec::new() };
+    let st = w.state();
+    let Value::Table(all) = field(st, st.registry(), "permits") else { return Vec::new() };
+    let Some((_, Value::Table(set))) =
+        st.table(all).iter().find(|(k, _)| matches!(k, Value::Table(t) if *t == c))
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = st
+        .table(set)
+        .iter()
+        .filter(|(_, v)| matches!(v, Value::Bool(true)))
+        .filter_map(|(k, _)| text(st, k))
+        .filter(|name| {
+            let f = field(st, c, name);
+            let info = st.function_info(f);
+            matches!(f, Value::LuaFn(_)) && info.nparams <= 1 && !info.is_vararg
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
 /// How far around the player `/name` looks for a target.
 pub const TARGET_RADIUS: f64 = 6.0;
 

@@ -15,7 +15,7 @@
 //!   mode) and what each key does;
 //! * `render.rs` — drawing it all into a ratatui `Frame`.
 //!
-//! The loop that will own a terminal (`play`, `connect`) is, per frame:
+//! The loop that owns a terminal (`connect.rs`, for `play` and `connect`) is, per frame:
 //! `terminal.draw(|f| render(f, &mut world, player, &ui, &status))`, then
 //! for each key event `ui.handle_key(key, &mut world, player)` and send
 //! the [`Action`] it returns. Nothing here touches a terminal itself, so
