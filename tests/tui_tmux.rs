@@ -50,6 +50,21 @@ fn address(screen: &str) -> Option<String> {
     Some(rest.split_whitespace().next()?.to_owned())
 }
 
+/// The ID in the legend's `@ you (#ID)`.
+fn you_id(screen: &str) -> Option<String> {
+    let at = screen.find("you (#")? + "you (#".len();
+    let rest = &screen[at..];
+    Some(rest[..rest.find(')')?].to_owned())
+}
+
+/// The distance the legend shows for `#ID player D`.
+fn distance(screen: &str, id: &str) -> Option<String> {
+    let key = format!("#{id} player ");
+    let at = screen.find(&key)? + key.len();
+    let d: String = screen[at..].chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    (!d.is_empty()).then_some(d)
+}
+
 #[test]
 fn play_walk_chat_craft_and_a_second_client() {
     assert!(Tmux::available(), "this test needs tmux (apt-get install tmux; .ci/run installs it)");
@@ -70,6 +85,13 @@ fn play_walk_chat_craft_and_a_second_client() {
         .unwrap_or_else(|s| panic!("bob never appeared in the world:\n{s}"));
     ann.expect("bob arrives in Emberfield", WAIT);
 
+    // Bob's legend lists ann among the nearest things, with her distance.
+    let ann_id = you_id(&screen).unwrap_or_else(|| panic!("no '@ you (#ID)' on\n{screen}"));
+    let before = bob
+        .wait_for(WAIT, |s| distance(s, &ann_id).is_some())
+        .map(|s| distance(&s, &ann_id).unwrap())
+        .unwrap_or_else(|s| panic!("bob does not list ann (#{ann_id}):\n{s}"));
+
     // Walking: three steps east.
     for _ in 0..3 {
         ann.keys(&["Right"]);
@@ -79,6 +101,9 @@ fn play_walk_chat_craft_and_a_second_client() {
         .wait_for(WAIT, |s| position(s) == Some((x0 + 3, y0)))
         .unwrap_or_else(|s| panic!("ann did not walk from {x0},{y0} to {},{y0}:\n{s}", x0 + 3));
     assert!(moved.contains("connected │ latency"), "{moved}");
+    // The second client sees her move: her distance on bob's screen changes.
+    bob.wait_for(WAIT, |s| distance(s, &ann_id).is_some_and(|d| d != before))
+        .unwrap_or_else(|s| panic!("bob never saw ann (#{ann_id}) move from {before}:\n{s}"));
 
     // Chat: bob hears it.
     ann.keys(&["Enter"]);
