@@ -89,11 +89,18 @@ fn report_sizes() {
         let mut tx = Transmitter::new(p, RADII, opts);
         tx.frame(&mut b.master, &mut sync, None).unwrap().frame
     };
-    let none = b.tx.frame(&mut b.master, &mut b.sync, None).unwrap().frame;
+    // These two frames are checked against full re-walks.
+    b.tx.check_incremental(true);
+    let t = b.tx.frame(&mut b.master, &mut b.sync, None).unwrap();
+    assert!(t.reports.is_empty(), "{:?}", t.reports);
+    let none = t.frame;
     diff::apply(&mut b.client, &none).unwrap();
     let mut round = 0;
     change(&mut b, &mut round);
-    let one = b.tx.frame(&mut b.master, &mut b.sync, None).unwrap().frame;
+    let t = b.tx.frame(&mut b.master, &mut b.sync, None).unwrap();
+    assert!(t.reports.is_empty(), "{:?}", t.reports);
+    let one = t.frame;
+    b.tx.check_incremental(false);
     let entries = one.graph.as_ref().map_or(0, |g| g.tables.iter().map(|s| s.sets.len()).sum());
     let created = full.graph.as_ref().map_or(0, |g| g.new_tables);
     for (name, f) in [("full resend", &full), ("no change", &none), ("1% changed", &one)] {

@@ -113,7 +113,12 @@ impl Sim {
             master,
             sync: World::new(Model::ServerSync).unwrap(),
             client: World::new(Model::ClientSync).unwrap(),
-            tx: Transmitter::new(player, radii, opts),
+            tx: {
+                let mut tx = Transmitter::new(player, radii, opts);
+                // Every incremental frame is checked against a full one.
+                tx.check_incremental(true);
+                tx
+            },
             player,
             tans,
             tables: 1,
@@ -436,4 +441,38 @@ proptest! {
         diff::apply(&mut sim.client, &t.frame).unwrap();
         prop_assert_eq!(sim.sync.state_hash(), sim.client.state_hash());
     }
+}
+
+/// An incremental frame must re-send a table nobody wrote when a table it
+/// refers to is paired with another client table: here `Z.r = X` where X
+/// loses its client table `Y` to a new table stored where X was.
+#[test]
+fn an_unwritten_table_whose_child_changes_partner_is_resent() {
+    let mut sim = Sim::new(true);
+    let t = sim.tans[0];
+    sim.exec(&format!("local T = gettangible({t}); local X = {{v = 1}}; T.a = X; T.b = {{r = X}}"));
+    sim.frame();
+    sim.exec(&format!("gettangible({t}).a = {{w = 2}}"));
+    sim.frame();
+    sim.frame();
+}
+
+/// A frame that stores a reference to a table the client already has
+/// changes the order in which the traversals discover tables (here W
+/// before Z): the next frame must not reuse its passes 4 to 6.
+#[test]
+fn a_frame_that_changes_the_structure_is_not_reused() {
+    let mut sim = Sim::new(true);
+    let t = sim.tans[0];
+    sim.exec(&format!(
+        "local T = gettangible({t}); local X, Y = {{}}, {{}}; T.a = X; T.b = Y
+         Y.c = {{v = 1}}; Y.d = {{}}; P[2] = X; P[3] = Y"
+    ));
+    sim.frame();
+    sim.frame();
+    sim.exec("P[2].r = P[3].d");
+    sim.frame();
+    sim.exec("P[3].c.v = 2");
+    sim.frame();
+    sim.frame();
 }

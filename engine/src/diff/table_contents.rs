@@ -127,10 +127,14 @@ pub fn table_targets(cmp: &Compare<'_>) -> Vec<(Target, TableRef, TableRef)> {
         .collect()
 }
 
-/// The server side of pass 7.
-pub fn transmit_table_contents(cmp: &Compare<'_>) -> Vec<Sets> {
+/// The server side of pass 7, over `targets` ([`table_targets`], or the
+/// incremental frame's subset of them: `mod.rs`).
+pub fn transmit_table_contents(
+    cmp: &Compare<'_>,
+    targets: &[(Target, TableRef, TableRef)],
+) -> Vec<Sets> {
     let mut out = Vec::new();
-    for (target, tm, tc) in table_targets(cmp) {
+    for &(target, tm, tc) in targets {
         let sets = diff_table(cmp, tm, tc, true);
         if !sets.is_empty() {
             out.push(Sets { target, rewrite: false, sets });

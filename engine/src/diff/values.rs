@@ -127,6 +127,11 @@ impl ClientNumbers {
         &self.numbering
     }
 
+    /// Takes the client's own numbering out (after a frame).
+    pub fn take_numbering(&mut self) -> Numbering {
+        std::mem::take(&mut self.numbering)
+    }
+
     /// Records a table created by the frame: it gets the next number.
     pub fn push_created(&mut self, t: TableRef) {
         self.created.push(t);
@@ -196,6 +201,11 @@ impl<'a> Compare<'a> {
         cnums: &'a ClientNumbers,
     ) -> Compare<'a> {
         Compare { m, mr, mspecial, pairing, c, cr, cspecial, cnums }
+    }
+
+    /// Whether master table `t` is special (classified by content).
+    pub fn master_special(&self, t: TableRef) -> bool {
+        self.mspecial.contains(t)
     }
 
     /// The master table numbered `n`.
