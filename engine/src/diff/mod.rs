@@ -809,11 +809,8 @@ impl Transmitter {
         }
         g.tables = table_contents::transmit_table_contents(&cmp!(), &targets);
         table_contents::apply_sets(sync, &srefs, &g.tables, cctx, Pass::TableContents)?;
-        for hash_first in [false, true] {
-            let r = table_contents::restore_order(&cmp!(), &targets, hash_first);
-            table_contents::apply_sets(sync, &srefs, &r, cctx, Pass::TableContents)?;
-            g.reorder.extend(r);
-        }
+        g.reorder = table_contents::restore_order(&cmp!(), &targets);
+        table_contents::apply_sets(sync, &srefs, &g.reorder, cctx, Pass::TableContents)?;
         table_contents::verify_order(&cmp!(), &targets, &g.reorder, Pass::TableContents, sctx);
         // Pass 8: databases, then order.
         let mut dbs = tangible_differences::db_targets(&mrefs, &srefs, &cctx.close, m_tans, s_tans);
@@ -841,11 +838,8 @@ impl Transmitter {
         }
         g.dbs = tangible_differences::transmit_tangible_differences(&cmp!(), &dbs);
         table_contents::apply_sets(sync, &srefs, &g.dbs, cctx, Pass::TangibleDifferences)?;
-        for hash_first in [false, true] {
-            let r = table_contents::restore_order(&cmp!(), &dbs, hash_first);
-            table_contents::apply_sets(sync, &srefs, &r, cctx, Pass::TangibleDifferences)?;
-            g.db_reorder.extend(r);
-        }
+        g.db_reorder = table_contents::restore_order(&cmp!(), &dbs);
+        table_contents::apply_sets(sync, &srefs, &g.db_reorder, cctx, Pass::TangibleDifferences)?;
         table_contents::verify_order(&cmp!(), &dbs, &g.db_reorder, Pass::TangibleDifferences, sctx);
         // Pass 9: every close tangible, or those whose class may differ.
         let close: Vec<u64> = match &changes {

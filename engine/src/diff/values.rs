@@ -356,6 +356,11 @@ impl Applier<'_> {
         DiffError::reject(self.pass, r)
     }
 
+    /// The rejection of a bad key in this pass.
+    pub fn bad_key(&self) -> DiffError {
+        self.reject(Reject::BadKey)
+    }
+
     /// The client value of `v`.
     pub fn value(&self, w: &mut World, v: &Val) -> Result<Value, DiffError> {
         let st = w.state_mut();
@@ -382,6 +387,17 @@ impl Applier<'_> {
                 }
             }
             Val::GlobalEnv => Value::Table(self.refs.globals),
+        })
+    }
+
+    /// The client key of `k` (not the metatable).
+    pub fn key(&self, w: &mut World, k: &Key) -> Result<Value, DiffError> {
+        Ok(match k {
+            Key::Metatable => return Err(self.reject(Reject::BadKey)),
+            Key::Bool(b) => Value::Bool(*b),
+            Key::Int(i) => Value::Int(*i),
+            Key::Float(b) => Value::Float(f64::from_bits(*b)),
+            Key::Str(s) => Value::Str(w.state_mut().intern(s)),
         })
     }
 
