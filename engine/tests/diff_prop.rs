@@ -1,9 +1,12 @@
 //! Property test of difference transmission: random graph mutations on the
 //! master (shared references, cycles, metatables, references to tangibles
 //! and classes, deletions, key re-insertions, published globals, class
-//! changes, destroyed tangibles) and random player movement. After every
-//! frame:
+//! changes, destroyed tangibles), random player movement, tangibles
+//! walking over several ticks, and ticks of every model in step. After
+//! every frame:
 //!
+//! * the incremental frame equals a full re-walk's (the transmitter's
+//!   `check_incremental`), and so do the ServerSync state hashes after them;
 //! * ServerSync and ClientSync have equal state hashes;
 //! * the graph reachable from the close tangibles and the published
 //!   globals in the client model is isomorphic to the master's, checked by
@@ -47,7 +50,9 @@ enum Op {
     Reinsert(u8, u8),
     Publish(u8, V),
     Move(u8, i8),
+    Walk(u8, i8, u8),
     Player(i8),
+    Tick,
     SetClass(u8, bool),
     Destroy(u8),
     Frame,
@@ -77,7 +82,9 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (any::<u8>(), 0u8..8).prop_map(|(i, k)| Op::Reinsert(i, k)),
         1 => (0u8..3, v()).prop_map(|(k, v)| Op::Publish(k, v)),
         2 => (any::<u8>(), any::<i8>()).prop_map(|(t, x)| Op::Move(t, x)),
+        1 => (any::<u8>(), any::<i8>(), 1u8..6).prop_map(|(t, x, d)| Op::Walk(t, x, d)),
         2 => any::<i8>().prop_map(Op::Player),
+        2 => Just(Op::Tick),
         1 => (any::<u8>(), any::<bool>()).prop_map(|(t, p)| Op::SetClass(t, p)),
         1 => any::<u8>().prop_map(Op::Destroy),
         3 => Just(Op::Frame),
@@ -193,6 +200,17 @@ impl Sim {
             Op::Move(t, x) => {
                 let id = self.tan(*t);
                 let _ = self.master.move_to(id, [f64::from(*x), 0.0, 0.0], 0);
+            }
+            Op::Walk(t, x, d) => {
+                let id = self.tan(*t);
+                let _ = self.master.move_to(id, [f64::from(*x), 0.0, 0.0], i64::from(*d));
+            }
+            Op::Tick => {
+                // The host ticks every model in step (the clock is checked,
+                // not transmitted).
+                self.master.tick();
+                self.sync.tick();
+                self.client.tick();
             }
             Op::Player(x) => {
                 self.master.move_to(self.player, [f64::from(*x), 0.0, 0.0], 0).unwrap();

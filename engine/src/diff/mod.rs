@@ -115,6 +115,9 @@ use values::{ClientNumbers, Refs};
 pub enum Pass {
     /// The frame's bytes.
     Decode,
+    /// The clock check, before every pass (see "The clock" in the module
+    /// docs).
+    Clock,
     /// The source database (seed 004).
     SourceDatabase,
     /// Update Player Position.
@@ -143,6 +146,7 @@ impl fmt::Display for Pass {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = match self {
             Pass::Decode => "decode",
+            Pass::Clock => "clock",
             Pass::SourceDatabase => "source database",
             Pass::UpdatePlayerPosition => "update player position",
             Pass::CreateAndDeleteTangibles => "create and delete tangibles",
@@ -1216,7 +1220,7 @@ pub(crate) fn hash_words(tag: &[u8], words: impl Iterator<Item = u64>) -> u64 {
 pub fn apply(client: &mut World, frame: &Frame) -> Result<Applied, DiffError> {
     if client.now() != frame.now {
         return Err(DiffError::Desync(DesyncReport {
-            pass: Pass::UpdatePlayerPosition,
+            pass: Pass::Clock,
             table: None,
             tangible: None,
             detail: format!("clock: frame at tick {}, client at tick {}", frame.now, client.now()),
