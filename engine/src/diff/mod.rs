@@ -350,11 +350,11 @@ struct Structure {
     sspecial: SpecialSet,
 }
 
-/// What the table passes of a frame looked at (see [`LastFrame`]).
+/// What the table passes of a frame looked at (see [`LastFrame`]): the
+/// watch sets and correspondence (`None`: the last frame's, kept, when
+/// passes 4 to 6 were reused), and the structure for the next frame.
 struct Seen {
-    master_watch: SpecialSet,
-    sync_watch: SpecialSet,
-    corr: Vec<u32>,
+    watch: Option<(SpecialSet, SpecialSet, Vec<u32>)>,
     structure: Option<Structure>,
 }
 
@@ -571,8 +571,8 @@ impl Transmitter {
                 player,
                 self.radii.close,
                 &mut sctx,
+                &mut cctx,
             )?;
-            close_list::apply(sync, player, self.radii.close, close_hash, &mut cctx)?;
             (player_msg, tangibles, close_hash)
         };
 
@@ -623,23 +623,28 @@ impl Transmitter {
             let (g, next) = Self::graph(
                 master, sync, &mut sctx, &mut cctx, &m_tans, &s_tans, changes, structure, quiet,
             )?;
-            if incremental && !sctx.reports.is_empty() {
+            // (A full frame leaves the transmitter as it was.)
+            let old = if incremental { self.last.take() } else { None };
+            let watch = next.watch.or_else(|| old.map(|o| (o.master_watch, o.sync_watch, o.corr)));
+            match watch {
                 // A check failed: the two sides may differ where the next
                 // frame would not look; it compares everything.
-                self.last = None;
-            } else if incremental {
-                // The marks are taken after the release, in `frame`.
-                self.last = Some(LastFrame {
-                    master_mark: master.state_mut().write_mark(),
-                    sync_mark: sync.state_mut().write_mark(),
-                    close: cctx.close.clone(),
-                    master_tans: m_tans,
-                    sync_tans: s_tans,
-                    master_watch: next.master_watch,
-                    sync_watch: next.sync_watch,
-                    corr: next.corr,
-                    structure: next.structure,
-                });
+                _ if !sctx.reports.is_empty() => {}
+                Some((master_watch, sync_watch, corr)) if incremental => {
+                    // The marks are taken after the release, in `frame`.
+                    self.last = Some(LastFrame {
+                        master_mark: master.state_mut().write_mark(),
+                        sync_mark: sync.state_mut().write_mark(),
+                        close: cctx.close.clone(),
+                        master_tans: m_tans,
+                        sync_tans: s_tans,
+                        master_watch,
+                        sync_watch,
+                        corr,
+                        structure: next.structure,
+                    });
+                }
+                _ => {}
             }
             Some(g)
         };
@@ -744,9 +749,10 @@ impl Transmitter {
             classes: Vec::new(),
         };
         // The correspondence this frame establishes.
-        let corr = match (&changes, reused) {
-            (Some(ch), true) => ch.last.corr.clone(),
-            _ => {
+        let corr = match reused {
+            // Not used: passes 4 to 6 are the last frame's.
+            true => Vec::new(),
+            false => {
                 let mut corr = Vec::new();
                 for n in 1..=pairing.max_number() {
                     if let (Some(tm), Some(tc)) = (pairing.table(n), cctx.nums.table(n)) {
@@ -760,6 +766,7 @@ impl Transmitter {
                 corr
             }
         };
+        let keys = values::KeyCache::default();
         macro_rules! cmp {
             () => {
                 values::Compare::new(
@@ -771,6 +778,7 @@ impl Transmitter {
                     &srefs,
                     &sspecial,
                     &cctx.nums,
+                    &keys,
                 )
             };
         }
@@ -869,7 +877,7 @@ impl Transmitter {
         tangible_metatables::apply(sync, &g.classes)?;
 
         // What this frame looked at, for the next one's fast path.
-        if let (Some(ch), true) = (&changes, reused) {
+        if reused {
             let structure = (preserving && sctx.reports.is_empty()).then(|| Structure {
                 numbering: cctx.nums.take_numbering(),
                 numbering_hash,
@@ -877,13 +885,7 @@ impl Transmitter {
                 mspecial,
                 sspecial,
             });
-            let seen = Seen {
-                master_watch: ch.last.master_watch.clone(),
-                sync_watch: ch.last.sync_watch.clone(),
-                corr,
-                structure,
-            };
-            return Ok((g, seen));
+            return Ok((g, Seen { watch: None, structure }));
         }
         let mut mw = SpecialSet::new();
         for n in 1..=pairing.max_number() {
@@ -915,7 +917,7 @@ impl Transmitter {
             mspecial,
             sspecial,
         });
-        Ok((g, Seen { master_watch: mw, sync_watch: sw, corr, structure }))
+        Ok((g, Seen { watch: Some((mw, sw, corr)), structure }))
     }
 }
 
