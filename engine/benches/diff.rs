@@ -80,6 +80,17 @@ fn change(b: &mut Bed, round: &mut i64) {
     b.master.exec("=change", &code).unwrap();
 }
 
+/// [`change`], and 10 new tables stored in 10 tangibles (a change of the
+/// graph's structure: passes 4 to 6 run again).
+fn change_structure(b: &mut Bed, round: &mut i64) {
+    change(b, round);
+    let code = format!(
+        "for k = 0, 9 do gettangible({first} + (k * 101 + {round}) % 1000).new = {{v = k}} end",
+        first = FIRST.with(|f| f.get())
+    );
+    b.master.exec("=change", &code).unwrap();
+}
+
 fn report_sizes() {
     let mut b = bed(true);
     let full = {
@@ -100,6 +111,11 @@ fn report_sizes() {
     let t = b.tx.frame(&mut b.master, &mut b.sync, None).unwrap();
     assert!(t.reports.is_empty(), "{:?}", t.reports);
     let one = t.frame;
+    diff::apply(&mut b.client, &one).unwrap();
+    change_structure(&mut b, &mut round);
+    let t = b.tx.frame(&mut b.master, &mut b.sync, None).unwrap();
+    assert!(t.reports.is_empty(), "{:?}", t.reports);
+    diff::apply(&mut b.client, &t.frame).unwrap();
     b.tx.check_incremental(false);
     let entries = one.graph.as_ref().map_or(0, |g| g.tables.iter().map(|s| s.sets.len()).sum());
     let created = full.graph.as_ref().map_or(0, |g| g.new_tables);
@@ -189,6 +205,21 @@ fn bench(c: &mut Criterion) {
                 total
             })
         });
+        if incremental {
+            g.bench_function(format!("server frame, 1% changed + 10 new tables ({name})"), |it| {
+                it.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        change_structure(&mut b, &mut round);
+                        let t0 = Instant::now();
+                        let t = b.tx.frame(&mut b.master, &mut b.sync, None).unwrap();
+                        total += t0.elapsed();
+                        diff::apply(&mut b.client, &t.frame).unwrap();
+                    }
+                    total
+                })
+            });
+        }
         g.bench_function(format!("client apply, 1% changed ({name})"), |it| {
             it.iter_custom(|iters| {
                 let mut total = Duration::ZERO;

@@ -112,6 +112,13 @@
 //! empties the journal. The cost of a snapshot is O(1), of a rollback
 //! O(changes).
 //!
+//! **Version.** [`Tangibles::version`] names the content of the Rust
+//! tangibles: a process-unique number taken at each change of a tangible
+//! and put back by a rollback (a snapshot level keeps it). Difference
+//! transmission compares versions to skip passes 1 to 3 when neither
+//! model's tangibles changed (`diff/mod.rs`). Bookkeeping like the journal:
+//! not in the hash, the save or equality.
+//!
 //! **Hash and save format** of [`Tangibles`]: `now`, `next_id`, the actor
 //! (0 for none, else id + 1), the tick budget left (the instructions
 //! thread runs may still take before the next tick: it decides which due

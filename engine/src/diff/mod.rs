@@ -48,7 +48,7 @@
 //! # Checks and desync reports
 //!
 //! Beyond the seed's close-list hash the client checks a hash of its table
-//! numbering, the clock, and, if the server asked for it, the state hash of
+//! numbering, the clock (below), and, if the server asked for it, the state hash of
 //! the ServerSync model after the frame ([`Options::verify_state_hash`],
 //! the strongest check, at the cost of hashing the whole model). A failed
 //! check on the client is [`DiffError::Desync`]; on the server, where the
@@ -57,21 +57,80 @@
 //! and the first divergent table number or tangible: never a silent
 //! divergence.
 //!
+//! # The clock
+//!
+//! The clock is not transmitted and never corrected. The host ticks every
+//! synchronous model in step with the master (the network server ticks each
+//! session's ServerSync model, the client ticks its model at each batch),
+//! and the clock is world state: thread wakeups and positions depend on it,
+//! and it is in the state hash. A frame carries the master's tick
+//! ([`Frame::now`]) and both sides check it before any pass: the server
+//! refuses to compute a frame for a ServerSync model at another tick
+//! ([`DiffError::Clock`], nothing changed), the client refuses a frame of
+//! another tick ([`DiffError::Desync`] of pass [`Pass::Clock`], nothing
+//! changed). A mismatch is a host bug; correcting it silently would hide it
+//! and make the two synchronous models differ in history. So pass 2's scans
+//! are centred on the same point at the same tick on both sides.
+//!
 //! # Incremental frames
 //!
 //! Re-walking every reachable table each frame costs what the graph
-//! weighs. A [`Transmitter`] remembers, from its last frame, write marks on
-//! both models (`State::write_mark`) and the set of tables that frame
-//! looked at (the numbered tables of both sides, the close tangibles'
-//! databases and metatables, the published globals, the tangible
-//! registries and class databases). When passes 1 to 3 produce nothing,
-//! the close list and its tangible tables are unchanged and no watched
-//! table was written, created or freed on either side, passes 4 to 9 would
-//! produce no message (their inputs are the same as last frame's, which
-//! left the two sides equal) and the frame says so ([`Frame::graph`] is
-//! `None`). Otherwise every pass runs in full. So the fast path is exact:
-//! it never changes what a frame contains, only whether the table passes
-//! are computed.
+//! weighs (4 ms for 10,000 tables). A [`Transmitter`] remembers what its
+//! last frame looked at and left behind, and the next frame computes only
+//! what may differ, **producing exactly the frame a full run of every pass
+//! would** (checked: [`Transmitter::check_incremental`] computes both and
+//! reports any difference; the property test runs every frame so, over
+//! random mutation sequences). Four levels, each with its exact condition:
+//!
+//! * **Passes 1 to 3.** [`crate::tangible::Tangibles::version`] names the
+//!   content of a model's Rust tangibles (process-unique, changed by every
+//!   change of a tangible, restored by a rollback). A frame that left the
+//!   ServerSync model's tangibles as it found them (so passes 1 and 2 said
+//!   nothing) remembers both versions, the tick and its close list and hash.
+//!   If both versions are the same at the next frame, and the tick is too
+//!   or nothing moves (then no position depends on the tick), passes 1 to 3
+//!   get the same inputs, so they give the same (empty) messages and the
+//!   same close list: they are not run. Otherwise they run (two scans of
+//!   each radius).
+//! * **Nothing watched was written.** Write marks (`State::write_mark`) on
+//!   both models after each frame; when passes 1 to 3 say nothing, the close
+//!   list and its databases are the same and no table the last frame looked
+//!   at (numbered tables of both sides, the close tangibles' databases and
+//!   metatables, published globals, registries, class databases) was
+//!   written, created or freed since, passes 4 to 9 would say nothing: the
+//!   frame says so ([`Frame::graph`] is `None`).
+//! * **Same structure: passes 4 to 6 reused.** The traversals of passes 4
+//!   to 6 see, of each table, only its ordinary-table metatable and the
+//!   sequence (in iteration order) of sortable keys holding ordinary tables,
+//!   plus which tables are special. A frame that created no table and whose
+//!   compared tables all had the same structure on both sides before it
+//!   stored anything left the ServerSync graph's structure as it found it;
+//!   it keeps its numbering, hash, pairing and special sets. The next frame
+//!   reuses them if: no ServerSync table the last frame looked at was
+//!   written or freed since; the master's and ServerSync's registries and
+//!   class databases were not written and no class table was (so the
+//!   special sets and every special value's image are the same); the close
+//!   list and its databases are the same; no master table the last frame
+//!   numbered was freed; and every written master table that was numbered
+//!   (and every written root) has the structure of its ServerSync table,
+//!   which is what the master table had at the last frame (that frame left
+//!   the two equal). Then only the written master tables can differ: passes
+//!   7 to 9 compare those (in number order) and nothing else. Cost: what
+//!   changed, plus the two write-set scans (4 bytes per table slot).
+//! * **Otherwise: all of passes 4 to 6, and passes 7 to 9 on what may
+//!   differ.** After the traversals, a pair (master table, client table)
+//!   that was equal after the last frame can differ now only if either was
+//!   written, the pair is new (the master table was paired with another
+//!   client table, or not at all), an ordinary table it refers to is now
+//!   paired with another client table than the last frame's (the
+//!   correspondence the last frame left is kept: by master handle, its
+//!   client handle), or a special table it refers to has another image
+//!   (compared). Every other pair is skipped by passes 7 and 8 (a scan of
+//!   its values, no key lookups); pass 9 compares the close tangibles new
+//!   to the list or whose metatable was written (all of them if a class
+//!   may have changed). A class rebuild (the source database changed), a
+//!   mark that cannot answer, or a failed check in the last frame: every
+//!   pass in full.
 //!
 //! **Invariants.** After a frame: ServerSync and ClientSync have equal
 //! state hashes; every tangible within the visibility radius exists on
@@ -79,7 +138,8 @@
 //! the close tangibles (and the published globals) in the client model is
 //! isomorphic to the master's, entries compared by the seed's equality
 //! rules, and every transmitted table iterates its transmittable keys in the
-//! master's order (or a [`DesyncReport`] names the table). No std hash map
+//! master's order (rebuilt so by `State::table_rebuild`, and checked: a
+//! [`DesyncReport`] would name the table). No std hash map
 //! is iterated; nothing here reads a clock; every input byte string gives a
 //! frame or an error, never a panic.
 
@@ -621,7 +681,7 @@ impl Transmitter {
                 _ => None,
             };
             let (g, next) = Self::graph(
-                master, sync, &mut sctx, &mut cctx, &m_tans, &s_tans, changes, structure, quiet,
+                master, sync, &mut sctx, &mut cctx, &m_tans, &s_tans, changes, structure,
             )?;
             // (A full frame leaves the transmitter as it was.)
             let old = if incremental { self.last.take() } else { None };
@@ -691,7 +751,6 @@ impl Transmitter {
         s_tans: &[TableRef],
         changes: Option<Changes<'_>>,
         structure: Option<Structure>,
-        quiet: bool,
     ) -> Result<(Graph, Seen), DiffError> {
         let mrefs = Refs::new(master.state_mut());
         let srefs = Refs::new(sync.state_mut());
@@ -699,9 +758,7 @@ impl Transmitter {
         // unchanged since (see the module docs), else computed.
         let reuse = match (structure, &changes) {
             (Some(st), Some(ch))
-                if quiet
-                    && ch
-                        .structure_unchanged(master, sync, &mrefs, &srefs, &st, m_tans, s_tans) =>
+                if ch.structure_unchanged(master, sync, &mrefs, &srefs, &st, m_tans, s_tans) =>
             {
                 Some(st)
             }
@@ -812,7 +869,9 @@ impl Transmitter {
         // Whether this frame leaves the structure as it found it (then the
         // next frame may reuse passes 4 to 6): checked on the tables it
         // compares, before it changes them.
-        let mut preserving = changes.is_some() && quiet && new_tables == 0;
+        // (Passes 1 to 3 ran before the numbering: what they changed is in
+        // it, and in the special sets.)
+        let mut preserving = changes.is_some() && new_tables == 0;
         if preserving && !reused {
             let (m, c) = (master.state(), sync.state());
             preserving = targets.iter().all(|&(_, tm, tc)| {
