@@ -123,6 +123,31 @@ fn inconsistent_messages_are_rejected_by_pass() {
             (f, Pass::TableContents)
         },
         {
+            // A rewrite naming a key twice (the client cannot lay it out).
+            let mut f = good.clone();
+            let mut gr = g(&mut f);
+            let k = Key::Str(b"k".to_vec());
+            let sets = vec![(k.clone(), Val::Int(1)), (Key::Int(5), Val::Int(2)), (k, Val::Int(3))];
+            gr.reorder.push(Sets { target: Target::Table(1), rewrite: true, sets });
+            f.graph = Some(gr);
+            (f, Pass::TableContents)
+        },
+        {
+            // A rewrite with a NaN key, and one with the metatable key.
+            let mut f = good.clone();
+            let mut gr = g(&mut f);
+            let sets =
+                vec![(Key::Int(1), Val::Int(1)), (Key::Float(f64::NAN.to_bits()), Val::Int(2))];
+            gr.reorder.push(Sets { target: Target::Table(1), rewrite: true, sets });
+            gr.reorder.push(Sets {
+                target: Target::Table(1),
+                rewrite: true,
+                sets: vec![(Key::Metatable, Val::Nil)],
+            });
+            f.graph = Some(gr);
+            (f, Pass::TableContents)
+        },
+        {
             // A NaN key.
             let mut f = good.clone();
             let mut gr = g(&mut f);
