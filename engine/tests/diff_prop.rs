@@ -542,3 +542,24 @@ proptest! {
         }
     }
 }
+
+/// A class table is special, so no frame watches it; renaming a class (its
+/// `__class`) changes the image of every value naming it (here a
+/// metatable): the next frame must not skip the table passes.
+#[test]
+fn a_renamed_class_is_seen() {
+    let mut sim = Sim::new(true);
+    let t = sim.tans[0];
+    sim.exec(&format!("P[2] = setmetatable({{}}, thing); gettangible({t}).m = P[2]"));
+    sim.frame();
+    sim.frame();
+    sim.exec("rawset(thing, '__class', 'renamed')");
+    // The server reports the tangibles whose class has no name now (pass
+    // 9); the frame must still be the full re-walk's.
+    let t = sim.tx.frame(&mut sim.master, &mut sim.sync, None).unwrap();
+    assert!(t.reports.iter().all(|r| !r.detail.contains("incremental")), "{:?}", t.reports);
+    diff::apply(&mut sim.client, &t.frame).unwrap();
+    sim.exec("rawset(thing, '__class', 'thing')");
+    sim.frame();
+    sim.frame();
+}

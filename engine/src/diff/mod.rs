@@ -97,8 +97,10 @@
 //!   list and its databases are the same and no table the last frame looked
 //!   at (numbered tables of both sides, the close tangibles' databases and
 //!   metatables, published globals, registries, class databases) was
-//!   written, created or freed since, passes 4 to 9 would say nothing: the
-//!   frame says so ([`Frame::graph`] is `None`).
+//!   written, created or freed since, and no class table was written (a
+//!   class table is special, not watched, and its `__class` names it),
+//!   passes 4 to 9 would say nothing: the frame says so ([`Frame::graph`]
+//!   is `None`), and the structure kept for the next frame stays valid.
 //! * **Same structure: passes 4 to 6 reused.** The traversals of passes 4
 //!   to 6 see, of each table, only its ordinary-table metatable and the
 //!   sequence (in iteration order) of sortable keys holding ordinary tables,
@@ -670,8 +672,15 @@ impl Transmitter {
                     && l.sync_tans == s_tans
                     && unwritten(m, &l.master_watch)
                     && unwritten(s, &l.sync_watch)
+                    && !m.tables.iter().any(|&t| is_class(master.state(), &mr, t))
+                    && !s.tables.iter().any(|&t| is_class(sync.state(), &sr, t))
             });
         let graph = if skip {
+            // Nothing the last frame's structure depends on was written
+            // either: it stays valid for the next frame.
+            if let Some(l) = &mut self.last {
+                l.structure = structure;
+            }
             None
         } else {
             let changes = match written {
@@ -1009,6 +1018,13 @@ fn close_tables(
     Ok((m_tans, s_tans))
 }
 
+/// Whether table `t` may be a class table (it has a `__class` string; a
+/// class table is special, so not watched: a write to one may change a
+/// class's name, hence the image of every value naming it).
+fn is_class(st: &State, r: &Refs, t: TableRef) -> bool {
+    matches!(st.table(t).get_str(r.class), Value::Str(_))
+}
+
 /// The changes since the last frame, from the written sets of both sides.
 fn changes<'a>(
     master: &World,
@@ -1023,8 +1039,6 @@ fn changes<'a>(
     m.tables.iter().for_each(|&t| ms.mark(t));
     let mut ss = SpecialSet::new();
     s.tables.iter().for_each(|&t| ss.mark(t));
-    let is_class =
-        |st: &State, r: &Refs, t: TableRef| matches!(st.table(t).get_str(r.class), Value::Str(_));
     let classes = [mr.reg, mr.classdb].iter().any(|&t| ms.contains(t))
         || [sr.reg, sr.classdb].iter().any(|&t| ss.contains(t))
         || m.tables.iter().any(|&t| is_class(master.state(), mr, t))
