@@ -80,6 +80,17 @@ fn change(b: &mut Bed, round: &mut i64) {
     b.master.exec("=change", &code).unwrap();
 }
 
+/// [`change`], and 10 new tables stored in 10 tangibles (a change of the
+/// graph's structure: passes 4 to 6 run again).
+fn change_structure(b: &mut Bed, round: &mut i64) {
+    change(b, round);
+    let code = format!(
+        "for k = 0, 9 do gettangible({first} + (k * 101 + {round}) % 1000).new = {{v = k}} end",
+        first = FIRST.with(|f| f.get())
+    );
+    b.master.exec("=change", &code).unwrap();
+}
+
 fn report_sizes() {
     let mut b = bed(true);
     let full = {
@@ -89,11 +100,23 @@ fn report_sizes() {
         let mut tx = Transmitter::new(p, RADII, opts);
         tx.frame(&mut b.master, &mut sync, None).unwrap().frame
     };
-    let none = b.tx.frame(&mut b.master, &mut b.sync, None).unwrap().frame;
+    // These two frames are checked against full re-walks.
+    b.tx.check_incremental(true);
+    let t = b.tx.frame(&mut b.master, &mut b.sync, None).unwrap();
+    assert!(t.reports.is_empty(), "{:?}", t.reports);
+    let none = t.frame;
     diff::apply(&mut b.client, &none).unwrap();
     let mut round = 0;
     change(&mut b, &mut round);
-    let one = b.tx.frame(&mut b.master, &mut b.sync, None).unwrap().frame;
+    let t = b.tx.frame(&mut b.master, &mut b.sync, None).unwrap();
+    assert!(t.reports.is_empty(), "{:?}", t.reports);
+    let one = t.frame;
+    diff::apply(&mut b.client, &one).unwrap();
+    change_structure(&mut b, &mut round);
+    let t = b.tx.frame(&mut b.master, &mut b.sync, None).unwrap();
+    assert!(t.reports.is_empty(), "{:?}", t.reports);
+    diff::apply(&mut b.client, &t.frame).unwrap();
+    b.tx.check_incremental(false);
     let entries = one.graph.as_ref().map_or(0, |g| g.tables.iter().map(|s| s.sets.len()).sum());
     let created = full.graph.as_ref().map_or(0, |g| g.new_tables);
     for (name, f) in [("full resend", &full), ("no change", &none), ("1% changed", &one)] {
@@ -141,6 +164,33 @@ fn bench(c: &mut Criterion) {
             let f = b.tx.frame(&mut b.master, &mut b.sync, None).unwrap().frame;
             it.iter(|| diff::apply(&mut b.client, &f).unwrap())
         });
+        if incremental {
+            // The clock advances between frames and one tangible walks
+            // back and forth (the host ticks every model in step): passes
+            // 1 to 3 run in full, the table passes find nothing.
+            let walker = FIRST.with(|f| f.get());
+            let mut step = 0i64;
+            g.bench_function(format!("server frame, tick + one walking ({name})"), |it| {
+                it.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        if b.master.tangibles().get(walker).is_some_and(|t| !t.queue.is_moving()) {
+                            step += 1;
+                            let x = if step % 2 == 0 { 0.0 } else { 100.0 };
+                            b.master.move_to(walker, [x, 0.0, 0.0], 20).unwrap();
+                        }
+                        for w in [&mut b.master, &mut b.sync, &mut b.client] {
+                            w.tick();
+                        }
+                        let t0 = Instant::now();
+                        let t = b.tx.frame(&mut b.master, &mut b.sync, None).unwrap();
+                        total += t0.elapsed();
+                        diff::apply(&mut b.client, &t.frame).unwrap();
+                    }
+                    total
+                })
+            });
+        }
         let mut round = 0;
         g.bench_function(format!("server frame, 1% changed ({name})"), |it| {
             it.iter_custom(|iters| {
@@ -155,6 +205,21 @@ fn bench(c: &mut Criterion) {
                 total
             })
         });
+        if incremental {
+            g.bench_function(format!("server frame, 1% changed + 10 new tables ({name})"), |it| {
+                it.iter_custom(|iters| {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        change_structure(&mut b, &mut round);
+                        let t0 = Instant::now();
+                        let t = b.tx.frame(&mut b.master, &mut b.sync, None).unwrap();
+                        total += t0.elapsed();
+                        diff::apply(&mut b.client, &t.frame).unwrap();
+                    }
+                    total
+                })
+            });
+        }
         g.bench_function(format!("client apply, 1% changed ({name})"), |it| {
             it.iter_custom(|iters| {
                 let mut total = Duration::ZERO;

@@ -112,6 +112,13 @@
 //! empties the journal. The cost of a snapshot is O(1), of a rollback
 //! O(changes).
 //!
+//! **Version.** [`Tangibles::version`] names the content of the Rust
+//! tangibles: a process-unique number taken at each change of a tangible
+//! and put back by a rollback (a snapshot level keeps it). Difference
+//! transmission compares versions to skip passes 1 to 3 when neither
+//! model's tangibles changed (`diff/mod.rs`). Bookkeeping like the journal:
+//! not in the hash, the save or equality.
+//!
 //! **Hash and save format** of [`Tangibles`]: `now`, `next_id`, the actor
 //! (0 for none, else id + 1), the tick budget left (the instructions
 //! thread runs may still take before the next tick: it decides which due
@@ -322,9 +329,20 @@ pub struct Tangibles {
     /// How many snapshots are open (set through `&self` by
     /// `HostData::snapshot`).
     depth: Cell<usize>,
+    /// The version of the Rust tangibles (see [`Tangibles::version`]):
+    /// bookkeeping, not content.
+    version: u64,
 }
 
-/// Equality of content: the journal is bookkeeping.
+/// Versions of the Rust tangibles, process-unique (not Lua-observable,
+/// not content: see [`Tangibles::version`]).
+static NEXT_VERSION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn next_version() -> u64 {
+    NEXT_VERSION.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Equality of content: the journal and the version are bookkeeping.
 impl PartialEq for Tangibles {
     fn eq(&self, o: &Tangibles) -> bool {
         (self.now, self.next_id, self.actor, self.budget) == (o.now, o.next_id, o.actor, o.budget)
@@ -344,11 +362,12 @@ enum Undo {
     Sched((i64, u64, u64), bool),
 }
 
-/// What a snapshot level keeps: the journal length and the depth when it
-/// was taken.
+/// What a snapshot level keeps: the journal length, the depth and the
+/// version when it was taken.
 struct Mark {
     len: usize,
     depth: usize,
+    version: u64,
 }
 
 impl Default for Tangibles {
@@ -365,6 +384,7 @@ impl Default for Tangibles {
             running: None,
             journal: Vec::new(),
             depth: Cell::new(0),
+            version: next_version(),
         }
     }
 }
@@ -478,8 +498,28 @@ impl Tangibles {
         }
     }
 
-    /// Journals tangible `id` before it changes (while a snapshot is open).
+    /// The version of the Rust tangibles (the map of IDs to queues, pools
+    /// and trackers, hence the spatial index; not the clock and the other
+    /// scalars): a process-unique number that changes with every change
+    /// of a tangible (each goes through `note`) and comes back with a
+    /// rollback to a snapshot taken at it. Two `Tangibles` with the same
+    /// version hold the same tangibles (a clone keeps the version until
+    /// either changes; a loaded one gets a new version). Bookkeeping for
+    /// the difference transmitter's passes 1 to 3 (`diff/mod.rs`): not
+    /// content (not hashed, not saved, not compared).
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// Whether any tangible is moving (its position depends on the clock).
+    pub fn any_moving(&self) -> bool {
+        !self.arrivals.is_empty()
+    }
+
+    /// Journals tangible `id` before it changes (while a snapshot is open);
+    /// gives the tangibles a new version.
     fn note(&mut self, id: u64) {
+        self.version = next_version();
         if self.depth.get() > 0 {
             let old = self.map.get(&id).map(|t| Box::new(t.clone()));
             self.journal.push(Undo::Tangible(id, old));
@@ -981,11 +1021,13 @@ impl HostData for Tangibles {
     fn snapshot(&self) -> Box<dyn Any> {
         let depth = self.depth.get();
         self.depth.set(depth + 1);
-        Box::new(Mark { len: self.journal.len(), depth })
+        Box::new(Mark { len: self.journal.len(), depth, version: self.version })
     }
     fn rollback(&mut self, saved: &dyn Any) {
         if let Some(m) = saved.downcast_ref::<Mark>() {
             self.undo_to(m.len);
+            // The tangibles are exactly as they were at the snapshot.
+            self.version = m.version;
             // The levels above are gone; this one stays open.
             self.depth.set(m.depth + 1);
         }

@@ -123,6 +123,31 @@ fn inconsistent_messages_are_rejected_by_pass() {
             (f, Pass::TableContents)
         },
         {
+            // A rewrite naming a key twice (the client cannot lay it out).
+            let mut f = good.clone();
+            let mut gr = g(&mut f);
+            let k = Key::Str(b"k".to_vec());
+            let sets = vec![(k.clone(), Val::Int(1)), (Key::Int(5), Val::Int(2)), (k, Val::Int(3))];
+            gr.reorder.push(Sets { target: Target::Table(1), rewrite: true, sets });
+            f.graph = Some(gr);
+            (f, Pass::TableContents)
+        },
+        {
+            // A rewrite with a NaN key, and one with the metatable key.
+            let mut f = good.clone();
+            let mut gr = g(&mut f);
+            let sets =
+                vec![(Key::Int(1), Val::Int(1)), (Key::Float(f64::NAN.to_bits()), Val::Int(2))];
+            gr.reorder.push(Sets { target: Target::Table(1), rewrite: true, sets });
+            gr.reorder.push(Sets {
+                target: Target::Table(1),
+                rewrite: true,
+                sets: vec![(Key::Metatable, Val::Nil)],
+            });
+            f.graph = Some(gr);
+            (f, Pass::TableContents)
+        },
+        {
             // A NaN key.
             let mut f = good.clone();
             let mut gr = g(&mut f);
@@ -261,7 +286,70 @@ fn a_diverged_client_gets_a_desync_report_naming_the_pass() {
     // A clock mismatch is named too.
     s.client.tick();
     match diff::apply(&mut s.client, &f) {
-        Err(DiffError::Desync(r)) => assert_eq!(r.pass, Pass::UpdatePlayerPosition, "{r}"),
+        Err(DiffError::Desync(r)) => assert_eq!(r.pass, Pass::Clock, "{r}"),
         r => panic!("{r:?}"),
+    }
+}
+
+/// The clock is not transmitted: the host ticks each synchronous model in
+/// step with the master. A frame carries the master's tick; the server
+/// refuses to compute a frame for a ServerSync model at another tick
+/// (`DiffError::Clock`, the model unchanged, the transmitter usable once
+/// the host catches up), and the client refuses a frame of another tick
+/// (a desync of pass `Clock`, the model unchanged). Ticked in step, with
+/// tangibles walking across ticks, frames keep the models equal.
+#[test]
+fn the_clock_is_checked_on_both_sides_not_corrected() {
+    let mut s = setup();
+    let f = next_frame(&mut s);
+    assert_eq!(f.now, s.master.now());
+    diff::apply(&mut s.client, &f).unwrap();
+    // The master ticks; the ServerSync model does not.
+    s.master.tick();
+    let before = s.sync.state_hash();
+    match s.tx.frame(&mut s.master, &mut s.sync, None) {
+        Err(DiffError::Clock { master, sync }) => {
+            assert_eq!((master, sync), (s.master.now(), s.master.now() - 1))
+        }
+        r => panic!("{r:?}"),
+    }
+    assert_eq!(s.sync.state_hash(), before);
+    // The host catches up; the client has not ticked yet.
+    s.sync.tick();
+    let f = next_frame(&mut s);
+    assert_eq!(f.now, s.master.now());
+    let before = s.client.state_hash();
+    match diff::apply(&mut s.client, &f) {
+        Err(DiffError::Desync(r)) => assert_eq!(r.pass, Pass::Clock, "{r}"),
+        r => panic!("{r:?}"),
+    }
+    assert_eq!(s.client.state_hash(), before);
+    s.client.tick();
+    diff::apply(&mut s.client, &f).unwrap();
+    assert_eq!(s.client.state_hash(), s.sync.state_hash());
+    // A walk over several ticks, out of the close radius and back, every model ticked in step; two frames a tick (the second
+    // finds nothing changed but the clock), each checked against a full
+    // re-walk.
+    s.tx.check_incremental(true);
+    let t1 = s.t1;
+    for (x, ticks) in [(100.0, 6), (5.0, 4)] {
+        s.master.move_to(t1, [x, 0.0, 0.0], ticks).unwrap();
+        for _ in 0..ticks + 2 {
+            for _ in 0..2 {
+                let f = next_frame(&mut s);
+                diff::apply(&mut s.client, &f).unwrap();
+                assert_eq!(s.client.state_hash(), s.sync.state_hash());
+                // Within the visibility radius the client has it where the
+                // master has it (outside, pass 2 leaves it be: both models
+                // move it alike).
+                let (m, c) = (s.master.position(t1), s.client.position(t1));
+                if m.unwrap()[0] <= 50.0 {
+                    assert_eq!(c, m);
+                }
+            }
+            for w in [&mut s.master, &mut s.sync, &mut s.client] {
+                w.tick();
+            }
+        }
     }
 }

@@ -184,6 +184,57 @@ impl State {
         self.clear_with_room(t, 0, 0);
     }
 
+    /// Rebuilds table `t` (raw, keeping its handle and metatable) so that
+    /// it iterates exactly `entries`, in that order: the longest prefix of
+    /// keys `1, 2, 3, …` goes to an array part of exactly that size, every
+    /// other entry to the hash part in order (an integer key included,
+    /// even `n + 1`). Any iteration order a table can have is rebuilt so
+    /// (the array part's keys come first, ascending, then the hash part's
+    /// in order), which [`State::table_reset`] followed by stores cannot
+    /// always do (a store lays a key out by the table's state: an integer
+    /// key may go to either part). Difference transmission uses it to give
+    /// a client table the master's order.
+    ///
+    /// Entries with a nil value are skipped. Fails, leaving the table
+    /// emptied (its metatable kept), on a nil or NaN key or a key given
+    /// twice. Journaled like every mutator.
+    pub fn table_rebuild(&mut self, t: TableRef, entries: &[(Value, Value)]) -> Result<(), Error> {
+        let live = || entries.iter().filter(|e| !e.1.is_nil());
+        let narray = live()
+            .enumerate()
+            .take_while(|&(i, &(k, _))| {
+                let want = i as i64 + 1;
+                match k {
+                    Value::Int(j) => j == want,
+                    Value::Float(f) => f == want as f64,
+                    _ => false,
+                }
+            })
+            .count();
+        let nhash = live().count() - narray;
+        self.clear_with_room(t, narray, nhash);
+        let mut tab = self.heap.tables.get_mut(t);
+        let before = tab.estimated_bytes();
+        let mut ok = true;
+        for (i, &(k, v)) in live().enumerate() {
+            if i < narray {
+                tab.set_int(i as i64 + 1, v);
+            } else if !tab.insert_in_hash(k, v) {
+                ok = false;
+                break;
+            }
+        }
+        let after = tab.estimated_bytes();
+        drop(tab);
+        self.heap.bytes = (self.heap.bytes + after).saturating_sub(before);
+        if ok {
+            Ok(())
+        } else {
+            self.table_reset(t);
+            Err(self.rt_error("table_rebuild: bad or repeated key"))
+        }
+    }
+
     /// [`State::table_clear`] with the given room.
     fn clear_with_room(&mut self, t: TableRef, narray: usize, nhash: usize) {
         let spare = self.heap.new_table(narray, nhash);

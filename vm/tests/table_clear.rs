@@ -54,3 +54,48 @@ fn rollback_restores_cleared_table() {
     st.release(s).unwrap();
     st.check_heap().unwrap();
 }
+
+/// `State::table_rebuild`: the table iterates exactly the given entries in
+/// the given order (integer keys in the hash part included, key 1 and key
+/// `n + 1` among them), lookups and later stores work, and a repeated key
+/// is refused.
+#[test]
+fn rebuild_gives_exactly_the_order() {
+    let mut st = State::new();
+    run(&mut st, "t = setmetatable({9, 9, x = 9}, {__index = function() return 'mt' end})");
+    let Value::Table(t) = st.get_global("t") else { panic!() };
+    let a = Value::Str(st.intern(b"a"));
+    let orders: [&[Value]; 4] = [
+        &[Value::Int(2), a, Value::Int(1)],
+        &[Value::Int(1), Value::Int(2), a, Value::Int(3), Value::Int(5)],
+        &[a, Value::Int(1), Value::Bool(true), Value::Float(2.5)],
+        &[],
+    ];
+    for keys in orders {
+        let entries: Vec<(Value, Value)> =
+            keys.iter().enumerate().map(|(i, &k)| (k, Value::Int(i as i64 + 10))).collect();
+        st.table_rebuild(t, &entries).unwrap();
+        let got: Vec<(Value, Value)> = st.table(t).iter().collect();
+        assert_eq!(got.len(), entries.len());
+        for (g, e) in got.iter().zip(&entries) {
+            assert!(g.0.raw_eq(e.0) && g.1.raw_eq(e.1), "{got:?} != {entries:?}");
+        }
+        for &(k, v) in &entries {
+            assert!(st.table(t).get(k).raw_eq(v));
+        }
+        st.check_heap().unwrap();
+    }
+    // Later stores and the metatable work as usual.
+    let r = run(
+        &mut st,
+        "t[1] = 'one'; t[2] = 'two'; t.a = 'a'
+         local n = 0 for _ in pairs(t) do n = n + 1 end
+         return n, #t, t.zzz",
+    );
+    assert!(matches!(r[0], Value::Int(3)) && matches!(r[1], Value::Int(2)));
+    let one = Value::Int(1);
+    assert!(st.table_rebuild(t, &[(one, one), (Value::Int(2), one), (one, one)]).is_err());
+    assert!(st.table(t).is_empty(), "a refused rebuild leaves the table empty");
+    assert!(st.table_rebuild(t, &[(Value::Float(f64::NAN), one)]).is_err());
+    st.check_heap().unwrap();
+}

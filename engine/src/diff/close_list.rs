@@ -16,7 +16,8 @@
 //!    ([`DiffError::Desync`] otherwise).
 //!
 //! After this pass both sides hold the same close list, which passes 4 to
-//! 9 use for their roots.
+//! 9 use for their roots. (The server's ServerSync copy takes the list it
+//! checked rather than scanning a third time.)
 
 use super::{hash_words, ClientCtx, DesyncReport, DiffError, Pass, ServerCtx};
 use crate::world::World;
@@ -27,13 +28,15 @@ pub fn close_hash(ids: &[u64]) -> u64 {
 }
 
 /// The server side: the hash of the master's list, after checking it
-/// against the ServerSync copy's.
+/// against the ServerSync copy's; records the list in `cctx` (the server's
+/// copy needs no third scan: the two lists are equal).
 pub fn generate_close_tangible_list(
     master: &mut World,
     sync: &mut World,
     player: u64,
     close: f64,
     _sctx: &mut ServerCtx,
+    cctx: &mut ClientCtx,
 ) -> Result<u64, DiffError> {
     let mpos = master.position(player).ok_or(DiffError::NoPlayer(player))?;
     let spos = sync.position(player).ok_or(DiffError::NoPlayer(player))?;
@@ -49,11 +52,12 @@ pub fn generate_close_tangible_list(
             detail: format!("master close list {m:?}, server's client model {s:?}"),
         }));
     }
-    Ok(close_hash(&m))
+    let h = close_hash(&m);
+    cctx.close = m;
+    Ok(h)
 }
 
-/// The client side (and the server's copy): scans, checks the hash and
-/// records the list.
+/// The client side: scans, checks the hash and records the list.
 pub fn apply(
     w: &mut World,
     player: u64,

@@ -48,7 +48,7 @@
 //! # Checks and desync reports
 //!
 //! Beyond the seed's close-list hash the client checks a hash of its table
-//! numbering, the clock, and, if the server asked for it, the state hash of
+//! numbering, the clock (below), and, if the server asked for it, the state hash of
 //! the ServerSync model after the frame ([`Options::verify_state_hash`],
 //! the strongest check, at the cost of hashing the whole model). A failed
 //! check on the client is [`DiffError::Desync`]; on the server, where the
@@ -57,21 +57,82 @@
 //! and the first divergent table number or tangible: never a silent
 //! divergence.
 //!
+//! # The clock
+//!
+//! The clock is not transmitted and never corrected. The host ticks every
+//! synchronous model in step with the master (the network server ticks each
+//! session's ServerSync model, the client ticks its model at each batch),
+//! and the clock is world state: thread wakeups and positions depend on it,
+//! and it is in the state hash. A frame carries the master's tick
+//! ([`Frame::now`]) and both sides check it before any pass: the server
+//! refuses to compute a frame for a ServerSync model at another tick
+//! ([`DiffError::Clock`], nothing changed), the client refuses a frame of
+//! another tick ([`DiffError::Desync`] of pass [`Pass::Clock`], nothing
+//! changed). A mismatch is a host bug; correcting it silently would hide it
+//! and make the two synchronous models differ in history. So pass 2's scans
+//! are centred on the same point at the same tick on both sides.
+//!
 //! # Incremental frames
 //!
 //! Re-walking every reachable table each frame costs what the graph
-//! weighs. A [`Transmitter`] remembers, from its last frame, write marks on
-//! both models (`State::write_mark`) and the set of tables that frame
-//! looked at (the numbered tables of both sides, the close tangibles'
-//! databases and metatables, the published globals, the tangible
-//! registries and class databases). When passes 1 to 3 produce nothing,
-//! the close list and its tangible tables are unchanged and no watched
-//! table was written, created or freed on either side, passes 4 to 9 would
-//! produce no message (their inputs are the same as last frame's, which
-//! left the two sides equal) and the frame says so ([`Frame::graph`] is
-//! `None`). Otherwise every pass runs in full. So the fast path is exact:
-//! it never changes what a frame contains, only whether the table passes
-//! are computed.
+//! weighs (4 ms for 10,000 tables). A [`Transmitter`] remembers what its
+//! last frame looked at and left behind, and the next frame computes only
+//! what may differ, **producing exactly the frame a full run of every pass
+//! would** (checked: [`Transmitter::check_incremental`] computes both and
+//! reports any difference; the property test runs every frame so, over
+//! random mutation sequences). Four levels, each with its exact condition:
+//!
+//! * **Passes 1 to 3.** [`crate::tangible::Tangibles::version`] names the
+//!   content of a model's Rust tangibles (process-unique, changed by every
+//!   change of a tangible, restored by a rollback). A frame that left the
+//!   ServerSync model's tangibles as it found them (so passes 1 and 2 said
+//!   nothing) remembers both versions, the tick and its close list and hash.
+//!   If both versions are the same at the next frame, and the tick is too
+//!   or nothing moves (then no position depends on the tick), passes 1 to 3
+//!   get the same inputs, so they give the same (empty) messages and the
+//!   same close list: they are not run. Otherwise they run (two scans of
+//!   each radius).
+//! * **Nothing watched was written.** Write marks (`State::write_mark`) on
+//!   both models after each frame; when passes 1 to 3 say nothing, the close
+//!   list and its databases are the same and no table the last frame looked
+//!   at (numbered tables of both sides, the close tangibles' databases and
+//!   metatables, published globals, registries, class databases) was
+//!   written, created or freed since, and no class table was written (a
+//!   class table is special, not watched, and its `__class` names it),
+//!   passes 4 to 9 would say nothing: the frame says so ([`Frame::graph`]
+//!   is `None`), and the structure kept for the next frame stays valid.
+//! * **Same structure: passes 4 to 6 reused.** The traversals of passes 4
+//!   to 6 see, of each table, only its ordinary-table metatable and the
+//!   sequence (in iteration order) of sortable keys holding ordinary tables,
+//!   plus which tables are special. A frame that created no table and whose
+//!   compared tables all had the same structure on both sides before it
+//!   stored anything left the ServerSync graph's structure as it found it;
+//!   it keeps its numbering, hash, pairing and special sets. The next frame
+//!   reuses them if: no ServerSync table the last frame looked at was
+//!   written or freed since; the master's and ServerSync's registries and
+//!   class databases were not written and no class table was (so the
+//!   special sets and every special value's image are the same); the close
+//!   list and its databases are the same; no master table the last frame
+//!   numbered was freed; and every written master table that was numbered
+//!   (and every written root) has the structure of its ServerSync table,
+//!   which is what the master table had at the last frame (that frame left
+//!   the two equal). Then only the written master tables can differ: passes
+//!   7 to 9 compare those (in number order) and nothing else. Cost: what
+//!   changed, plus the two write-set scans (4 bytes per table slot).
+//! * **Otherwise: all of passes 4 to 6, and passes 7 to 9 on what may
+//!   differ.** After the traversals, a pair (master table, client table)
+//!   that was equal after the last frame can differ now only if either was
+//!   written, the pair is new (the master table was paired with another
+//!   client table, or not at all), an ordinary table it refers to is now
+//!   paired with another client table than the last frame's (the
+//!   correspondence the last frame left is kept: by master handle, its
+//!   client handle), or a special table it refers to has another image
+//!   (compared). Every other pair is skipped by passes 7 and 8 (a scan of
+//!   its values, no key lookups); pass 9 compares the close tangibles new
+//!   to the list or whose metatable was written (all of them if a class
+//!   may have changed). A class rebuild (the source database changed), a
+//!   mark that cannot answer, or a failed check in the last frame: every
+//!   pass in full.
 //!
 //! **Invariants.** After a frame: ServerSync and ClientSync have equal
 //! state hashes; every tangible within the visibility radius exists on
@@ -79,7 +140,8 @@
 //! the close tangibles (and the published globals) in the client model is
 //! isomorphic to the master's, entries compared by the seed's equality
 //! rules, and every transmitted table iterates its transmittable keys in the
-//! master's order (or a [`DesyncReport`] names the table). No std hash map
+//! master's order (rebuilt so by `State::table_rebuild`, and checked: a
+//! [`DesyncReport`] would name the table). No std hash map
 //! is iterated; nothing here reads a clock; every input byte string gives a
 //! frame or an error, never a panic.
 
@@ -103,7 +165,10 @@ pub use frame::{
 
 use crate::error::EngineError;
 use crate::world::World;
-use luprex_vm::raw::{SpecialSet, State, StateHasher, TableRef, Value, WriteMark, Written};
+use luprex_vm::raw::{
+    is_sortable, Numbering, Pairing, SpecialSet, State, StateHasher, TableRef, Value, WriteMark,
+    WriteSet, Written,
+};
 use std::fmt;
 use values::{ClientNumbers, Refs};
 
@@ -112,6 +177,9 @@ use values::{ClientNumbers, Refs};
 pub enum Pass {
     /// The frame's bytes.
     Decode,
+    /// The clock check, before every pass (see "The clock" in the module
+    /// docs).
+    Clock,
     /// The source database (seed 004).
     SourceDatabase,
     /// Update Player Position.
@@ -140,6 +208,7 @@ impl fmt::Display for Pass {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = match self {
             Pass::Decode => "decode",
+            Pass::Clock => "clock",
             Pass::SourceDatabase => "source database",
             Pass::UpdatePlayerPosition => "update player position",
             Pass::CreateAndDeleteTangibles => "create and delete tangibles",
@@ -281,7 +350,7 @@ pub struct Options {
     /// Put the ServerSync model's state hash in each frame, for the client
     /// to check (costs a hash of the whole model on both sides).
     pub verify_state_hash: bool,
-    /// Use the incremental fast path (see the module docs).
+    /// Use the incremental frames (see the module docs).
     pub incremental: bool,
 }
 
@@ -310,7 +379,8 @@ pub struct Applied {
     pub graph: bool,
 }
 
-/// What the last frame looked at (for the incremental fast path).
+/// What the last frame's table passes looked at and left behind (for the
+/// incremental frames; see the module docs).
 #[derive(Debug)]
 struct LastFrame {
     master_mark: WriteMark,
@@ -320,6 +390,46 @@ struct LastFrame {
     sync_tans: Vec<TableRef>,
     master_watch: SpecialSet,
     sync_watch: SpecialSet,
+    /// The correspondence the last frame left: for each master table
+    /// numbered then (by handle index), 1 + the handle index of its client
+    /// table (0: none).
+    corr: Vec<u32>,
+    /// The numbering, pairing and special sets of the last frame, if that
+    /// frame left the graphs' structure as it found it (see "Incremental
+    /// frames" in the module docs).
+    structure: Option<Structure>,
+}
+
+/// The results of passes 4 to 6 and the special sets of a frame that
+/// changed no structure (no table created, no table reference stored or
+/// removed, no order of table references changed), for the next frame.
+#[derive(Debug)]
+struct Structure {
+    numbering: Numbering,
+    numbering_hash: u64,
+    pairing: Pairing,
+    mspecial: SpecialSet,
+    sspecial: SpecialSet,
+}
+
+/// What the table passes of a frame looked at (see [`LastFrame`]): the
+/// watch sets and correspondence (`None`: the last frame's, kept, when
+/// passes 4 to 6 were reused), and the structure for the next frame.
+struct Seen {
+    watch: Option<(SpecialSet, SpecialSet, Vec<u32>)>,
+    structure: Option<Structure>,
+}
+
+/// What passes 1 to 3 produced in a frame that did not change the
+/// ServerSync model's Rust tangibles (see "Passes 1 to 3" in the module
+/// docs).
+#[derive(Debug)]
+struct TangibleCache {
+    master_version: u64,
+    sync_version: u64,
+    now: i64,
+    close: Vec<u64>,
+    close_hash: u64,
 }
 
 /// The server side of difference transmission for one client: its player,
@@ -330,6 +440,8 @@ pub struct Transmitter {
     radii: Radii,
     options: Options,
     last: Option<LastFrame>,
+    tangible_cache: Option<TangibleCache>,
+    check: bool,
 }
 
 /// Non-incremental one-shot transmission: one frame for `player`, applied
@@ -359,10 +471,48 @@ pub(crate) struct ClientCtx {
     pub nums: ClientNumbers,
 }
 
+/// What the incremental table passes know of the changes since the last
+/// frame (see "Incremental frames" in the module docs).
+struct Changes<'a> {
+    last: &'a LastFrame,
+    /// Master tables written (or created) since the last frame.
+    master: SpecialSet,
+    /// ServerSync tables written (or created) since the last frame.
+    sync: SpecialSet,
+    /// The master's written set.
+    master_set: WriteSet,
+    /// The ServerSync model's written set.
+    sync_set: WriteSet,
+    /// Whether a class may have changed on either side (a class rebuild,
+    /// a written registry, class database or class table): pass 9 then
+    /// compares every close tangible.
+    classes: bool,
+}
+
+/// How a frame is computed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// With the caches and marks of the transmitter (updating them).
+    Incremental,
+    /// Every pass in full; the transmitter's caches are neither used nor
+    /// updated.
+    Full,
+}
+
 impl Transmitter {
     /// A transmitter for `player`.
     pub fn new(player: u64, radii: Radii, options: Options) -> Transmitter {
-        Transmitter { player, radii, options, last: None }
+        Transmitter { player, radii, options, last: None, tangible_cache: None, check: false }
+    }
+
+    /// Tests and debugging: with [`Options::incremental`], also compute
+    /// each frame in full (on the ServerSync model, rolled back
+    /// afterwards) and report any difference between the two frames, or
+    /// between the ServerSync state hashes after them, as a
+    /// [`DesyncReport`] naming the first pass that differs. Costs a full
+    /// frame and two state hashes per frame.
+    pub fn check_incremental(&mut self, on: bool) {
+        self.check = on;
     }
 
     /// The player.
@@ -373,12 +523,18 @@ impl Transmitter {
     /// Forgets the last frame (the next one runs every pass).
     pub fn reset(&mut self) {
         self.last = None;
+        self.tangible_cache = None;
     }
 
     /// Computes the next frame: every pass in order, each pass's messages
     /// applied to `server_sync` before the next. `print` is the master's
     /// print output for the player (carried, not world state). Atomic on
     /// `server_sync`: on an error it is left as it was.
+    ///
+    /// The two models' clocks must agree (the host ticks the synchronous
+    /// models in step with the master): otherwise [`DiffError::Clock`],
+    /// and nothing changes. The frame carries the clock and the client
+    /// checks its own against it (see "The clock" in the module docs).
     pub fn frame(
         &mut self,
         master: &mut World,
@@ -388,11 +544,26 @@ impl Transmitter {
         if master.now() != server_sync.now() {
             return Err(DiffError::Clock { master: master.now(), sync: server_sync.now() });
         }
+        let incremental = self.options.incremental;
+        // The check: the full frame first, on the ServerSync model rolled
+        // back afterwards (the transmitter's marks were taken before that
+        // snapshot, so they stay valid).
+        let full = if incremental && self.check {
+            let snap = server_sync.snapshot()?;
+            let r = self.frame_inner(master, server_sync, print.clone(), Mode::Full);
+            let h = server_sync.state_hash();
+            server_sync.rollback(&snap)?;
+            server_sync.release(snap)?;
+            Some((r, h))
+        } else {
+            None
+        };
+        let mode = if incremental { Mode::Incremental } else { Mode::Full };
         let snap = server_sync.snapshot()?;
-        match self.frame_inner(master, server_sync, print) {
-            Ok(t) => {
+        match self.frame_inner(master, server_sync, print, mode) {
+            Ok(mut t) => {
                 server_sync.release(snap)?;
-                if self.options.incremental {
+                if incremental {
                     let master_mark = master.state_mut().write_mark();
                     let sync_mark = server_sync.state_mut().write_mark();
                     if let Some(l) = &mut self.last {
@@ -400,10 +571,17 @@ impl Transmitter {
                         l.sync_mark = sync_mark;
                     }
                 }
+                if let Some((full, h)) = full {
+                    let mine = server_sync.state_hash();
+                    if let Some(r) = check_same(&t.frame, mine, full, h) {
+                        t.reports.push(r);
+                    }
+                }
                 Ok(t)
             }
             Err(e) => {
                 self.last = None;
+                self.tangible_cache = None;
                 server_sync.rollback(&snap)?;
                 server_sync.release(snap)?;
                 Err(e)
@@ -416,75 +594,144 @@ impl Transmitter {
         master: &mut World,
         sync: &mut World,
         print: Option<String>,
+        mode: Mode,
     ) -> Result<Transmission, DiffError> {
         let mut sctx = ServerCtx { reports: Vec::new() };
         let mut cctx = ClientCtx::default();
         let player = self.player;
+        let incremental = mode == Mode::Incremental;
         let sources = source_database::transmit_source_database(master, sync)?;
         source_database::apply(sync, sources.as_deref())?;
-        let player_msg = player_position::update_player_position(master, sync, player, print)?;
-        player_position::apply(sync, &player_msg)?;
-        let tangibles =
-            create_delete::create_and_delete_tangibles(master, sync, player, self.radii)?;
-        create_delete::apply(sync, &tangibles)?;
-        let close_hash = close_list::generate_close_tangible_list(
-            master,
-            sync,
-            player,
-            self.radii.close,
-            &mut sctx,
-        )?;
-        close_list::apply(sync, player, self.radii.close, close_hash, &mut cctx)?;
+
+        // Passes 1 to 3, or what they gave last time if neither model's
+        // Rust tangibles changed since (see the module docs).
+        let (master_version, sync_version) =
+            (master.tangibles().version(), sync.tangibles().version());
+        let moving = master.tangibles().any_moving() || sync.tangibles().any_moving();
+        let cached = self.tangible_cache.as_ref().filter(|c| {
+            incremental
+                && c.master_version == master_version
+                && c.sync_version == sync_version
+                && (c.now == master.now() || !moving)
+        });
+        let (player_msg, tangibles, close_hash) = if let Some(c) = cached {
+            cctx.close = c.close.clone();
+            (
+                PlayerUpdate { id: player, print, ..PlayerUpdate::default() },
+                Vec::new(),
+                c.close_hash,
+            )
+        } else {
+            let player_msg = player_position::update_player_position(master, sync, player, print)?;
+            player_position::apply(sync, &player_msg)?;
+            let tangibles =
+                create_delete::create_and_delete_tangibles(master, sync, player, self.radii)?;
+            create_delete::apply(sync, &tangibles)?;
+            let close_hash = close_list::generate_close_tangible_list(
+                master,
+                sync,
+                player,
+                self.radii.close,
+                &mut sctx,
+                &mut cctx,
+            )?;
+            (player_msg, tangibles, close_hash)
+        };
 
         let quiet = sources.is_none() && player_msg.is_empty() && tangibles.is_empty();
-        // The close tangibles' databases (read through the registries: one
-        // lookup each).
+        let structure =
+            if incremental { self.last.as_mut().and_then(|l| l.structure.take()) } else { None };
+        let last = if incremental { self.last.as_ref() } else { None };
+        // What was written since the last frame, on both sides.
+        let written = last.and_then(|l| {
+            match (
+                master.state().tables_written_since(&l.master_mark),
+                sync.state().tables_written_since(&l.sync_mark),
+            ) {
+                (Written::Known(m), Written::Known(s)) => Some((l, m, s)),
+                _ => None,
+            }
+        });
         let (mr, sr) = (Refs::new(master.state_mut()), Refs::new(sync.state_mut()));
-        let mut m_tans = Vec::with_capacity(cctx.close.len());
-        let mut s_tans = Vec::with_capacity(cctx.close.len());
-        for &id in &cctx.close {
-            let (Value::Table(m), Value::Table(s)) = (
-                master.state().table(mr.reg).get_int(id as i64),
-                sync.state().table(sr.reg).get_int(id as i64),
-            ) else {
-                return Err(DiffError::Desync(DesyncReport {
-                    pass: Pass::CloseTangibleList,
-                    table: None,
-                    tangible: Some(id),
-                    detail: "close tangible without a database".into(),
-                }));
-            };
-            m_tans.push(m);
-            s_tans.push(s);
-        }
-        let skip = self.options.incremental
-            && quiet
-            && self.last.as_ref().is_some_and(|l| {
+        // The close tangibles' databases: last frame's if the close list
+        // and both registries are unchanged, else one registry lookup each.
+        let (m_tans, s_tans) = match &written {
+            Some((l, m, s))
+                if l.close == cctx.close
+                    && m.tables.binary_search(&mr.reg).is_err()
+                    && s.tables.binary_search(&sr.reg).is_err() =>
+            {
+                (l.master_tans.clone(), l.sync_tans.clone())
+            }
+            _ => close_tables(master, sync, &mr, &sr, &cctx.close)?,
+        };
+        let skip = quiet
+            && written.as_ref().is_some_and(|(l, m, s)| {
                 l.close == cctx.close
                     && l.master_tans == m_tans
                     && l.sync_tans == s_tans
-                    && unwritten(master.state(), &l.master_mark, &l.master_watch)
-                    && unwritten(sync.state(), &l.sync_mark, &l.sync_watch)
+                    && unwritten(m, &l.master_watch)
+                    && unwritten(s, &l.sync_watch)
+                    && !m.tables.iter().any(|&t| is_class(master.state(), &mr, t))
+                    && !s.tables.iter().any(|&t| is_class(sync.state(), &sr, t))
             });
         let graph = if skip {
+            // Nothing the last frame's structure depends on was written
+            // either: it stays valid for the next frame.
+            if let Some(l) = &mut self.last {
+                l.structure = structure;
+            }
             None
         } else {
-            let (g, watch) = self.graph(master, sync, &mut sctx, &mut cctx, &m_tans, &s_tans)?;
-            if self.options.incremental {
-                // The marks are taken after the release, in `frame`.
-                let (master_watch, sync_watch) = watch;
-                self.last = Some(LastFrame {
-                    master_mark: master.state_mut().write_mark(),
-                    sync_mark: sync.state_mut().write_mark(),
-                    close: cctx.close.clone(),
-                    master_tans: m_tans,
-                    sync_tans: s_tans,
-                    master_watch,
-                    sync_watch,
-                });
+            let changes = match written {
+                Some((l, m, s)) if sources.is_none() => {
+                    Some(changes(master, sync, &mr, &sr, l, m, s))
+                }
+                _ => None,
+            };
+            let (g, next) = Self::graph(
+                master, sync, &mut sctx, &mut cctx, &m_tans, &s_tans, changes, structure,
+            )?;
+            // (A full frame leaves the transmitter as it was.)
+            let old = if incremental { self.last.take() } else { None };
+            let watch = next.watch.or_else(|| old.map(|o| (o.master_watch, o.sync_watch, o.corr)));
+            match watch {
+                // A check failed: the two sides may differ where the next
+                // frame would not look; it compares everything.
+                _ if !sctx.reports.is_empty() => {}
+                Some((master_watch, sync_watch, corr)) if incremental => {
+                    // The marks are taken after the release, in `frame`.
+                    self.last = Some(LastFrame {
+                        master_mark: master.state_mut().write_mark(),
+                        sync_mark: sync.state_mut().write_mark(),
+                        close: cctx.close.clone(),
+                        master_tans: m_tans,
+                        sync_tans: s_tans,
+                        master_watch,
+                        sync_watch,
+                        corr,
+                        structure: next.structure,
+                    });
+                }
+                _ => {}
             }
             Some(g)
         };
+        if incremental {
+            // Cached only if the frame left the ServerSync model's Rust
+            // tangibles as they were: then passes 1 to 3 ran on the same
+            // tangibles as the next frame's would, and said nothing.
+            self.tangible_cache = (sync.tangibles().version() == sync_version
+                && player_msg.is_empty()
+                && tangibles.is_empty())
+            .then(|| TangibleCache {
+                master_version,
+                sync_version,
+                now: master.now(),
+                close: cctx.close.clone(),
+                close_hash,
+            });
+        }
         let state_hash = self.options.verify_state_hash.then(|| sync.state_hash());
         let frame = Frame {
             now: master.now(),
@@ -499,40 +746,65 @@ impl Transmitter {
         Ok(Transmission { frame, reports: sctx.reports })
     }
 
-    /// Passes 4 to 9; also returns the watch sets for the fast path.
+    /// Passes 4 to 9; also returns what the next frame needs (the watch
+    /// sets and the correspondence; the rest of it is filled by the
+    /// caller). With `changes`, passes 7 to 9 compare only what may
+    /// differ (see the module docs); without, everything.
+    #[allow(clippy::too_many_arguments)]
     fn graph(
-        &mut self,
         master: &mut World,
         sync: &mut World,
         sctx: &mut ServerCtx,
         cctx: &mut ClientCtx,
         m_tans: &[TableRef],
         s_tans: &[TableRef],
-    ) -> Result<(Graph, (SpecialSet, SpecialSet)), DiffError> {
+        changes: Option<Changes<'_>>,
+        structure: Option<Structure>,
+    ) -> Result<(Graph, Seen), DiffError> {
         let mrefs = Refs::new(master.state_mut());
         let srefs = Refs::new(sync.state_mut());
-        let mspecial = special(master, &mrefs);
-        let sspecial = special(sync, &srefs);
-        let mroots = roots(&mrefs, m_tans);
-        let sroots = roots(&srefs, s_tans);
-        let numbering_hash =
-            number_client::number_client_tables(sync.state(), &sroots, &sspecial, cctx);
-        let mut pairing = pair::pair_tables(
-            master.state(),
-            &mroots,
-            &mspecial,
-            sync.state(),
-            &sroots,
-            &sspecial,
-            &cctx.nums,
-        );
-        let new_tables = number_remaining::number_remaining_tables(
-            master.state(),
-            &mroots,
-            &mspecial,
-            &mut pairing,
-        );
-        number_remaining::apply(sync, new_tables, cctx);
+        // Passes 4 to 6: the last frame's results if the structure is
+        // unchanged since (see the module docs), else computed.
+        let reuse = match (structure, &changes) {
+            (Some(st), Some(ch))
+                if ch.structure_unchanged(master, sync, &mrefs, &srefs, &st, m_tans, s_tans) =>
+            {
+                Some(st)
+            }
+            _ => None,
+        };
+        let reused = reuse.is_some();
+        let (mspecial, sspecial, numbering_hash, pairing, new_tables) = match reuse {
+            Some(st) => {
+                cctx.nums.set_numbering(st.numbering);
+                (st.mspecial, st.sspecial, st.numbering_hash, st.pairing, 0)
+            }
+            None => {
+                let mspecial = special(master, &mrefs);
+                let sspecial = special(sync, &srefs);
+                let mroots = roots(&mrefs, m_tans);
+                let sroots = roots(&srefs, s_tans);
+                let numbering_hash =
+                    number_client::number_client_tables(sync.state(), &sroots, &sspecial, cctx);
+                let mut pairing = pair::pair_tables(
+                    master.state(),
+                    &mroots,
+                    &mspecial,
+                    sync.state(),
+                    &sroots,
+                    &sspecial,
+                    &cctx.nums,
+                );
+                let new_tables = number_remaining::number_remaining_tables(
+                    master.state(),
+                    &mroots,
+                    &mspecial,
+                    &mut pairing,
+                );
+                number_remaining::apply(sync, new_tables, cctx);
+                (mspecial, sspecial, numbering_hash, pairing, new_tables)
+            }
+        };
         let mut g = Graph {
             numbering_hash,
             new_tables,
@@ -542,6 +814,25 @@ impl Transmitter {
             db_reorder: Vec::new(),
             classes: Vec::new(),
         };
+        // The correspondence this frame establishes.
+        let corr = match reused {
+            // Not used: passes 4 to 6 are the last frame's.
+            true => Vec::new(),
+            false => {
+                let mut corr = Vec::new();
+                for n in 1..=pairing.max_number() {
+                    if let (Some(tm), Some(tc)) = (pairing.table(n), cctx.nums.table(n)) {
+                        let i = tm.index() as usize;
+                        if corr.len() <= i {
+                            corr.resize(i + 1, 0);
+                        }
+                        corr[i] = tc.index() + 1;
+                    }
+                }
+                corr
+            }
+        };
+        let keys = values::KeyCache::default();
         macro_rules! cmp {
             () => {
                 values::Compare::new(
@@ -553,35 +844,117 @@ impl Transmitter {
                     &srefs,
                     &sspecial,
                     &cctx.nums,
+                    &keys,
                 )
             };
         }
         // Pass 7: contents, then order.
-        let targets = table_contents::table_targets(&cmp!());
-        g.tables = table_contents::transmit_table_contents(&cmp!());
-        table_contents::apply_sets(sync, &srefs, &g.tables, cctx, Pass::TableContents)?;
-        for hash_first in [false, true] {
-            let r = table_contents::restore_order(&cmp!(), &targets, hash_first);
-            table_contents::apply_sets(sync, &srefs, &r, cctx, Pass::TableContents)?;
-            g.reorder.extend(r);
+        let targets = match &changes {
+            // The same structure: only the written tables may differ.
+            Some(ch) if reused => {
+                let mut v: Vec<_> = ch
+                    .master_set
+                    .tables
+                    .iter()
+                    .filter_map(|&tm| {
+                        let n = pairing.number_of(tm)?;
+                        Some((Target::Table(n), tm, cctx.nums.table(n)?))
+                    })
+                    .collect();
+                v.sort_unstable_by_key(|&(t, _, _)| match t {
+                    Target::Table(n) => n,
+                    _ => 0,
+                });
+                v
+            }
+            Some(ch) => {
+                let c = cmp!();
+                let mut v = table_contents::table_targets(&c);
+                v.retain(|&(_, tm, tc)| ch.may_differ(&c, &corr, tm, tc, true));
+                v
+            }
+            None => table_contents::table_targets(&cmp!()),
+        };
+        // Whether this frame leaves the structure as it found it (then the
+        // next frame may reuse passes 4 to 6): checked on the tables it
+        // compares, before it changes them.
+        // (Passes 1 to 3 ran before the numbering: what they changed is in
+        // it, and in the special sets.)
+        let mut preserving = changes.is_some() && new_tables == 0;
+        if preserving && !reused {
+            let (m, c) = (master.state(), sync.state());
+            preserving = targets.iter().all(|&(_, tm, tc)| {
+                same_structure(m, tm, &mspecial, c, tc, &sspecial, &corr, true)
+            });
         }
+        g.tables = table_contents::transmit_table_contents(&cmp!(), &targets);
+        table_contents::apply_sets(sync, &srefs, &g.tables, cctx, Pass::TableContents)?;
+        g.reorder = table_contents::restore_order(&cmp!(), &targets);
+        table_contents::apply_sets(sync, &srefs, &g.reorder, cctx, Pass::TableContents)?;
         table_contents::verify_order(&cmp!(), &targets, &g.reorder, Pass::TableContents, sctx);
         // Pass 8: databases, then order.
-        let dbs = tangible_differences::db_targets(&mrefs, &srefs, &cctx.close, m_tans, s_tans);
+        let mut dbs = tangible_differences::db_targets(&mrefs, &srefs, &cctx.close, m_tans, s_tans);
+        if let (Some(ch), true) = (&changes, reused) {
+            dbs.retain(|&(_, tm, _)| ch.master.contains(tm));
+        } else if let Some(ch) = &changes {
+            let c = cmp!();
+            dbs.retain(|&(target, tm, tc)| {
+                let was_close = match target {
+                    Target::Tangible(id) => {
+                        ch.last.close.binary_search(&id).ok().is_some_and(|i| {
+                            ch.last.master_tans[i] == tm && ch.last.sync_tans[i] == tc
+                        })
+                    }
+                    _ => true,
+                };
+                !was_close || ch.may_differ(&c, &corr, tm, tc, false)
+            });
+        }
+        if preserving && !reused {
+            let (m, c) = (master.state(), sync.state());
+            preserving = dbs.iter().all(|&(_, tm, tc)| {
+                same_structure(m, tm, &mspecial, c, tc, &sspecial, &corr, false)
+            });
+        }
         g.dbs = tangible_differences::transmit_tangible_differences(&cmp!(), &dbs);
         table_contents::apply_sets(sync, &srefs, &g.dbs, cctx, Pass::TangibleDifferences)?;
-        for hash_first in [false, true] {
-            let r = table_contents::restore_order(&cmp!(), &dbs, hash_first);
-            table_contents::apply_sets(sync, &srefs, &r, cctx, Pass::TangibleDifferences)?;
-            g.db_reorder.extend(r);
-        }
+        g.db_reorder = table_contents::restore_order(&cmp!(), &dbs);
+        table_contents::apply_sets(sync, &srefs, &g.db_reorder, cctx, Pass::TangibleDifferences)?;
         table_contents::verify_order(&cmp!(), &dbs, &g.db_reorder, Pass::TangibleDifferences, sctx);
-        // Pass 9.
-        g.classes =
-            tangible_metatables::compare_tangible_metatables(master, sync, &cctx.close, sctx);
+        // Pass 9: every close tangible, or those whose class may differ.
+        let close: Vec<u64> = match &changes {
+            Some(ch) if !ch.classes => cctx
+                .close
+                .iter()
+                .zip(m_tans.iter().zip(s_tans))
+                .filter(|&(&id, (&tm, &tc))| {
+                    let was = ch.last.close.binary_search(&id).ok().is_some_and(|i| {
+                        ch.last.master_tans[i] == tm && ch.last.sync_tans[i] == tc
+                    });
+                    let mt_written = |st: &State, t: TableRef, w: &SpecialSet| {
+                        st.metatable(Value::Table(t)).is_some_and(|mt| w.contains(mt))
+                    };
+                    !was || mt_written(master.state(), tm, &ch.master)
+                        || mt_written(sync.state(), tc, &ch.sync)
+                })
+                .map(|(&id, _)| id)
+                .collect(),
+            _ => cctx.close.clone(),
+        };
+        g.classes = tangible_metatables::compare_tangible_metatables(master, sync, &close, sctx);
         tangible_metatables::apply(sync, &g.classes)?;
 
         // What this frame looked at, for the next one's fast path.
+        if reused {
+            let structure = (preserving && sctx.reports.is_empty()).then(|| Structure {
+                numbering: cctx.nums.take_numbering(),
+                numbering_hash,
+                pairing,
+                mspecial,
+                sspecial,
+            });
+            return Ok((g, Seen { watch: None, structure }));
+        }
         let mut mw = SpecialSet::new();
         for n in 1..=pairing.max_number() {
             if let Some(t) = pairing.table(n) {
@@ -605,20 +978,286 @@ impl Transmitter {
             w.mark(refs.reg);
             w.mark(refs.classdb);
         }
-        Ok((g, (mw, sw)))
+        let structure = (preserving && sctx.reports.is_empty()).then(|| Structure {
+            numbering: cctx.nums.take_numbering(),
+            numbering_hash,
+            pairing,
+            mspecial,
+            sspecial,
+        });
+        Ok((g, Seen { watch: Some((mw, sw, corr)), structure }))
     }
 }
 
-/// Whether no table of `watch` was written, created or freed in `st`
-/// since `mark`.
-fn unwritten(st: &State, mark: &WriteMark, watch: &SpecialSet) -> bool {
-    match st.tables_written_since(mark) {
-        Written::Unknown => false,
-        Written::Known(w) => {
-            w.tables.iter().all(|&t| !watch.contains(t))
-                && w.freed.iter().all(|&i| !watch.contains(TableRef::from_index(i)))
+/// The close tangibles' databases on both sides (one registry lookup
+/// each).
+fn close_tables(
+    master: &World,
+    sync: &World,
+    mr: &Refs,
+    sr: &Refs,
+    close: &[u64],
+) -> Result<(Vec<TableRef>, Vec<TableRef>), DiffError> {
+    let mut m_tans = Vec::with_capacity(close.len());
+    let mut s_tans = Vec::with_capacity(close.len());
+    for &id in close {
+        let (Value::Table(m), Value::Table(s)) = (
+            master.state().table(mr.reg).get_int(id as i64),
+            sync.state().table(sr.reg).get_int(id as i64),
+        ) else {
+            return Err(DiffError::Desync(DesyncReport {
+                pass: Pass::CloseTangibleList,
+                table: None,
+                tangible: Some(id),
+                detail: "close tangible without a database".into(),
+            }));
+        };
+        m_tans.push(m);
+        s_tans.push(s);
+    }
+    Ok((m_tans, s_tans))
+}
+
+/// Whether table `t` may be a class table (it has a `__class` string; a
+/// class table is special, so not watched: a write to one may change a
+/// class's name, hence the image of every value naming it).
+fn is_class(st: &State, r: &Refs, t: TableRef) -> bool {
+    matches!(st.table(t).get_str(r.class), Value::Str(_))
+}
+
+/// The changes since the last frame, from the written sets of both sides.
+fn changes<'a>(
+    master: &World,
+    sync: &World,
+    mr: &Refs,
+    sr: &Refs,
+    last: &'a LastFrame,
+    m: WriteSet,
+    s: WriteSet,
+) -> Changes<'a> {
+    let mut ms = SpecialSet::new();
+    m.tables.iter().for_each(|&t| ms.mark(t));
+    let mut ss = SpecialSet::new();
+    s.tables.iter().for_each(|&t| ss.mark(t));
+    let classes = [mr.reg, mr.classdb].iter().any(|&t| ms.contains(t))
+        || [sr.reg, sr.classdb].iter().any(|&t| ss.contains(t))
+        || m.tables.iter().any(|&t| is_class(master.state(), mr, t))
+        || s.tables.iter().any(|&t| is_class(sync.state(), sr, t));
+    Changes { last, master: ms, sync: ss, master_set: m, sync_set: s, classes }
+}
+
+/// Whether master table `tm` and client table `tc` have the same
+/// structure under the correspondence `corr`: the same ordinary-table
+/// metatable (if `with_meta`; or both none, or both special), and the same
+/// sequence, in iteration order, of sortable keys holding ordinary tables,
+/// each pair of tables corresponding. The traversals of passes 4 to 6 see
+/// nothing else of a table.
+#[allow(clippy::too_many_arguments)]
+fn same_structure(
+    m: &State,
+    tm: TableRef,
+    mspecial: &SpecialSet,
+    c: &State,
+    tc: TableRef,
+    cspecial: &SpecialSet,
+    corr: &[u32],
+    with_meta: bool,
+) -> bool {
+    let pair = |a: TableRef, b: TableRef| {
+        corr.get(a.index() as usize).is_some_and(|&x| x == b.index() + 1)
+    };
+    if with_meta {
+        let ok = match (m.metatable(Value::Table(tm)), c.metatable(Value::Table(tc))) {
+            (None, None) => true,
+            (Some(a), Some(b)) => match (mspecial.contains(a), cspecial.contains(b)) {
+                (true, true) => true,
+                (false, false) => pair(a, b),
+                _ => false,
+            },
+            _ => false,
+        };
+        if !ok {
+            return false;
         }
     }
+    let mut mi = m.table(tm).iter().filter_map(|(k, v)| match v {
+        Value::Table(t) if is_sortable(k) && !mspecial.contains(t) => Some((k, t)),
+        _ => None,
+    });
+    let mut ci = c.table(tc).iter().filter_map(|(k, v)| match v {
+        Value::Table(t) if is_sortable(k) && !cspecial.contains(t) => Some((k, t)),
+        _ => None,
+    });
+    loop {
+        match (mi.next(), ci.next()) {
+            (None, None) => return true,
+            (Some((ka, a)), Some((kb, b))) => {
+                let same_key = match (ka, kb) {
+                    (Value::Str(x), Value::Str(y)) => m.str_bytes(x) == c.str_bytes(y),
+                    (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
+                    _ => ka.raw_eq(kb),
+                };
+                if !same_key || !pair(a, b) {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+}
+
+impl Changes<'_> {
+    /// Whether the last frame's passes 4 to 6 (`st`) are this frame's:
+    /// the roots, the special sets and every traversed table's structure
+    /// are unchanged. On the ServerSync side: no table the last frame
+    /// looked at was written or freed since. On the master side: no class
+    /// or registry changed, no table the last frame looked at was freed,
+    /// and every written table it numbered (and every written root) has
+    /// the structure of its client table, which is the master table's
+    /// structure at the last frame (that frame left the two equal).
+    #[allow(clippy::too_many_arguments)]
+    fn structure_unchanged(
+        &self,
+        master: &World,
+        sync: &World,
+        mr: &Refs,
+        sr: &Refs,
+        st: &Structure,
+        m_tans: &[TableRef],
+        s_tans: &[TableRef],
+    ) -> bool {
+        let l = self.last;
+        if self.classes
+            || l.master_tans != m_tans
+            || l.sync_tans != s_tans
+            || !unwritten(&self.sync_set, &l.sync_watch)
+            || self
+                .master_set
+                .freed
+                .iter()
+                .any(|&i| l.master_watch.contains(TableRef::from_index(i)))
+        {
+            return false;
+        }
+        let (m, c) = (master.state(), sync.state());
+        let same =
+            |tm, tc, meta| same_structure(m, tm, &st.mspecial, c, tc, &st.sspecial, &l.corr, meta);
+        if self.master.contains(mr.globalpub) && !same(mr.globalpub, sr.globalpub, false) {
+            return false;
+        }
+        for (&tm, &tc) in m_tans.iter().zip(s_tans) {
+            if self.master.contains(tm) && !same(tm, tc, false) {
+                return false;
+            }
+        }
+        self.master_set.tables.iter().all(|&tm| match st.pairing.number_of(tm) {
+            Some(n) => st.numbering.table(n).is_some_and(|tc| same(tm, tc, true)),
+            None => true,
+        })
+    }
+
+    /// Whether the pair `(tm, tc)` (compared as a table if `with_meta`,
+    /// else as a database) may differ now, though it was equal after the
+    /// last frame: false only if neither table was written since, the
+    /// pair is the last frame's, every ordinary table `tm` refers to kept
+    /// its client table, and every special table it refers to still has
+    /// the same image (compared, as the pass would).
+    fn may_differ(
+        &self,
+        cmp: &values::Compare<'_>,
+        corr: &[u32],
+        tm: TableRef,
+        tc: TableRef,
+        with_meta: bool,
+    ) -> bool {
+        if self.master.contains(tm) || self.sync.contains(tc) {
+            return true;
+        }
+        let last = |t: TableRef| self.last.corr.get(t.index() as usize).copied().unwrap_or(0);
+        let now = |t: TableRef| corr.get(t.index() as usize).copied().unwrap_or(0);
+        if with_meta && last(tm) != tc.index() + 1 {
+            return true;
+        }
+        let changed = |mv: Value, cv: &dyn Fn() -> Value| match mv {
+            Value::Table(x) if cmp.master_special(x) => !cmp.same(mv, cv()),
+            Value::Table(x) => last(x) != now(x),
+            _ => false,
+        };
+        if with_meta {
+            let mm = cmp.m.metatable(Value::Table(tm)).map_or(Value::Nil, Value::Table);
+            let cm = || cmp.c.metatable(Value::Table(tc)).map_or(Value::Nil, Value::Table);
+            if changed(mm, &cm) {
+                return true;
+            }
+        }
+        cmp.m.table(tm).iter().any(|(k, v)| is_sortable(k) && changed(v, &|| cmp.client_get(tc, k)))
+    }
+}
+
+/// Compares the incremental frame (and the ServerSync state hash after
+/// it) with the full one ([`Options::check_incremental`]); a report naming
+/// the first pass whose messages differ, if any.
+fn check_same(
+    frame: &Frame,
+    hash: u128,
+    full: Result<Transmission, DiffError>,
+    full_hash: u128,
+) -> Option<DesyncReport> {
+    let report = |pass: Pass, detail: String| {
+        Some(DesyncReport { pass, table: None, tangible: None, detail })
+    };
+    let full = match full {
+        Ok(t) => t.frame,
+        Err(e) => return report(Pass::Decode, format!("the full frame failed: {e}")),
+    };
+    let differs = |what: &str| format!("incremental frame differs from the full re-walk: {what}");
+    if frame.sources != full.sources {
+        return report(Pass::SourceDatabase, differs("sources"));
+    }
+    if frame.player != full.player {
+        return report(Pass::UpdatePlayerPosition, differs("player"));
+    }
+    if frame.tangibles != full.tangibles {
+        return report(Pass::CreateAndDeleteTangibles, differs("tangibles"));
+    }
+    if frame.close_hash != full.close_hash {
+        return report(Pass::CloseTangibleList, differs("close list hash"));
+    }
+    match (&frame.graph, &full.graph) {
+        (None, Some(g)) if !g.is_empty() => {
+            return report(Pass::NumberClientTables, differs("graph skipped"));
+        }
+        (Some(a), Some(b)) => {
+            if a.numbering_hash != b.numbering_hash {
+                return report(Pass::NumberClientTables, differs("numbering"));
+            }
+            if a.new_tables != b.new_tables {
+                return report(Pass::NumberRemainingTables, differs("new tables"));
+            }
+            if a.tables != b.tables || a.reorder != b.reorder {
+                return report(Pass::TableContents, differs(&format!("{a:?} / {b:?}")));
+            }
+            if a.dbs != b.dbs || a.db_reorder != b.db_reorder {
+                return report(Pass::TangibleDifferences, differs(&format!("{a:?} / {b:?}")));
+            }
+            if a.classes != b.classes {
+                return report(Pass::TangibleMetatables, differs("classes"));
+            }
+        }
+        (Some(_), None) => return report(Pass::NumberClientTables, differs("no full graph")),
+        _ => {}
+    }
+    if hash != full_hash {
+        return report(Pass::StateHash, differs("ServerSync state hash"));
+    }
+    None
+}
+
+/// Whether no table of `watch` was written, created or freed (by the
+/// written set `w`).
+fn unwritten(w: &WriteSet, watch: &SpecialSet) -> bool {
+    w.tables.iter().all(|&t| !watch.contains(t))
+        && w.freed.iter().all(|&i| !watch.contains(TableRef::from_index(i)))
 }
 
 /// The special set of a model: the World's ([`World::special_set`]) and
@@ -656,7 +1295,7 @@ pub(crate) fn hash_words(tag: &[u8], words: impl Iterator<Item = u64>) -> u64 {
 pub fn apply(client: &mut World, frame: &Frame) -> Result<Applied, DiffError> {
     if client.now() != frame.now {
         return Err(DiffError::Desync(DesyncReport {
-            pass: Pass::UpdatePlayerPosition,
+            pass: Pass::Clock,
             table: None,
             tangible: None,
             detail: format!("clock: frame at tick {}, client at tick {}", frame.now, client.now()),

@@ -38,6 +38,7 @@ use crate::world::World;
 use luprex_vm::raw::{
     is_sortable, lookup_key, Numbering, Pairing, SpecialSet, State, StrRef, TableRef, Value,
 };
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// The engine tables and strings of one model that classification needs.
@@ -127,6 +128,11 @@ impl ClientNumbers {
         &self.numbering
     }
 
+    /// Takes the client's own numbering out (after a frame).
+    pub fn take_numbering(&mut self) -> Numbering {
+        std::mem::take(&mut self.numbering)
+    }
+
     /// Records a table created by the frame: it gets the next number.
     pub fn push_created(&mut self, t: TableRef) {
         self.created.push(t);
@@ -170,6 +176,18 @@ enum Ident<'a> {
     None,
 }
 
+/// String keys translated between the heaps during one frame (each
+/// translation hashes the string and probes the other interner; a frame
+/// compares the same few keys over and over). Master to client: only the
+/// strings found are remembered, since the frame interns new strings into
+/// the client; client to master: both answers (the master does not change
+/// during a frame). Looked up by handle index, never iterated.
+#[derive(Default)]
+pub(crate) struct KeyCache {
+    to_client: RefCell<HashMap<u32, StrRef>>,
+    to_master: RefCell<HashMap<u32, Option<StrRef>>>,
+}
+
 /// The comparison context of passes 7 and 8: master and client (the
 /// ServerSync copy) with their refs, special sets and numberings.
 pub(crate) struct Compare<'a> {
@@ -181,6 +199,7 @@ pub(crate) struct Compare<'a> {
     cr: &'a Refs,
     cspecial: &'a SpecialSet,
     pub cnums: &'a ClientNumbers,
+    keys: &'a KeyCache,
 }
 
 impl<'a> Compare<'a> {
@@ -194,8 +213,42 @@ impl<'a> Compare<'a> {
         cr: &'a Refs,
         cspecial: &'a SpecialSet,
         cnums: &'a ClientNumbers,
+        keys: &'a KeyCache,
     ) -> Compare<'a> {
-        Compare { m, mr, mspecial, pairing, c, cr, cspecial, cnums }
+        Compare { m, mr, mspecial, pairing, c, cr, cspecial, cnums, keys }
+    }
+
+    /// Master key `mk` as a client key (`lookup_key`, cached).
+    fn client_key(&self, mk: Value) -> Option<Value> {
+        let Value::Str(s) = mk else { return lookup_key(self.m, mk, self.c) };
+        if let Some(&c) = self.keys.to_client.borrow().get(&s.index()) {
+            return Some(Value::Str(c));
+        }
+        let r = lookup_key(self.m, mk, self.c);
+        if let Some(Value::Str(c)) = r {
+            self.keys.to_client.borrow_mut().insert(s.index(), c);
+        }
+        r
+    }
+
+    /// Client key `ck` as a master key (`lookup_key`, cached).
+    fn master_key(&self, ck: Value) -> Option<Value> {
+        let Value::Str(s) = ck else { return lookup_key(self.c, ck, self.m) };
+        if let Some(&r) = self.keys.to_master.borrow().get(&s.index()) {
+            return r.map(Value::Str);
+        }
+        let r = lookup_key(self.c, ck, self.m);
+        let m = match r {
+            Some(Value::Str(m)) => Some(m),
+            _ => None,
+        };
+        self.keys.to_master.borrow_mut().insert(s.index(), m);
+        r
+    }
+
+    /// Whether master table `t` is special (classified by content).
+    pub fn master_special(&self, t: TableRef) -> bool {
+        self.mspecial.contains(t)
     }
 
     /// The master table numbered `n`.
@@ -294,7 +347,7 @@ impl<'a> Compare<'a> {
 
     /// The client value under master key `mk` in client table `tc`.
     pub fn client_get(&self, tc: TableRef, mk: Value) -> Value {
-        match lookup_key(self.m, mk, self.c) {
+        match self.client_key(mk) {
             Some(k) => self.c.table(tc).get(k),
             None => Value::Nil,
         }
@@ -302,7 +355,7 @@ impl<'a> Compare<'a> {
 
     /// The master value under client key `ck` in master table `tm`.
     pub fn master_get(&self, tm: TableRef, ck: Value) -> Value {
-        match lookup_key(self.c, ck, self.m) {
+        match self.master_key(ck) {
             Some(k) => self.m.table(tm).get(k),
             None => Value::Nil,
         }
@@ -346,6 +399,11 @@ impl Applier<'_> {
         DiffError::reject(self.pass, r)
     }
 
+    /// The rejection of a bad key in this pass.
+    pub fn bad_key(&self) -> DiffError {
+        self.reject(Reject::BadKey)
+    }
+
     /// The client value of `v`.
     pub fn value(&self, w: &mut World, v: &Val) -> Result<Value, DiffError> {
         let st = w.state_mut();
@@ -372,6 +430,17 @@ impl Applier<'_> {
                 }
             }
             Val::GlobalEnv => Value::Table(self.refs.globals),
+        })
+    }
+
+    /// The client key of `k` (not the metatable).
+    pub fn key(&self, w: &mut World, k: &Key) -> Result<Value, DiffError> {
+        Ok(match k {
+            Key::Metatable => return Err(self.reject(Reject::BadKey)),
+            Key::Bool(b) => Value::Bool(*b),
+            Key::Int(i) => Value::Int(*i),
+            Key::Float(b) => Value::Float(f64::from_bits(*b)),
+            Key::Str(s) => Value::Str(w.state_mut().intern(s)),
         })
     }
 

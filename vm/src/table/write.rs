@@ -156,6 +156,38 @@ impl<'a> TableMut<'a> {
         self.t.alen += 1;
     }
 
+    /// Inserts `key → v` at the end of the hash part's order, whatever the
+    /// key (an integer key `alen + 1` included, which [`TableMut::set`]
+    /// would append to the array part), for [`crate::State::table_rebuild`].
+    /// False, and nothing stored, if the key is nil, NaN, in the array
+    /// part's range or already present (even as a tombstone), or `v` is
+    /// nil. Rehashes (hence may resize the array part) only if the hash
+    /// part is full: reserve room first.
+    pub fn insert_in_hash(&mut self, key: Value, v: Value) -> bool {
+        let key = match normalize(key) {
+            Norm::Int(i) => Value::Int(i),
+            Norm::Other(k) => k,
+            Norm::Nil | Norm::NaN => return false,
+        };
+        if v.is_nil() {
+            return false;
+        }
+        if let Value::Int(i) = key {
+            if (i as u64).wrapping_sub(1) < u64::from(self.t.alen) {
+                return false;
+            }
+        }
+        if let Value::Str(_) = key {
+            self.t.flags = 0;
+        }
+        let h = key_hash(key);
+        if let Probe::Found(..) = self.view().probe(key, h) {
+            return false;
+        }
+        self.insert_new(key, h, v);
+        true
+    }
+
     /// Raw `t[key] = v` (no metamethods). Integral float keys are stored as
     /// integers; assigning nil deletes. Fails for nil and NaN keys.
     #[inline]
