@@ -195,12 +195,16 @@ async fn accept_loop(
     loop {
         let stream = tokio::select! {
             r = listener.accept() => match r {
-                Ok((s, _)) => s,
+                Ok((s, peer)) => {
+                    tracing::info!(%peer, "connection");
+                    s
+                }
                 Err(e) => { tracing::warn!(error = %e, "accept"); continue; }
             },
             _ = stop.changed() => break,
         };
         let Ok(permit) = limit.clone().try_acquire_owned() else {
+            tracing::warn!("connection refused: server full");
             conns.spawn(refuse(stream, "server full"));
             continue;
         };
