@@ -256,7 +256,12 @@ fn wrong_secret_refused_right_secret_resumes() {
     net.command(a, Command::Walk { to: [7.0, 7.0, 0.0] });
     assert_converged(&mut net);
     let stored = net.server.registry().stored("ann").unwrap();
-    assert!(stored.starts_with("$argon2id$") && !stored.contains("pw"));
+    // A PHC string ($argon2id$v=..$m=..,t=..,p=..$salt$hash), no field of
+    // which is the secret. (Not `!contains("pw")`: a random base64 salt or
+    // hash holds "pw" now and then.)
+    let fields: Vec<&str> = stored.split('$').collect();
+    assert!(stored.starts_with("$argon2id$") && fields.len() == 6, "{stored}");
+    assert!(!fields.contains(&"pw") && fields[4].len() >= 16, "{stored}");
     // a thief
     let t = net.connect(ClientCore::new("ann", "guess", Vec::new()).unwrap());
     net.run_ms(500);
