@@ -206,6 +206,8 @@ pub struct World {
     /// The events applied since the last [`World::take_events`], while
     /// recording ([`World::record_events`]).
     events: Option<Vec<crate::journal::Event>>,
+    /// [`World::special_set`]'s cache: (tangibles version, classes), set.
+    special_cache: Option<((u64, usize), SpecialSet)>,
 }
 
 impl std::fmt::Debug for World {
@@ -250,6 +252,7 @@ impl World {
             requests: Vec::new(),
             limits,
             events: None,
+            special_cache: None,
         })
     }
 
@@ -715,8 +718,33 @@ impl World {
 
     /// The tables the table-graph traversal must skip (seed 000): the
     /// environment, the registry, every class table and every Lua
-    /// tangible. Computed afresh (handles are reused after collection).
+    /// tangible.
+    ///
+    /// Cached: the set is a function of which tangibles exist and which
+    /// classes exist (class tables are never replaced or freed; a
+    /// tangible's table is special from its creation to its destruction,
+    /// and only then may the collector free it and reuse its handle). So
+    /// the cache is keyed by the Rust tangibles' version
+    /// ([`Tangibles::version`](crate::Tangibles::version): process-unique,
+    /// renewed by every change of a tangible, creations and destructions
+    /// included, and restored exactly by a rollback) and the number of
+    /// classes. A server computing frames for many sessions in one tick
+    /// walks the master's tangibles once, not once per session.
     pub fn special_set(&mut self) -> SpecialSet {
+        let k = self.keys();
+        let key = (tangible::host(&self.st).version(), self.st.table(k.classdb).iter().count());
+        if let Some((cached, set)) = &self.special_cache {
+            if *cached == key {
+                return set.clone();
+            }
+        }
+        let s = self.compute_special_set();
+        self.special_cache = Some((key, s.clone()));
+        s
+    }
+
+    /// [`World::special_set`], computed afresh.
+    pub fn compute_special_set(&mut self) -> SpecialSet {
         let mut s = SpecialSet::new();
         s.mark(self.st.globals());
         s.mark(self.st.registry());

@@ -618,3 +618,37 @@ fn master_and_replica_agree() {
     assert_eq!(twins[0].state_hash(), twins[1].state_hash());
     assert_eq!(twins[0].take_prints(4), twins[1].take_prints(4));
 }
+
+/// The cached special set is always the set computed afresh: across
+/// tangibles made and destroyed (by the host and by scripts), new classes,
+/// collections (handles reused), snapshots and rollbacks.
+#[test]
+fn special_set_cache_is_exact() {
+    let mut w = world("movement", Model::Master);
+    let same = |w: &mut World, what: &str| {
+        let cached = format!("{:?}", w.special_set());
+        assert_eq!(cached, format!("{:?}", w.compute_special_set()), "{what}");
+        assert_eq!(format!("{:?}", w.special_set()), cached, "{what} (cache hit)");
+    };
+    same(&mut w, "start");
+    let mut ids = Vec::new();
+    for i in 0..20 {
+        ids.push(w.new_tangible("walker", [i as f64, 0.0, 0.0]).unwrap());
+    }
+    same(&mut w, "created");
+    let s = w.snapshot().unwrap();
+    for id in ids.drain(..10) {
+        assert!(w.destroy_tangible(id));
+    }
+    w.exec("=t", "for i = 1, 5 do newtangible('walker', i, 1, 0) end makeclass('late')").unwrap();
+    w.exec("=t", "collectgarbage() for i = 1, 200 do local t = {i} end").unwrap();
+    same(&mut w, "destroyed, made by a script, a new class, collected");
+    w.rollback(&s).unwrap();
+    same(&mut w, "rolled back");
+    w.release(s).unwrap();
+    w.exec("=t", "makeclass('later')").unwrap();
+    same(&mut w, "only a new class");
+    w.exec("=t", &format!("destroy(gettangible({}))", ids[0])).unwrap();
+    w.exec("=t", "collectgarbage()").unwrap();
+    same(&mut w, "destroyed by a script");
+}
