@@ -27,7 +27,6 @@
 //!   coordinates finite, so no later stage needs to check sizes.
 //! * [`PROTOCOL_VERSION`] changes whenever an encoding changes.
 
-use luprex_engine::Plain;
 use serde::{Deserialize, Serialize};
 
 /// The protocol version the handshake carries; a mismatch is refused.
@@ -46,36 +45,9 @@ pub const MAX_ARGS: usize = 32;
 /// The longest string argument, in bytes.
 pub const MAX_ARG_STR: usize = 4096;
 
-/// A plain value on the wire (the engine's [`Plain`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum Arg {
-    /// `nil`.
-    Nil,
-    /// A boolean.
-    Bool(bool),
-    /// An integer.
-    Int(i64),
-    /// A float.
-    Float(f64),
-    /// A string.
-    Str(String),
-    /// A tangible by ID.
-    Tangible(u64),
-}
-
-impl Arg {
-    /// The engine value.
-    pub fn to_plain(&self) -> Plain {
-        match self {
-            Arg::Nil => Plain::Nil,
-            Arg::Bool(b) => Plain::Bool(*b),
-            Arg::Int(i) => Plain::Int(*i),
-            Arg::Float(f) => Plain::Float(*f),
-            Arg::Str(s) => Plain::Str(s.clone()),
-            Arg::Tangible(t) => Plain::Tangible(*t),
-        }
-    }
-}
+/// A plain value on the wire: the engine's [`Plain`] itself (serde), so a
+/// command's arguments reach `World::invoke` as they are.
+pub use luprex_engine::Plain as Arg;
 
 /// A command of a player (seed 003): what the client predicts and the
 /// master runs.

@@ -169,10 +169,7 @@ pub type Journal = Box<dyn FnMut(&[luprex_engine::Event]) -> Result<(), String> 
 pub fn run_command(w: &mut World, player: u64, cmd: &Command) -> Result<u64, String> {
     let tid = match cmd {
         Command::Walk { to } => w.walk(player, *to),
-        Command::Invoke { target, function, args } => {
-            let args: Vec<_> = args.iter().map(|a| a.to_plain()).collect();
-            w.invoke(player, *target, function, &args)
-        }
+        Command::Invoke { target, function, args } => w.invoke(player, *target, function, args),
     }
     .map_err(|e| e.to_string())?;
     Ok(tid)

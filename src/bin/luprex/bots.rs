@@ -80,18 +80,6 @@ pub fn load_master(dir: &Path, report: &mut dyn FnMut(String)) -> anyhow::Result
     Ok(w)
 }
 
-/// A plain value as a wire argument.
-pub fn to_arg(p: &Plain) -> Arg {
-    match p {
-        Plain::Nil => Arg::Nil,
-        Plain::Bool(b) => Arg::Bool(*b),
-        Plain::Int(i) => Arg::Int(*i),
-        Plain::Float(f) => Arg::Float(*f),
-        Plain::Str(s) => Arg::Str(s.clone()),
-        Plain::Tangible(t) => Arg::Tangible(*t),
-    }
-}
-
 /// What a bot does next, from its predicted `view` (`None`: nothing).
 pub fn choose(view: &mut World, player: u64, close_radius: f64, rng: &mut Rng) -> Option<Command> {
     let r = rng.below(1 << 31);
@@ -121,7 +109,7 @@ pub fn choose(view: &mut World, player: u64, close_radius: f64, rng: &mut Rng) -
                     _ => None,
                 };
                 if let (Some(target), Some(Plain::Str(function))) = (target, vals.get(2)) {
-                    let args = vals[3..].iter().map(to_arg).collect();
+                    let args = vals[3..].to_vec();
                     return Some(Command::Invoke { target, function: function.clone(), args });
                 }
             }

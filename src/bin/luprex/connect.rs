@@ -23,7 +23,6 @@
 //! (anyone who knows a name can play as it) and meant for local play
 //! only; a shared server wants a real secret.
 
-use crate::bots::to_arg;
 use crate::tui::{self, Action, Connection, Status, Ui};
 use anyhow::Context;
 use luprex_net::client::Client;
@@ -122,11 +121,9 @@ fn read_keys(stop: &AtomicBool, tx: &mpsc::Sender<KeyEvent>) {
 fn command_of(action: Action) -> Option<Command> {
     match action {
         Action::Walk(to) => Some(Command::Walk { to }),
-        Action::Invoke { target, name, args } => Some(Command::Invoke {
-            target,
-            function: name,
-            args: args.iter().map(to_arg).collect(),
-        }),
+        Action::Invoke { target, name, args } => {
+            Some(Command::Invoke { target, function: name, args })
+        }
         Action::Quit => None,
     }
 }
