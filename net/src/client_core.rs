@@ -20,9 +20,24 @@
 //! **Mispredictions** (seed 001, "the client learns when its prediction
 //! lost a conflict"): when a batch acknowledges a command, the client
 //! compares what it predicted with what the batch gave: whether the
-//! command executed, and where the command's tangible (the player for a
+//! command executed, where the command's tangible (the player for a
 //! walk, the target for an invocation) ends up (its last animation step,
-//! or its absence). A difference counts one misprediction and raises
+//! or its absence), and what it did to the script data of the player and
+//! of the target. Where is compared for the last command a batch
+//! acknowledges (the earlier ones' moves are overwritten by it). Data:
+//! each tangible's database has a digest ([`data_digest`]: the sum of its
+//! entries' digests, tables in them by content to depth [`DIGEST_DEPTH`],
+//! tangibles by ID, functions and other objects by type only; insensitive
+//! to key order); the prediction records how the command changed the two
+//! digests (after minus before), and when a batch acknowledges exactly one
+//! command of this client, the client compares that with how the batch
+//! changed them (the client-synchronous model after the batch minus
+//! before it). So changes made to the player while the command was in
+//! flight (an item crafted earlier arriving) do not count, but a change to
+//! the same data in the tick that ran the command (another player's chop
+//! of the same tree) does, and so does data that records the tick
+//! (`now() + 10`): a prediction runs at the client's tick, earlier than
+//! the master's. A difference counts one misprediction and raises
 //! [`ClientEvent::Misprediction`].
 //!
 //! **Prints.** Predicted prints are discarded: the player sees the
@@ -39,6 +54,7 @@ use crate::protocol::{self, Batch, Command, Down, Hello, Outcome, Up, PROTOCOL_V
 use crate::server_core::{drain, run_command};
 use crate::view::{self, WireSource};
 use luprex_engine::diff::{self, DiffError};
+use luprex_engine::raw::{TableRef, Value};
 use luprex_engine::{Model, ThreadReportKind, World, WorldSnapshot};
 use std::collections::VecDeque;
 
@@ -112,11 +128,25 @@ pub struct ClientStats {
     pub bytes_down: u64,
 }
 
-/// What a prediction expected: executed, and where its tangible ends up.
+/// What a prediction expected: executed, where its tangible ends up, and
+/// how it changed the player's and the target's data.
 #[derive(Clone, Debug, PartialEq)]
 struct Expect {
     ok: bool,
     at: Option<[f64; 3]>,
+    data: [Change; 2],
+}
+
+/// How a tangible's data digest changed: whether the tangible was there
+/// before and after, and the digest's difference (wrapping).
+type Change = (bool, bool, u64);
+
+fn change(before: Option<u64>, after: Option<u64>) -> Change {
+    let d = match (before, after) {
+        (Some(b), Some(a)) => a.wrapping_sub(b),
+        _ => 0,
+    };
+    (before.is_some(), after.is_some(), d)
 }
 
 struct Pending {
@@ -358,6 +388,12 @@ impl ClientCore {
     /// Steps 6 and 7 (see the module docs).
     fn batch(&mut self, b: Batch) -> Result<(), ClientError> {
         self.unpredict()?;
+        // The data of the one command this batch acknowledges, before.
+        let single = match b.acks.as_slice() {
+            [a] => self.pending.iter().find(|p| p.seq == a.seq).map(|p| p.cmd.clone()),
+            _ => None,
+        };
+        let before = single.as_ref().map(|c| data_of(&mut self.world, self.player, c));
         if b.tick != self.world.now() + 1 {
             return Err(ClientError::Bogus(format!(
                 "batch of tick {} after tick {}",
@@ -409,18 +445,27 @@ impl ClientCore {
                 self.events.push(ClientEvent::Desync { tick: b.tick });
             }
         }
-        self.mispredictions(&acked);
+        let changed = match (single, before) {
+            (Some(c), Some(before)) => {
+                let after = data_of(&mut self.world, self.player, &c);
+                Some([change(before[0], after[0]), change(before[1], after[1])])
+            }
+            _ => None,
+        };
+        self.mispredictions(&acked, changed);
         self.repredict()
     }
 
     /// Compares each acknowledged command's prediction with the outcome
-    /// (the position only for the last one: later ones moved it again).
-    fn mispredictions(&mut self, acked: &[(Pending, bool)]) {
+    /// (the position only for the last one: later ones moved it again;
+    /// `changed`, the data's change, when the batch acknowledged one).
+    fn mispredictions(&mut self, acked: &[(Pending, bool)], changed: Option<[Change; 2]>) {
         let n = acked.len();
         for (i, (p, ok)) in acked.iter().enumerate() {
             let mut wrong = p.expect.ok != *ok;
             if i + 1 == n && *ok && p.expect.ok {
                 wrong |= where_is(&self.world, self.player, &p.cmd) != p.expect.at;
+                wrong |= changed.is_some_and(|c| c != p.expect.data);
             }
             if wrong {
                 self.stats.mispredictions += 1;
@@ -445,17 +490,79 @@ fn kind(m: &Down) -> &'static str {
     }
 }
 
-/// Where the tangible `cmd` acts on ends up (its last animation step).
-fn where_is(w: &World, player: u64, cmd: &Command) -> Option<[f64; 3]> {
-    let id = match cmd {
+/// The tangible `cmd` acts on.
+fn subject(player: u64, cmd: &Command) -> u64 {
+    match cmd {
         Command::Walk { .. } => player,
         Command::Invoke { target, .. } => *target,
-    };
-    w.tangibles().get(id).map(|t| t.queue.last().pos)
+    }
+}
+
+/// Where the tangible `cmd` acts on ends up (its last animation step).
+fn where_is(w: &World, player: u64, cmd: &Command) -> Option<[f64; 3]> {
+    w.tangibles().get(subject(player, cmd)).map(|t| t.queue.last().pos)
+}
+
+/// The digests of the player's and the command's tangible's data.
+fn data_of(w: &mut World, player: u64, cmd: &Command) -> [Option<u64>; 2] {
+    [data_digest(w, player), data_digest(w, subject(player, cmd))]
+}
+
+/// How deep [`data_digest`] looks into the tables of a database.
+pub const DIGEST_DEPTH: u32 = 3;
+
+/// A digest of tangible `id`'s script data (its database), or `None` if
+/// the model has no such tangible: see the module docs.
+pub fn data_digest(w: &mut World, id: u64) -> Option<u64> {
+    let t = w.tangible(id)?;
+    Some(digest_table(w, t, DIGEST_DEPTH))
+}
+
+/// The entries of `t`, combined by a wrapping sum of their mixed digests
+/// (so the order of keys does not matter, and a change of one entry
+/// changes the sum by a difference of two entry digests).
+fn digest_table(w: &mut World, t: TableRef, depth: u32) -> u64 {
+    let entries: Vec<(Value, Value)> = w.state().table(t).iter().collect();
+    let mut acc = 0u64;
+    for (k, v) in entries {
+        let (k, v) = (digest_value(w, k, depth), digest_value(w, v, depth));
+        acc = acc.wrapping_add(mix(k, v));
+    }
+    acc
+}
+
+fn digest_value(w: &mut World, v: Value, depth: u32) -> u64 {
+    match v {
+        Value::Nil => 1,
+        Value::Bool(b) => 2 + u64::from(b),
+        Value::Int(i) => mix(4, i as u64),
+        Value::Float(f) => mix(5, f.to_bits()),
+        Value::Str(s) => {
+            let bytes = w.state().str_bytes(s);
+            bytes.iter().fold(mix(6, bytes.len() as u64), |h, &b| mix(h, u64::from(b)))
+        }
+        Value::Table(t) => match w.tangible_id(v) {
+            Some(id) => mix(7, id),
+            None if depth == 0 => 8,
+            None => mix(9, digest_table(w, t, depth - 1)),
+        },
+        Value::LuaFn(_) | Value::RustFn(_) => 10,
+        Value::Thread(_) => 11,
+        _ => 12,
+    }
+}
+
+/// A 64-bit mix of two words (splitmix64's finalizer).
+fn mix(a: u64, b: u64) -> u64 {
+    let mut z = a.rotate_left(23) ^ b.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// Applies `cmd` as a prediction; what it expects.
 fn predict(w: &mut World, player: u64, cmd: &Command) -> Expect {
+    let before = data_of(w, player, cmd);
     let ok = match run_command(w, player, cmd) {
         Ok(tid) => !w.take_thread_reports().iter().any(|r| {
             r.thread == tid && matches!(r.kind, ThreadReportKind::Error | ThreadReportKind::Limit)
@@ -463,5 +570,7 @@ fn predict(w: &mut World, player: u64, cmd: &Command) -> Expect {
         Err(_) => false,
     };
     drain(w, player);
-    Expect { ok, at: where_is(w, player, cmd) }
+    let after = data_of(w, player, cmd);
+    let data = [change(before[0], after[0]), change(before[1], after[1])];
+    Expect { ok, at: where_is(w, player, cmd), data }
 }

@@ -335,6 +335,30 @@ fn mispredictions_are_counted() {
     assert_converged(&mut net);
 }
 
+/// A conflict on script data alone (no position, no failure): both chip
+/// the same rock; ann predicted the first chip, the master gave her the
+/// second. Alone, the same command is predicted right.
+#[test]
+fn mispredicted_script_data_is_counted() {
+    let mut net = net_with(ServerConfig::default(), SimConfig { seed: 3, min_ms: 50, max_ms: 50 });
+    let a = join(&mut net, "ann");
+    let b = join(&mut net, "bob");
+    let rock = net.server.master().scan_radius([-16.0, -4.0, 0.0], 0.5)[0];
+    let chip = Command::Invoke { target: rock, function: "chip".into(), args: vec![] };
+    net.command(a, chip.clone());
+    net.run_ms(1000);
+    assert_eq!(net.clients[a].core.stats().mispredictions, 0, "alone: predicted right");
+    net.command(b, chip.clone());
+    net.run_ms(60);
+    net.command(a, chip);
+    net.run_ms(1000);
+    let ev = net.clients[a].core.take_events();
+    assert!(ev.iter().any(|e| matches!(e, ClientEvent::Misprediction { count: 1, .. })), "{ev:?}");
+    assert_eq!(net.clients[a].core.stats().mispredictions, 1);
+    assert_eq!(net.clients[b].core.stats().mispredictions, 0);
+    assert_converged(&mut net);
+}
+
 #[test]
 fn tampering_is_detected_as_a_desync() {
     let cfg = ServerConfig { check_every: 1, ..Default::default() };

@@ -117,6 +117,7 @@ use crate::prefetch::prefetch_read;
 use crate::state::State;
 use crate::table::{Table, TableView, Tables};
 use crate::value::{StrRef, TableRef, Value};
+use std::hash::{BuildHasherDefault, Hasher};
 
 // ---------------------------------------------------------------------------
 // Special tables
@@ -390,6 +391,32 @@ impl Marks for NumberMarks {
 // Pairing
 // ---------------------------------------------------------------------------
 
+/// A map keyed by table handle index, with a fixed hash (lookups only,
+/// never iterated: nothing depends on its order).
+type IndexMap = hashbrown::HashMap<u32, u32, BuildHasherDefault<IndexHasher>>;
+
+/// The hash of [`IndexMap`]: a multiplicative mix of the index.
+#[derive(Default)]
+struct IndexHasher(u64);
+
+impl Hasher for IndexHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u32(u32::from(b));
+        }
+    }
+
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        let h = (self.0 ^ u64::from(i)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = h ^ (h >> 29);
+    }
+}
+
 /// One pair made by [`pair_tables`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TablePair {
@@ -405,8 +432,11 @@ pub struct TablePair {
 /// and the pairs in the order they were made.
 #[derive(Clone, Debug, Default)]
 pub struct Pairing {
-    /// Master number by master handle index; 0 = none.
-    to_num: Vec<u32>,
+    /// Master number by master handle index (absent: none). Sparse: a
+    /// frame numbers the tables near one player, a small part of a master
+    /// world's heap, and a dense vector over the whole heap cost more to
+    /// zero than the traversal itself.
+    to_num: IndexMap,
     /// `tables[n - 1]`: the master table numbered `n`, if any.
     /// handle index + 1 (0: no table), 4 bytes per number.
     tables: Vec<u32>,
@@ -421,10 +451,7 @@ impl Pairing {
     /// [`Pairing::number_remaining`]).
     #[inline]
     pub fn number_of(&self, t: TableRef) -> Option<u32> {
-        match self.to_num.get(t.index() as usize) {
-            Some(&n) if n != 0 => Some(n),
-            _ => None,
-        }
+        self.to_num.get(&t.index()).copied()
     }
 
     /// The master table numbered `n`, if any.
@@ -469,9 +496,6 @@ impl Pairing {
     ) -> std::ops::Range<u32> {
         let first = self.tables.len() as u32 + 1;
         let cap = master.heap.tables.capacity_slots();
-        if self.to_num.len() < cap {
-            self.to_num.resize(cap, 0);
-        }
         let mut marks = RemainingMarks {
             seen: vec![0; cap.div_ceil(64)],
             to_num: &mut self.to_num,
@@ -486,7 +510,7 @@ impl Pairing {
 /// are traversed too); the first visit of an unnumbered table numbers it.
 struct RemainingMarks<'a> {
     seen: Vec<u64>,
-    to_num: &'a mut Vec<u32>,
+    to_num: &'a mut IndexMap,
     tables: &'a mut Vec<u32>,
 }
 
@@ -501,9 +525,9 @@ impl Marks for RemainingMarks<'_> {
     fn mark(&mut self, t: TableRef) {
         let i = t.index() as usize;
         self.seen[i / 64] |= 1 << (i % 64);
-        if self.to_num[i] == 0 {
+        if let hashbrown::hash_map::Entry::Vacant(e) = self.to_num.entry(t.index()) {
             self.tables.push(t.index() + 1);
-            self.to_num[i] = self.tables.len() as u32;
+            e.insert(self.tables.len() as u32);
         }
     }
 }
@@ -598,7 +622,7 @@ impl<SM: IsSpecial + ?Sized, SC: IsSpecial + ?Sized> Pairer<'_, SM, SC> {
     /// a candidate waits in the queue).
     #[inline]
     fn both_unpaired(&self, tm: TableRef, n: u32) -> bool {
-        self.out.to_num[tm.index() as usize] == 0 && self.out.tables[n as usize - 1] == 0
+        self.out.tables[n as usize - 1] == 0 && !self.out.to_num.contains_key(&tm.index())
     }
 
     /// Queues a candidate if it passes the four rules now. Rules 1 and 3
@@ -678,7 +702,7 @@ impl<SM: IsSpecial + ?Sized, SC: IsSpecial + ?Sized> Pairer<'_, SM, SC> {
             if !self.both_unpaired(tm, n) {
                 continue;
             }
-            self.out.to_num[tm.index() as usize] = n;
+            self.out.to_num.insert(tm.index(), n);
             self.out.tables[n as usize - 1] = tm.index() + 1;
             self.out.pairs.push(pair);
             self.expand(tm, tc, true);
@@ -704,7 +728,7 @@ pub fn pair_tables<SM: IsSpecial + ?Sized, SC: IsSpecial + ?Sized>(
 ) -> Pairing {
     let n = client_numbers.len();
     let out = Pairing {
-        to_num: vec![0; master.heap.tables.capacity_slots()],
+        to_num: IndexMap::default(),
         tables: vec![0; n],
         pairs: Vec::new(),
         client_len: n as u32,

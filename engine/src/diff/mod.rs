@@ -118,7 +118,8 @@
 //!   which is what the master table had at the last frame (that frame left
 //!   the two equal). Then only the written master tables can differ: passes
 //!   7 to 9 compare those (in number order) and nothing else. Cost: what
-//!   changed, plus the two write-set scans (4 bytes per table slot).
+//!   changed, plus the two write-set scans (a summary of 1/16 byte per table
+//!   slot, then the blocks written).
 //! * **Otherwise: all of passes 4 to 6, and passes 7 to 9 on what may
 //!   differ.** After the traversals, a pair (master table, client table)
 //!   that was equal after the last frame can differ now only if either was

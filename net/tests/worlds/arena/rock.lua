@@ -16,3 +16,11 @@ function rock:vanish()
   destroy(self)
 end
 permit_invoke(rock, "vanish")
+
+-- script data only: the rock keeps a count of chips
+function rock:chip()
+  self.chips = (self.chips or 0) + 1
+  self.marks = self.marks or {}
+  self.marks[#self.marks + 1] = { n = self.chips }
+end
+permit_invoke(rock, "chip")
