@@ -208,6 +208,11 @@ pub struct World {
     events: Option<Vec<crate::journal::Event>>,
     /// [`World::special_set`]'s cache: (tangibles version, classes), set.
     special_cache: Option<((u64, usize), SpecialSet)>,
+    /// [`World::keys`]' cache. The registry tables and the interned names
+    /// are made by [`World::new`], before any snapshot (so no rollback
+    /// frees them) and kept alive by the natives' upvalues; only a load
+    /// of a whole state replaces them ([`World::restore`] clears this).
+    keys: Option<Keys>,
 }
 
 impl std::fmt::Debug for World {
@@ -253,6 +258,7 @@ impl World {
             limits,
             events: None,
             special_cache: None,
+            keys: None,
         })
     }
 
@@ -521,6 +527,7 @@ impl World {
     pub fn restore(model: Model, bytes: &[u8]) -> Result<World, EngineError> {
         let mut w = World::new(model)?;
         w.st.load_state(bytes)?;
+        w.keys = None;
         let master = !registry_get(&mut w.st, globals::GLOBALDB).is_nil();
         let complete = [classes::CLASSDB, classes::LIBRARY, sourcedb::SOURCEDB, globals::GLOBALPUB]
             .iter()
@@ -545,7 +552,10 @@ impl World {
     // -----------------------------------------------------------------
 
     pub(crate) fn keys(&mut self) -> Keys {
-        Keys::new(&mut self.st)
+        match self.keys {
+            Some(k) => k,
+            None => *self.keys.insert(Keys::new(&mut self.st)),
+        }
     }
 
     pub(crate) fn lua_error(message: String) -> EngineError {
