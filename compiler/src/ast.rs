@@ -10,6 +10,15 @@
 //!
 //! Names and string literals are byte strings: Lua source is not required to
 //! be UTF-8, and string escapes can produce any byte.
+//!
+//! One node is not a plain tree: the fields of a table constructor are kept
+//! packed ([`Fields`], `ast/fields.rs`), because data files are made of huge
+//! constructors and a tree node per field would take many times the size of
+//! the source.
+
+mod fields;
+
+pub use fields::Fields;
 
 /// A source line number (1-based).
 pub type Line = u32;
@@ -284,8 +293,8 @@ pub enum ExprKind {
     Function(Box<FuncBody>),
     /// `( exp )`: truncates to one value.
     Paren(Box<Expr>),
-    /// `{ fields }`.
-    Table(Vec<Field>),
+    /// `{ fields }` (packed: see [`Fields`]).
+    Table(Fields),
     /// `a op b`.
     Bin(BinOp, Box<Expr>, Box<Expr>),
     /// `op a`.

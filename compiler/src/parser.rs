@@ -128,11 +128,19 @@ fn to_syntax_error(failure: check::Failure, chunkname: &[u8]) -> SyntaxError {
 
 /// Small constructors used by the grammar's actions.
 mod build {
-    use crate::ast::{Attrib, BinOp, Block, Expr, ExprKind, FuncBody, Line, Name, Stat, StatKind};
+    use crate::ast::{
+        Attrib, BinOp, Block, Expr, ExprKind, Field, Fields, FuncBody, Line, Name, Stat, StatKind,
+    };
 
     /// Appends to a vector (for left-recursive list rules).
     pub fn push<T>(mut list: Vec<T>, item: T) -> Vec<T> {
         list.push(item);
+        list
+    }
+
+    /// Appends a table constructor's field.
+    pub fn push_field(mut list: Fields, field: Field) -> Fields {
+        list.push(field);
         list
     }
 

@@ -401,6 +401,18 @@ impl<'s> Compiler<'s> {
         0
     }
 
+    /// `near` for an `exp_to_next_reg` that may overflow the registers:
+    /// computed only when it can (that step reserves one register after
+    /// possibly freeing some, so it fails only if `freereg + 1` reaches
+    /// the limit already), since building it costs an allocation.
+    pub fn near_if_full(&self, near: impl FnOnce() -> Option<String>) -> Option<String> {
+        if self.fs.freereg + 1 >= MAX_REGS {
+            near()
+        } else {
+            None
+        }
+    }
+
     /// `luaK_checkstack`.
     pub fn check_stack(&mut self, n: u32) -> R<()> {
         let newstack = self.fs.freereg + n;
