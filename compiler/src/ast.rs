@@ -53,7 +53,9 @@ pub struct Return {
     pub line: Line,
 }
 
-/// A statement together with the line it starts on.
+/// A statement together with the line it starts on. The big parts of the
+/// rarer statements are boxed, so that a statement (and every symbol on the
+/// LR parser's stack, which is moved at each step) stays small.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stat {
     /// What the statement is.
@@ -97,7 +99,7 @@ pub enum StatKind {
     /// `while exp do block end`.
     While {
         /// The loop condition.
-        cond: Expr,
+        cond: Box<Expr>,
         /// The loop body.
         body: Block,
     },
@@ -106,7 +108,7 @@ pub enum StatKind {
         /// The loop body.
         body: Block,
         /// The exit condition.
-        cond: Expr,
+        cond: Box<Expr>,
     },
     /// `if exp then block {elseif exp then block} [else block] end`.
     If {
@@ -123,11 +125,11 @@ pub enum StatKind {
         /// The control variable.
         var: Name,
         /// Initial value.
-        start: Expr,
+        start: Box<Expr>,
         /// Limit.
-        limit: Expr,
+        limit: Box<Expr>,
         /// Step (default 1).
-        step: Option<Expr>,
+        step: Option<Box<Expr>>,
         /// The loop body.
         body: Block,
     },
@@ -149,14 +151,14 @@ pub enum StatKind {
         /// The `:m` method name.
         method: Option<Name>,
         /// The function.
-        func: FuncBody,
+        func: Box<FuncBody>,
     },
     /// `local function Name funcbody`.
     LocalFunction {
         /// The local's name.
         name: Name,
         /// The function.
-        func: FuncBody,
+        func: Box<FuncBody>,
     },
     /// `::Name::`.
     Label(Name),

@@ -189,7 +189,20 @@ mod build {
         line: Line,
     ) -> Stat {
         func.line = line;
-        stat(StatKind::Function { path, method, func }, line)
+        stat(StatKind::Function { path, method, func: Box::new(func) }, line)
+    }
+
+    /// A numeric `for` statement.
+    pub fn numeric_for(
+        var: Name,
+        start: Expr,
+        limit: Expr,
+        step: Option<Expr>,
+        body: Block,
+        line: Line,
+    ) -> Stat {
+        let (start, limit, step) = (Box::new(start), Box::new(limit), step.map(Box::new));
+        stat(StatKind::NumericFor { var, start, limit, step, body }, line)
     }
 
     /// An `if` statement.
