@@ -10,6 +10,15 @@
 //!
 //! Names and string literals are byte strings: Lua source is not required to
 //! be UTF-8, and string escapes can produce any byte.
+//!
+//! One node is not a plain tree: the fields of a table constructor are kept
+//! packed ([`Fields`], `ast/fields.rs`), because data files are made of huge
+//! constructors and a tree node per field would take many times the size of
+//! the source.
+
+mod fields;
+
+pub use fields::Fields;
 
 /// A source line number (1-based).
 pub type Line = u32;
@@ -44,7 +53,9 @@ pub struct Return {
     pub line: Line,
 }
 
-/// A statement together with the line it starts on.
+/// A statement together with the line it starts on. The big parts of the
+/// rarer statements are boxed, so that a statement (and every symbol on the
+/// LR parser's stack, which is moved at each step) stays small.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stat {
     /// What the statement is.
@@ -88,7 +99,7 @@ pub enum StatKind {
     /// `while exp do block end`.
     While {
         /// The loop condition.
-        cond: Expr,
+        cond: Box<Expr>,
         /// The loop body.
         body: Block,
     },
@@ -97,7 +108,7 @@ pub enum StatKind {
         /// The loop body.
         body: Block,
         /// The exit condition.
-        cond: Expr,
+        cond: Box<Expr>,
     },
     /// `if exp then block {elseif exp then block} [else block] end`.
     If {
@@ -114,11 +125,11 @@ pub enum StatKind {
         /// The control variable.
         var: Name,
         /// Initial value.
-        start: Expr,
+        start: Box<Expr>,
         /// Limit.
-        limit: Expr,
+        limit: Box<Expr>,
         /// Step (default 1).
-        step: Option<Expr>,
+        step: Option<Box<Expr>>,
         /// The loop body.
         body: Block,
     },
@@ -140,14 +151,14 @@ pub enum StatKind {
         /// The `:m` method name.
         method: Option<Name>,
         /// The function.
-        func: FuncBody,
+        func: Box<FuncBody>,
     },
     /// `local function Name funcbody`.
     LocalFunction {
         /// The local's name.
         name: Name,
         /// The function.
-        func: FuncBody,
+        func: Box<FuncBody>,
     },
     /// `::Name::`.
     Label(Name),
@@ -284,8 +295,8 @@ pub enum ExprKind {
     Function(Box<FuncBody>),
     /// `( exp )`: truncates to one value.
     Paren(Box<Expr>),
-    /// `{ fields }`.
-    Table(Vec<Field>),
+    /// `{ fields }` (packed: see [`Fields`]).
+    Table(Fields),
     /// `a op b`.
     Bin(BinOp, Box<Expr>, Box<Expr>),
     /// `op a`.

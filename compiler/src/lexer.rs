@@ -1,4 +1,4 @@
-//! The Lua 5.4 lexer: source bytes to a vector of [`Token`]s.
+//! The Lua 5.4 lexer: source bytes to a stream ([`Tokens`]) or a vector of [`Token`]s.
 //!
 //! # Design
 //!
@@ -14,10 +14,10 @@
 //!
 //! The reference lexer is lazy: it reads a token only when the parser asks
 //! for it, so a lexical error is reported only if the parser gets that far
-//! without a syntax error. [`tokenize`] therefore never fails: it returns the
-//! tokens read before the first lexical error, and then the error itself as
-//! the `End` of the stream; the parser reports the error when it reaches
-//! that position.
+//! without a syntax error. [`Tokens`] (and [`tokenize`], which collects it)
+//! therefore never fails: it yields the tokens read before the first lexical
+//! error, and then the error itself as the end of the stream; the parser
+//! reports the error when it reaches that position.
 //!
 //! # Invariants
 //!
@@ -294,17 +294,57 @@ const MAX_LINE: Line = i32::MAX as Line;
 
 /// Reads all tokens of `source` (see the module doc for errors).
 pub fn tokenize(source: &[u8]) -> Lexed {
-    let mut lex = Tok::lexer(source);
+    let mut stream = Tokens::new(source);
     let mut tokens = Vec::new();
-    while let Some(item) = lex.next() {
+    for item in &mut stream {
         match item {
-            Ok(tok) => tokens.push(Token { tok, line: lex.extras.line, span: lex.span() }),
+            Ok(t) => tokens.push(t),
             Err(error) => return Lexed { tokens, error: Some(error) },
         }
     }
-    let end = source.len();
-    tokens.push(Token { tok: Tok::Eof, line: lex.extras.line, span: end..end });
     Lexed { tokens, error: None }
+}
+
+/// The tokens of a source one at a time, as [`tokenize`] would list them:
+/// `Ok` tokens ending with a [`Tok::Eof`] token, or with one `Err` (the
+/// lexical error), after which the stream is over. The parser reads the
+/// source through two of these in turn rather than keeping a token vector,
+/// so a big source never has all its tokens in memory at once.
+pub struct Tokens<'s> {
+    lex: Lexer<'s, Tok>,
+    /// True once `Eof` or an error was returned.
+    done: bool,
+}
+
+impl<'s> Tokens<'s> {
+    /// A stream over `source`.
+    pub fn new(source: &'s [u8]) -> Tokens<'s> {
+        Tokens { lex: Tok::lexer(source), done: false }
+    }
+}
+
+impl Iterator for Tokens<'_> {
+    type Item = Result<Token, LexError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.lex.next() {
+            Some(Ok(tok)) => {
+                Some(Ok(Token { tok, line: self.lex.extras.line, span: self.lex.span() }))
+            }
+            Some(Err(error)) => {
+                self.done = true;
+                Some(Err(error))
+            }
+            None => {
+                self.done = true;
+                let end = self.lex.source().len();
+                Some(Ok(Token { tok: Tok::Eof, line: self.lex.extras.line, span: end..end }))
+            }
+        }
+    }
 }
 
 /// Builds an error at the lexer's current line.

@@ -1018,8 +1018,8 @@ mod random_ast {
                 exprs: exprs(r, d),
             },
             5 => StatKind::Do(block(r, d)),
-            6 => StatKind::While { cond: expr(r, d), body: block(r, d) },
-            7 => StatKind::Repeat { body: block(r, d), cond: expr(r, d) },
+            6 => StatKind::While { cond: Box::new(expr(r, d)), body: block(r, d) },
+            7 => StatKind::Repeat { body: block(r, d), cond: Box::new(expr(r, d)) },
             8 => {
                 let conds: Vec<_> =
                     (0..1 + r.below(3)).map(|_| (expr(r, d), block(r, d))).collect();
@@ -1032,9 +1032,9 @@ mod random_ast {
             }
             9 => StatKind::NumericFor {
                 var: name(r),
-                start: expr(r, d),
-                limit: expr(r, d),
-                step: (r.below(2) == 0).then(|| expr(r, d)),
+                start: Box::new(expr(r, d)),
+                limit: Box::new(expr(r, d)),
+                step: (r.below(2) == 0).then(|| Box::new(expr(r, d))),
                 body: block(r, d),
             },
             10 => StatKind::GenericFor {
@@ -1046,9 +1046,9 @@ mod random_ast {
             11 => StatKind::Function {
                 path: (0..1 + r.below(3)).map(|_| name(r)).collect(),
                 method: (r.below(2) == 0).then(|| name(r)),
-                func: body(r, d),
+                func: Box::new(body(r, d)),
             },
-            12 => StatKind::LocalFunction { name: name(r), func: body(r, d) },
+            12 => StatKind::LocalFunction { name: name(r), func: Box::new(body(r, d)) },
             13 => StatKind::Label(name(r)),
             14 => StatKind::Goto(name(r)),
             _ => StatKind::Break,
@@ -1124,7 +1124,7 @@ mod print_ast {
             ExprKind::Table(fs) => {
                 let f: Vec<String> = fs
                     .iter()
-                    .map(|f| match f {
+                    .map(|f| match &f {
                         Field::Positional(x) => expr(x),
                         Field::Named(n, x) => format!("{} = {}", s(n), expr(x)),
                         Field::Keyed(k, x) => format!("[{}] = {}", expr(k), expr(x)),

@@ -32,34 +32,36 @@ use luprex_compiler::{Constant, Proto};
 pub const BINARY_SIGNATURE: &[u8] = b"\x1bLua";
 
 impl State {
-    /// Converts a compiled prototype tree into heap prototypes.
-    pub fn load_proto(&mut self, p: &Proto) -> ProtoRef {
+    /// Converts a compiled prototype tree into heap prototypes. The tree is
+    /// consumed: its vectors become the heap prototype's (no copies of a big
+    /// chunk's code and line table), and each part is freed as soon as it has
+    /// been converted.
+    pub fn load_proto(&mut self, p: Proto) -> ProtoRef {
         let source = self.heap.intern(&p.source);
-        let k: Vec<Value> = p
-            .constants
-            .iter()
-            .map(|c| match c {
+        let mut k = Vec::with_capacity(p.constants.len());
+        for c in p.constants {
+            k.push(match c {
                 Constant::Nil => Value::Nil,
-                Constant::Bool(b) => Value::Bool(*b),
-                Constant::Int(i) => Value::Int(*i),
-                Constant::Float(f) => Value::Float(*f),
-                Constant::Str(s) => Value::Str(self.heap.intern(s)),
-            })
-            .collect();
-        let protos: Vec<ProtoRef> = p.protos.iter().map(|c| self.load_proto(c)).collect();
+                Constant::Bool(b) => Value::Bool(b),
+                Constant::Int(i) => Value::Int(i),
+                Constant::Float(f) => Value::Float(f),
+                Constant::Str(s) => Value::Str(self.heap.intern(&s)),
+            });
+        }
+        let protos: Vec<ProtoRef> = p.protos.into_iter().map(|c| self.load_proto(c)).collect();
         self.heap.new_proto(FnProto {
-            code: p.code.as_slice().into(),
+            code: p.code.into(),
             k: k.into(),
             protos: protos.into_boxed_slice(),
-            upvals: p.upvalues.clone().into_boxed_slice(),
+            upvals: p.upvalues.into_boxed_slice(),
             num_params: p.num_params,
             is_vararg: p.is_vararg,
             max_stack: p.max_stack.max(2),
             source,
             line_defined: p.line_defined,
             last_line_defined: p.last_line_defined,
-            line_info: p.line_info.clone().into_boxed_slice(),
-            loc_vars: p.loc_vars.clone().into_boxed_slice(),
+            line_info: p.line_info.into_boxed_slice(),
+            loc_vars: p.loc_vars.into_boxed_slice(),
         })
     }
 
@@ -115,7 +117,7 @@ impl State {
             luprex_compiler::compile(source, chunkname)
                 .map_err(|e| self.syntax_error(e.message.as_bytes(), e.incomplete))?
         };
-        let ph = self.load_proto(&proto);
+        let ph = self.load_proto(proto);
         Ok(self.closure_with_env(ph, env))
     }
 

@@ -18,7 +18,7 @@
 //! AST when entering an expression, and instructions whose line PUC fixes
 //! explicitly (operators, calls) get the operator's or the call's line.
 
-use crate::ast::{BinOp, Expr, ExprKind, Field, FuncBody};
+use crate::ast::{BinOp, Expr, ExprKind, Field, Fields, FuncBody};
 use crate::opcodes::{OpCode, FIELDS_PER_FLUSH, MAX_ARG_BX, MAX_ARG_C};
 
 use super::exp::{ExpDesc, ExpKind};
@@ -185,7 +185,7 @@ impl Compiler<'_> {
         for (n, e) in init.iter().enumerate() {
             let mut v = self.expr(e)?;
             // PUC discharges an item after reading the `,` that follows it.
-            self.near = exprs.get(n + 1).and_then(first_token);
+            self.near = self.near_if_full(|| exprs.get(n + 1).and_then(first_token));
             self.exp_to_next_reg(&mut v)?;
             self.near = None;
         }
@@ -220,36 +220,31 @@ impl Compiler<'_> {
     // ----------------------------------------------------------------
     // Table constructors
 
-    /// `{ fields }` (`constructor`).
-    fn constructor(&mut self, fields: &[Field], line: u32) -> R<ExpDesc> {
+    /// `{ fields }` (`constructor`). The fields are decoded one at a time.
+    fn constructor(&mut self, fields: &Fields, line: u32) -> R<ExpDesc> {
         self.line = line;
         let pc = self.code_abc(OpCode::NewTable, 0, 0, 0);
         self.code_extra_arg(0);
         let t = self.fs.freereg;
         self.reserve_regs(1)?;
         let mut cc = ConsControl { v: ExpDesc::new(ExpKind::Void), t, nh: 0, na: 0, tostore: 0 };
-        for field in fields {
-            let next = match field {
-                Field::Positional(e) => first_token(e),
-                Field::Keyed(..) => Some("[".to_string()),
-                Field::Named(n, _) => Some(String::from_utf8_lossy(n).into_owned()),
-            };
-            self.close_list_field(&mut cc, next)?;
+        for field in fields.iter() {
+            self.close_list_field(&mut cc, &field)?;
             match field {
                 Field::Positional(e) => {
-                    cc.v = self.expr(e)?;
+                    cc.v = self.expr(&e)?;
                     cc.tostore += 1;
                 }
                 Field::Named(name, val) => {
                     let reg = self.fs.freereg;
-                    let key = ExpDesc::new(ExpKind::KStr(name.clone()));
-                    self.rec_field(&mut cc, reg, key, val)?;
+                    let key = ExpDesc::new(ExpKind::KStr(name));
+                    self.rec_field(&mut cc, reg, key, &val)?;
                 }
                 Field::Keyed(k, val) => {
                     let reg = self.fs.freereg;
-                    let mut key = self.expr(k)?;
+                    let mut key = self.expr(&k)?;
                     self.exp_to_val(&mut key)?;
-                    self.rec_field(&mut cc, reg, key, val)?;
+                    self.rec_field(&mut cc, reg, key, &val)?;
                 }
             }
         }
@@ -271,12 +266,17 @@ impl Compiler<'_> {
     }
 
     /// Stores the previous list item, flushing a full batch (`closelistfield`).
-    /// `next` is the first token of the field being started, if known.
-    fn close_list_field(&mut self, cc: &mut ConsControl, next: Option<String>) -> R<()> {
+    /// `next` is the field being started (its first token is the `near`
+    /// part of a register overflow).
+    fn close_list_field(&mut self, cc: &mut ConsControl, next: &Field) -> R<()> {
         if matches!(cc.v.k, ExpKind::Void) {
             return Ok(());
         }
-        self.near = next;
+        self.near = self.near_if_full(|| match next {
+            Field::Positional(e) => first_token(e),
+            Field::Keyed(..) => Some("[".to_string()),
+            Field::Named(n, _) => Some(String::from_utf8_lossy(n).into_owned()),
+        });
         self.exp_to_next_reg(&mut cc.v)?;
         self.near = None;
         cc.v = ExpDesc::new(ExpKind::Void);

@@ -99,7 +99,7 @@ impl Compiler<'_> {
                 self.if_stat(conds, then_lines, else_block.as_ref(), line)?
             }
             StatKind::NumericFor { var, start, limit, step, body } => {
-                self.for_num(var, start, limit, step.as_ref(), body, line)?
+                self.for_num(var, start, limit, step.as_deref(), body, line)?
             }
             StatKind::GenericFor { names, exprs, body, end_line } => {
                 self.for_list(names, exprs, body, line, *end_line)?

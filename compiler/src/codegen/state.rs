@@ -163,22 +163,32 @@ impl FuncState {
     }
 }
 
-/// Key of the constant cache, mimicking the keys PUC puts in its scanner
-/// table (so that constants are shared, or duplicated, exactly as there).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum KKey {
-    Nil,
-    Bool(bool),
-    Int(i64),
-    Flt(u64),
-    Str(Vec<u8>),
+/// Key of the constant cache for everything but strings, mimicking the keys
+/// PUC puts in its scanner table (so that constants are shared, or
+/// duplicated, exactly as there): a type tag and the value's bits. Strings
+/// have their own map, keyed by their bytes (the two kinds of key never
+/// compare equal in PUC's table either).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct KKey(u8, u64);
+
+impl KKey {
+    const NIL: KKey = KKey(0, 0);
+    fn bool(b: bool) -> KKey {
+        KKey(1, u64::from(b))
+    }
+    fn int(i: i64) -> KKey {
+        KKey(2, i as u64)
+    }
+    fn flt(bits: u64) -> KKey {
+        KKey(3, bits)
+    }
 }
 
 /// A float used as a table key: integral floats become integer keys.
 fn float_table_key(x: f64) -> KKey {
     match float_to_int(x, F2I::Exact) {
-        Some(i) => KKey::Int(i),
-        None => KKey::Flt(x.to_bits()),
+        Some(i) => KKey::int(i),
+        None => KKey::flt(x.to_bits()),
     }
 }
 
@@ -196,8 +206,10 @@ pub(crate) struct Compiler<'s> {
     pub gotos: Vec<LabelDesc>,
     /// Visible labels.
     pub labels: Vec<LabelDesc>,
-    /// Constant cache shared by all functions (`ls->h`).
-    kcache: HashMap<KKey, usize>,
+    /// Constant cache shared by all functions (`ls->h`), for non-strings.
+    kcache: HashMap<KKey, u32>,
+    /// The same for strings.
+    kstrings: HashMap<Vec<u8>, u32>,
     /// Line given to new instructions (`ls->lastline`).
     pub line: u32,
     /// The token PUC's parser would be looking at, when known (for the
@@ -216,6 +228,7 @@ impl<'s> Compiler<'s> {
             gotos: Vec::new(),
             labels: Vec::new(),
             kcache: HashMap::new(),
+            kstrings: HashMap::new(),
             line: 1,
             near: None,
         }
@@ -401,6 +414,18 @@ impl<'s> Compiler<'s> {
         0
     }
 
+    /// `near` for an `exp_to_next_reg` that may overflow the registers:
+    /// computed only when it can (that step reserves one register after
+    /// possibly freeing some, so it fails only if `freereg + 1` reaches
+    /// the limit already), since building it costs an allocation.
+    pub fn near_if_full(&self, near: impl FnOnce() -> Option<String>) -> Option<String> {
+        if self.fs.freereg + 1 >= MAX_REGS {
+            near()
+        } else {
+            None
+        }
+    }
+
     /// `luaK_checkstack`.
     pub fn check_stack(&mut self, n: u32) -> R<()> {
         let newstack = self.fs.freereg + n;
@@ -445,30 +470,46 @@ impl<'s> Compiler<'s> {
     /// `addk`: finds or adds a constant, using PUC's shared cache.
     fn add_k(&mut self, key: KKey, v: Constant) -> R<u32> {
         if let Some(&k) = self.kcache.get(&key) {
-            if let Some(old) = self.fs.f.constants.get(k) {
+            if let Some(old) = self.fs.f.constants.get(k as usize) {
                 if same_constant(old, &v) {
-                    return Ok(k as u32);
+                    return Ok(k);
                 }
             }
         }
+        let k = self.push_k(v)?;
+        self.kcache.insert(key, k);
+        Ok(k)
+    }
+
+    /// Appends a constant to the current function's table.
+    fn push_k(&mut self, v: Constant) -> R<u32> {
         let k = self.fs.f.constants.len();
         if k >= MAX_ARG_AX as usize {
             let msg = format!("too many constants (limit is {MAX_ARG_AX})");
             return Err(self.error(self.line, &msg));
         }
-        self.kcache.insert(key, k);
         self.fs.f.constants.push(v);
         Ok(k as u32)
     }
 
-    /// Index of a string constant.
+    /// Index of a string constant (`addk` for a string: the bytes are
+    /// copied only when the constant is new).
     pub fn string_k(&mut self, s: &[u8]) -> R<u32> {
-        self.add_k(KKey::Str(s.to_vec()), Constant::Str(s.to_vec()))
+        if let Some(&k) = self.kstrings.get(s) {
+            if let Some(Constant::Str(old)) = self.fs.f.constants.get(k as usize) {
+                if old.as_slice() == s {
+                    return Ok(k);
+                }
+            }
+        }
+        let k = self.push_k(Constant::Str(s.to_vec()))?;
+        self.kstrings.insert(s.to_vec(), k);
+        Ok(k)
     }
 
     /// Index of an integer constant.
     pub fn int_k(&mut self, i: i64) -> R<u32> {
-        self.add_k(KKey::Int(i), Constant::Int(i))
+        self.add_k(KKey::int(i), Constant::Int(i))
     }
 
     /// Index of a float constant (integral floats get a perturbed key so
@@ -485,12 +526,12 @@ impl<'s> Compiler<'s> {
 
     /// Index of a boolean constant.
     pub fn bool_k(&mut self, b: bool) -> R<u32> {
-        self.add_k(KKey::Bool(b), Constant::Bool(b))
+        self.add_k(KKey::bool(b), Constant::Bool(b))
     }
 
     /// Index of the nil constant.
     pub fn nil_k(&mut self) -> R<u32> {
-        self.add_k(KKey::Nil, Constant::Nil)
+        self.add_k(KKey::NIL, Constant::Nil)
     }
 
     // ----------------------------------------------------------------

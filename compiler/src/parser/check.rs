@@ -6,8 +6,8 @@
 //! parser fails at a different moment, with a different idea of what was
 //! expected, than Lua's recursive-descent parser. Messages must read exactly
 //! like the reference, so every chunk is first run through this checker,
-//! which walks the token vector exactly as `lparser.c` walks its token
-//! stream: the same functions, the same `check`/`checknext`/`check_match`
+//! which reads the token stream exactly as `lparser.c` reads it (holding
+//! the current token and at most one token of lookahead): the same functions, the same `check`/`checknext`/`check_match`
 //! calls, the same one-token lookahead in table constructors, and therefore
 //! the same first error with the same wording, line and "near" token. It
 //! builds nothing; when it accepts a chunk, the LR parser accepts it too
@@ -78,13 +78,18 @@ enum Kind {
     Other,
 }
 
-/// Checks a token vector (as [`crate::lexer::tokenize`] made it).
-pub fn check(tokens: &[Token], lex_error: Option<&LexError>, source: &[u8]) -> Res<()> {
+/// Checks a chunk, reading its tokens from `tokens` (a [`Tokens`] stream;
+/// at most two tokens are held at a time).
+pub fn check<I>(tokens: I, source: &[u8]) -> Res<()>
+where
+    I: Iterator<Item = Result<Token, LexError>>,
+{
     let mut checker = Checker {
         toks: tokens,
-        lex_error,
+        cur: None,
+        ahead: None,
+        lex_error: None,
         source,
-        pos: 0,
         lookahead: false,
         linenumber: 1,
         level: BASE_LEVEL,
@@ -96,12 +101,17 @@ pub fn check(tokens: &[Token], lex_error: Option<&LexError>, source: &[u8]) -> R
 }
 
 /// The checker's state: the lexer position and `FuncState`'s relevant part.
-struct Checker<'a> {
-    toks: &'a [Token],
-    lex_error: Option<&'a LexError>,
+struct Checker<'a, I> {
+    /// The rest of the token stream.
+    toks: I,
+    /// The current token (`None` before the first one, or when the stream
+    /// ended with a lexical error there).
+    cur: Option<Token>,
+    /// The token after the current one, once read (`luaX_lookahead`).
+    ahead: Option<Token>,
+    /// The lexical error that ended the stream, once read.
+    lex_error: Option<LexError>,
     source: &'a [u8],
-    /// Index of the current token.
-    pos: usize,
     /// True when the token after the current one was looked at.
     lookahead: bool,
     /// `ls->linenumber`.
@@ -116,17 +126,37 @@ struct Checker<'a> {
     nactvar: u32,
 }
 
-impl Checker<'_> {
+impl<I: Iterator<Item = Result<Token, LexError>>> Checker<'_, I> {
     // ----- tokens -----------------------------------------------------------
 
     /// The current token.
     fn cur(&self) -> &Tok {
-        self.toks.get(self.pos).map_or(&Tok::Eof, |t| &t.tok)
+        self.cur.as_ref().map_or(&Tok::Eof, |t| &t.tok)
     }
 
-    /// The lexical error at the end of the token vector.
+    /// The next token of the stream (`None` at its end, the lexical error
+    /// being kept in `lex_error`).
+    fn pull(&mut self) -> Option<Token> {
+        match self.toks.next()? {
+            Ok(t) => Some(t),
+            Err(e) => {
+                self.lex_error = Some(e);
+                None
+            }
+        }
+    }
+
+    /// The token after the current one, read from the stream if needed.
+    fn fill_ahead(&mut self) -> Option<&Token> {
+        if self.ahead.is_none() {
+            self.ahead = self.pull();
+        }
+        self.ahead.as_ref()
+    }
+
+    /// The lexical error at the end of the token stream.
     fn lex_failure(&self) -> Failure {
-        match self.lex_error {
+        match &self.lex_error {
             Some(e) => Failure::Syntax { msg: e.msg.clone(), near: e.near.clone(), line: e.line },
             None => Failure::Syntax {
                 msg: "unexpected end of token stream".into(),
@@ -138,9 +168,10 @@ impl Checker<'_> {
 
     /// Reads the first token (`luaX_next` at the start of `mainfunc`).
     fn start(&mut self) -> Res<()> {
-        match self.toks.first() {
+        match self.pull() {
             Some(t) => {
                 self.linenumber = t.line;
+                self.cur = Some(t);
                 Ok(())
             }
             None => Err(self.lex_failure()),
@@ -153,26 +184,26 @@ impl Checker<'_> {
         if matches!(self.cur(), Tok::Eof) {
             return Ok(());
         }
-        match self.toks.get(self.pos + 1) {
-            Some(t) => {
-                self.pos += 1;
-                self.linenumber = t.line;
-                self.lookahead = false;
-                Ok(())
-            }
-            None => Err(self.lex_failure()),
+        if self.fill_ahead().is_none() {
+            return Err(self.lex_failure());
         }
+        self.cur = self.ahead.take();
+        self.linenumber = self.cur.as_ref().map_or(self.linenumber, |t| t.line);
+        self.lookahead = false;
+        Ok(())
     }
 
     /// `luaX_lookahead`: the token after the current one.
     fn peek(&mut self) -> Res<&Tok> {
-        match self.toks.get(self.pos + 1) {
-            Some(t) => {
+        if matches!(self.cur(), Tok::Eof) {
+            return Ok(&Tok::Eof);
+        }
+        match self.fill_ahead().map(|t| t.line) {
+            Some(line) => {
                 self.lookahead = true;
-                self.linenumber = t.line;
-                Ok(&t.tok)
+                self.linenumber = line;
+                Ok(self.ahead.as_ref().map_or(&Tok::Eof, |t| &t.tok))
             }
-            None if matches!(self.cur(), Tok::Eof) => Ok(&Tok::Eof),
             None => Err(self.lex_failure()),
         }
     }
@@ -225,7 +256,7 @@ impl Checker<'_> {
 
     /// `luaX_syntaxerror`: an error near the current token.
     fn syntax_error(&self, msg: impl Into<String>) -> Failure {
-        let near = match self.toks.get(self.pos) {
+        let near = match &self.cur {
             Some(t) => near_token(t, self.source),
             None => Near::Eof,
         };

@@ -100,7 +100,7 @@ impl<'a> Chunk<'a> {
         }
         match luprex_compiler::compile(source, name) {
             Ok(p) => {
-                let ph = st.load_proto(&p);
+                let ph = st.load_proto(p);
                 Ok(st.closure_with_env(ph, env))
             }
             Err(e) => Err(st

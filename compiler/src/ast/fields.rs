@@ -1,0 +1,314 @@
+//! The fields of a table constructor, packed into bytes.
+//!
+//! # Why
+//!
+//! Data files are table constructors: a million numbers, or hundreds of
+//! thousands of small records. As a vector of [`Field`]s, each field would
+//! take a full tree node (a hundred bytes or more, plus a heap block per
+//! nested node), many times the source text itself. [`Fields`] keeps what
+//! such files are made of (literals, names, unary minus and nested tables
+//! of the same) as a compact byte encoding, typically a few bytes a field,
+//! and any other expression as a tree in a side vector. The parser appends
+//! each field as it reduces it, so a whole constructor's tree never exists;
+//! codegen reads the fields back one at a time ([`Fields::iter`] gives owned
+//! [`Field`]s), so at most one field's tree exists at a time there either.
+//!
+//! # Encoding
+//!
+//! A field is a kind byte (`POS`, `NAMED` followed by the name, or `KEYED`
+//! followed by the key's value) and then its value. A value is a tag byte,
+//! the change of line from the previous value of the same byte string (a
+//! zigzag varint: lines usually repeat or grow by one) and the payload:
+//! nothing (`nil`, `true`, `false`), a zigzag varint (`INT`), 8 bytes
+//! (`FLOAT`), a length and bytes (`STR`), an operator byte and a value
+//! (`UN`), the encoding of a nested constructor's own fields, length
+//! prefixed (`TABLE`, only for a nested constructor with no side
+//! expressions), or an index into the side vector (`OTHER`). Names and
+//! strings are a varint length and the bytes.
+//!
+//! The encoding is private to this module and only ever read back by it; a
+//! malformed stream (impossible) decodes as `nil` values rather than
+//! panicking.
+
+use super::{Expr, ExprKind, Field, Line, UnOp};
+
+/// The fields of a table constructor, in source order (see the module doc).
+#[derive(Clone, Debug, Default)]
+pub struct Fields {
+    /// The encoded fields.
+    bytes: Vec<u8>,
+    /// Expressions the encoding does not cover, referred to by index.
+    others: Vec<Expr>,
+    /// Number of fields.
+    len: usize,
+    /// Line of the last value encoded (for the line deltas).
+    last_line: Line,
+}
+
+/// Equal fields (the encoder's line state aside).
+impl PartialEq for Fields {
+    fn eq(&self, other: &Fields) -> bool {
+        self.len == other.len && self.bytes == other.bytes && self.others == other.others
+    }
+}
+
+const POS: u8 = 0;
+const NAMED: u8 = 1;
+const KEYED: u8 = 2;
+
+const NIL: u8 = 0;
+const TRUE: u8 = 1;
+const FALSE: u8 = 2;
+const INT: u8 = 3;
+const FLOAT: u8 = 4;
+const STR: u8 = 5;
+const UN: u8 = 6;
+const TABLE: u8 = 7;
+const OTHER: u8 = 8;
+
+impl Fields {
+    /// No fields.
+    pub fn new() -> Fields {
+        Fields::default()
+    }
+
+    /// Number of fields.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True if there are no fields.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Appends a field.
+    pub fn push(&mut self, field: Field) {
+        self.len += 1;
+        match field {
+            Field::Positional(v) => {
+                self.bytes.push(POS);
+                self.put_value(v);
+            }
+            Field::Named(name, v) => {
+                self.bytes.push(NAMED);
+                put_bytes(&mut self.bytes, &name);
+                self.put_value(v);
+            }
+            Field::Keyed(k, v) => {
+                self.bytes.push(KEYED);
+                self.put_value(k);
+                self.put_value(v);
+            }
+        }
+    }
+
+    /// The fields, decoded one at a time.
+    pub fn iter(&self) -> Iter<'_> {
+        Iter { fields: self, pos: 0, last_line: 0 }
+    }
+
+    /// Encodes a value: its tag, line and payload.
+    fn put_value(&mut self, e: Expr) {
+        let tag = match &e.kind {
+            ExprKind::Nil => NIL,
+            ExprKind::True => TRUE,
+            ExprKind::False => FALSE,
+            ExprKind::Int(_) => INT,
+            ExprKind::Float(_) => FLOAT,
+            ExprKind::Str(_) => STR,
+            ExprKind::Un(..) => UN,
+            ExprKind::Table(t) if t.others.is_empty() => TABLE,
+            _ => OTHER,
+        };
+        self.bytes.push(tag);
+        let delta = i64::from(e.line) - i64::from(self.last_line);
+        put_varint(&mut self.bytes, zigzag(delta));
+        self.last_line = e.line;
+        match e.kind {
+            ExprKind::Int(i) => put_varint(&mut self.bytes, zigzag(i)),
+            ExprKind::Float(f) => self.bytes.extend_from_slice(&f.to_bits().to_le_bytes()),
+            ExprKind::Str(s) => put_bytes(&mut self.bytes, &s),
+            ExprKind::Un(op, a) => {
+                self.bytes.push(op as u8);
+                self.put_value(*a);
+            }
+            ExprKind::Table(t) if tag == TABLE => {
+                put_varint(&mut self.bytes, t.len as u64);
+                put_bytes(&mut self.bytes, &t.bytes);
+            }
+            kind if tag == OTHER => {
+                put_varint(&mut self.bytes, self.others.len() as u64);
+                self.others.push(Expr::new(kind, e.line));
+            }
+            _ => {}
+        }
+    }
+}
+
+impl From<Vec<Field>> for Fields {
+    fn from(v: Vec<Field>) -> Fields {
+        v.into_iter().collect()
+    }
+}
+
+impl FromIterator<Field> for Fields {
+    fn from_iter<I: IntoIterator<Item = Field>>(iter: I) -> Fields {
+        let mut f = Fields::new();
+        for x in iter {
+            f.push(x);
+        }
+        f
+    }
+}
+
+/// The decoding iterator of [`Fields::iter`].
+pub struct Iter<'a> {
+    fields: &'a Fields,
+    pos: usize,
+    last_line: Line,
+}
+
+impl Iter<'_> {
+    fn byte(&mut self) -> u8 {
+        let b = self.fields.bytes.get(self.pos).copied().unwrap_or(0);
+        self.pos += 1;
+        b
+    }
+
+    fn varint(&mut self) -> u64 {
+        let mut x = 0u64;
+        let mut shift = 0;
+        loop {
+            let b = self.byte();
+            x |= u64::from(b & 0x7f).checked_shl(shift).unwrap_or(0);
+            shift += 7;
+            if b & 0x80 == 0 || self.pos >= self.fields.bytes.len() {
+                return x;
+            }
+        }
+    }
+
+    fn bytes(&mut self) -> Vec<u8> {
+        let n = self.varint() as usize;
+        let all = &self.fields.bytes;
+        let start = self.pos.min(all.len());
+        let end = start.saturating_add(n).min(all.len());
+        self.pos = end;
+        all[start..end].to_vec()
+    }
+
+    fn value(&mut self) -> Expr {
+        let tag = self.byte();
+        let line = (i64::from(self.last_line) + unzigzag(self.varint())) as Line;
+        self.last_line = line;
+        let kind = match tag {
+            TRUE => ExprKind::True,
+            FALSE => ExprKind::False,
+            INT => ExprKind::Int(unzigzag(self.varint())),
+            FLOAT => {
+                let mut b = [0u8; 8];
+                for x in &mut b {
+                    *x = self.byte();
+                }
+                ExprKind::Float(f64::from_bits(u64::from_le_bytes(b)))
+            }
+            STR => ExprKind::Str(self.bytes()),
+            UN => {
+                let op = match self.byte() {
+                    x if x == UnOp::Neg as u8 => UnOp::Neg,
+                    x if x == UnOp::Not as u8 => UnOp::Not,
+                    x if x == UnOp::Len as u8 => UnOp::Len,
+                    _ => UnOp::BNot,
+                };
+                ExprKind::Un(op, Box::new(self.value()))
+            }
+            TABLE => {
+                let len = self.varint() as usize;
+                let bytes = self.bytes();
+                ExprKind::Table(Fields { bytes, others: Vec::new(), len, last_line: 0 })
+            }
+            OTHER => {
+                let i = self.varint() as usize;
+                match self.fields.others.get(i) {
+                    Some(e) => return e.clone(),
+                    None => ExprKind::Nil,
+                }
+            }
+            _ => ExprKind::Nil,
+        };
+        Expr::new(kind, line)
+    }
+}
+
+impl Iterator for Iter<'_> {
+    type Item = Field;
+
+    fn next(&mut self) -> Option<Field> {
+        if self.pos >= self.fields.bytes.len() {
+            return None;
+        }
+        Some(match self.byte() {
+            NAMED => {
+                let name = self.bytes();
+                Field::Named(name, self.value())
+            }
+            KEYED => {
+                let k = self.value();
+                Field::Keyed(k, self.value())
+            }
+            _ => Field::Positional(self.value()),
+        })
+    }
+}
+
+fn zigzag(x: i64) -> u64 {
+    ((x << 1) ^ (x >> 63)) as u64
+}
+
+fn unzigzag(x: u64) -> i64 {
+    ((x >> 1) as i64) ^ -((x & 1) as i64)
+}
+
+fn put_varint(out: &mut Vec<u8>, mut x: u64) {
+    while x >= 0x80 {
+        out.push((x as u8) | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
+}
+
+fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    put_varint(out, b.len() as u64);
+    out.extend_from_slice(b);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(kind: ExprKind, line: Line) -> Expr {
+        Expr::new(kind, line)
+    }
+
+    #[test]
+    fn round_trip() {
+        let inner: Fields = vec![Field::Positional(e(ExprKind::Str(b"a".to_vec()), 3))].into();
+        let fields = vec![
+            Field::Positional(e(ExprKind::Int(-5), 2)),
+            Field::Positional(e(ExprKind::Int(i64::MIN), 2)),
+            Field::Positional(e(ExprKind::Float(-0.0), 1)),
+            Field::Named(b"x".to_vec(), e(ExprKind::Nil, 7)),
+            Field::Keyed(e(ExprKind::True, 7), e(ExprKind::False, 8)),
+            Field::Positional(e(ExprKind::Un(UnOp::Neg, Box::new(e(ExprKind::Int(3), 9))), 9)),
+            Field::Positional(e(ExprKind::Table(inner), 3)),
+            Field::Positional(e(ExprKind::Name(b"v".to_vec()), 12)),
+            Field::Positional(e(ExprKind::Int(u32::MAX as i64 * 4), u32::MAX)),
+        ];
+        let packed: Fields = fields.clone().into();
+        assert_eq!(packed.len(), fields.len());
+        let back: Vec<Field> = packed.iter().collect();
+        assert_eq!(back, fields);
+        assert!(packed.others.len() == 1);
+    }
+}
