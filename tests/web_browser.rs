@@ -255,27 +255,37 @@ async fn click_to_walk_chat_and_a_second_player_in_a_real_browser() {
     })
     .await;
 
-    // A malformed message is refused and said so; the client goes on.
-    a.execute("ws.send('{\"t\":\"walk\",\"x\":\"east\",\"y\":1}')", vec![]).await.unwrap();
-    wait_js(&a, "the page is told of the refusal", prints, |v| {
-        v.as_str().is_some_and(|s| s.contains("refused: 'x' is not a coordinate"))
-    })
-    .await;
-    cmd.send_keys("/look").await.unwrap();
-    a.find(Locator::Css("#cmdform button")).await.unwrap().click().await.unwrap();
-    wait_js(&a, "the client still answers", prints, |v| {
+    // An action button of the nearby list: alice's own /look.
+    let look = format!("#nearby li[data-id=\"{alice_id}\"] button[data-action=\"look\"]");
+    a.find(Locator::Css(&look)).await.unwrap().click().await.unwrap();
+    wait_js(&a, "the look button answers", prints, |v| {
         v.as_str().is_some_and(|s| s.contains("Around you:") || s.contains("Nothing but grass"))
     })
     .await;
 
     // The legend lists the demo world's classes around alice.
     let legend = a.find(Locator::Id("legend")).await.unwrap().text().await.unwrap();
-    assert!(legend.contains("player"), "legend:\n{legend}");
+    assert!(legend.contains("player") && legend.contains("workbench"), "legend:\n{legend}");
 
     let png = a.screenshot().await.unwrap();
     assert!(png.starts_with(b"\x89PNG"), "not a PNG");
     let target = Path::new(env!("CARGO_BIN_EXE_luprex")).ancestors().nth(2).unwrap();
     std::fs::write(target.join("web-screenshot.png"), &png).unwrap();
+
+    // A malformed message is refused and said so; the client goes on.
+    a.execute("ws.send('{\"t\":\"walk\",\"x\":\"east\",\"y\":1}')", vec![]).await.unwrap();
+    wait_js(&a, "the page is told of the refusal", prints, |v| {
+        v.as_str().is_some_and(|s| s.contains("refused: 'x' is not a coordinate"))
+    })
+    .await;
+    cmd.send_keys("/time").await.unwrap();
+    a.find(Locator::Css("#cmdform button")).await.unwrap().click().await.unwrap();
+    wait_js(&a, "the client still answers", prints, |v| {
+        v.as_str().is_some_and(|s| s.contains("The town clock says"))
+    })
+    .await;
+    let moved = a.execute(&format!("return {WORLD_POS}"), vec![]).await.unwrap();
+    assert!(num(&moved[0]) == Some(x1) && num(&moved[1]) == Some(y1), "{moved}");
 
     a.close().await.unwrap();
     b.close().await.unwrap();

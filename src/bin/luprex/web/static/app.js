@@ -149,50 +149,72 @@ function renderLegend(legend) {
   }
 }
 
-let nearbyKey = "";
+// The rows of #nearby, by tangible ID: updated in place (a row that were
+// rebuilt each frame would lose the click being made on its button).
+const rows = new Map();
+
 function renderNearby(msg) {
   const here = msg.pos || [0, 0, 0];
-  const rows = msg.things.slice(0, 40).map((t) => {
+  const shown = msg.things.slice(0, 40);
+  const ul = $("nearby");
+  const keep = new Set();
+  shown.forEach((t, i) => {
     const p = positionAt(t.steps, msg.tick);
     const d = Math.hypot(p[0] - here[0], p[1] - here[1]);
-    return { t, p, d };
+    let row = rows.get(t.id);
+    if (!row) {
+      row = newRow(t.id);
+      rows.set(t.id, row);
+    }
+    keep.add(t.id);
+    updateRow(row, t, p, d, msg.player);
+    if (ul.children[i] !== row.li) ul.insertBefore(row.li, ul.children[i] || null);
   });
-  const key = JSON.stringify(rows.map((r) => [r.t.id, r.t.class, r.p, r.t.actions, r.t.plans]));
-  if (key === nearbyKey) return;
-  nearbyKey = key;
-  const ul = $("nearby");
-  ul.replaceChildren();
-  for (const { t, p, d } of rows) {
-    const li = document.createElement("li");
-    li.dataset.id = t.id;
-    li.dataset.class = t.class;
-    li.dataset.x = p[0];
-    li.dataset.y = p[1];
-    if (t.id === msg.player) li.classList.add("me");
-    if (d > REACH && t.id !== msg.player) li.classList.add("far");
-    li.appendChild(glyphSpan(t.glyph, t.color));
-    li.append(`#${t.id} ${t.class}${t.id === msg.player ? " (you)" : ""} ${d.toFixed(1)}`);
-    if (t.actions.length) {
-      const acts = document.createElement("span");
-      acts.className = "acts";
-      for (const a of t.actions) {
-        const b = document.createElement("button");
-        b.type = "button";
-        b.textContent = a.args ? `${a.name}…` : a.name;
-        b.title = a.args ? `/${a.name}@${t.id} with arguments` : `/${a.name}@${t.id}`;
-        b.onclick = () => act(t.id, a);
-        acts.appendChild(b);
-      }
-      li.appendChild(acts);
+  for (const [id, row] of rows) {
+    if (!keep.has(id)) {
+      row.li.remove();
+      rows.delete(id);
     }
-    if (t.plans.length) {
-      const plans = document.createElement("div");
-      plans.className = "plan";
-      plans.textContent = `plans: ${t.plans.join(", ")}`;
-      li.appendChild(plans);
-    }
-    ul.appendChild(li);
   }
+}
+
+function newRow(id) {
+  const li = document.createElement("li");
+  li.dataset.id = id;
+  const glyph = glyphSpan("", "");
+  const label = document.createTextNode("");
+  const acts = document.createElement("span");
+  acts.className = "acts";
+  const plans = document.createElement("div");
+  plans.className = "plan";
+  li.append(glyph, label, acts, plans);
+  return { li, glyph, label, acts, plans, key: null };
+}
+
+function updateRow(row, t, p, d, player) {
+  const li = row.li;
+  li.dataset.class = t.class;
+  li.dataset.x = p[0];
+  li.dataset.y = p[1];
+  li.classList.toggle("me", t.id === player);
+  li.classList.toggle("far", d > REACH && t.id !== player);
+  row.glyph.textContent = t.glyph;
+  row.glyph.style.background = t.color;
+  row.label.textContent = `#${t.id} ${t.class}${t.id === player ? " (you)" : ""} ${d.toFixed(1)}`;
+  const key = JSON.stringify([t.actions, t.plans]);
+  if (key === row.key) return;
+  row.key = key;
+  row.acts.replaceChildren();
+  for (const a of t.actions) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.action = a.name;
+    b.textContent = a.args ? `${a.name}…` : a.name;
+    b.title = a.args ? `/${a.name}@${t.id} with arguments` : `/${a.name}@${t.id}`;
+    b.onclick = () => act(t.id, a);
+    row.acts.appendChild(b);
+  }
+  row.plans.textContent = t.plans.length ? `plans: ${t.plans.join(", ")}` : "";
 }
 
 function act(id, a) {
