@@ -240,6 +240,9 @@ async fn click_to_walk_chat_and_a_second_player_in_a_real_browser() {
     );
     let there = |v: &Value| num(&v[0]) == Some(x1) && num(&v[1]) == Some(y1);
     wait_js(&b, "bob's page shows alice at the click", &alice_on_bob, there).await;
+    let row = format!("document.querySelector('#nearby li[data-id=\"{alice_id}\"]').textContent");
+    let row = b.execute(&format!("return {row}"), vec![]).await.unwrap();
+    assert!(row.as_str().is_some_and(|s| s.contains("player alice")), "bob's row of alice: {row}");
 
     // Chat: typed on alice's command line, shown in bob's print buffer.
     let cmd = a.find(Locator::Id("cmd")).await.unwrap();

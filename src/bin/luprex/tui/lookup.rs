@@ -55,6 +55,14 @@ pub fn class_name(w: &mut World, id: u64) -> Option<String> {
     text(w.state(), field(w.state(), c, "__class"))
 }
 
+/// Tangible `id`'s own field `name`, if it is a string (the demo world
+/// names its players so; `util.label`).
+pub fn tangible_name(w: &mut World, id: u64) -> Option<String> {
+    let t = w.tangible(id)?;
+    let st = w.state();
+    text(st, field(st, t, "name"))
+}
+
 /// The map glyph of tangible `id`'s class (`?` if it has no class).
 pub fn glyph(w: &mut World, id: u64) -> char {
     let Some(c) = class_table(w, id) else { return '?' };

@@ -4,7 +4,7 @@
 //! ```text
 //! {"t":"state", "player":3, "tick":120, "tick_hz":20, "radius":12,
 //!  "pos":[x,y,z],                       the player's position at `tick`
-//!  "things":[{"id":3,"class":"player","glyph":"@","color":"#c6a05a",
+//!  "things":[{"id":3,"class":"player","name":"ann","glyph":"@","color":"hsl(..)",
 //!             "steps":[[tick,x,y,z],...],  its animation queue
 //!             "actions":[{"name":"chop","args":false}], "plans":[]}, ...],
 //!  "legend":[{"class":"player","glyph":"@","color":"...","count":2}, ...],
@@ -37,6 +37,8 @@ use std::collections::BTreeMap;
 pub struct ThingMsg {
     pub id: u64,
     pub class: String,
+    /// The tangible's own `name` field, if it is a string.
+    pub name: Option<String>,
     pub glyph: String,
     pub color: String,
     /// The animation queue: `[tick, x, y, z]`, first to last.
@@ -130,6 +132,7 @@ pub fn state(w: &mut World, player: u64, radius: f64, tick_hz: u32, status: &Sta
         things.push(ThingMsg {
             id: t.id,
             class: t.class.clone(),
+            name: lookup::tangible_name(w, t.id),
             glyph: info.glyph.clone(),
             color: info.color.clone(),
             steps,
@@ -201,6 +204,7 @@ mod tests {
         assert_eq!(tree.color, class_color("tree"));
         assert_ne!(class_color("tree"), class_color("rock"));
         assert_eq!(msg.status.connection, "connected");
+        assert_eq!(me.name, None, "the test world names nobody");
     }
 
     #[test]
@@ -224,7 +228,8 @@ mod tests {
             local torch = maketangible("torch")
             function torch.action.light(self) end
             function torch.action.douse(self) end
-            maketangible("player")
+            local player = maketangible("player")
+            function player:onjoin(name) self.name = name end
         "#;
         w.load_sources(&[SourceFile::new("t.lua", src)]).unwrap();
         let me = w.admit("ann").unwrap().id;
@@ -232,5 +237,7 @@ mod tests {
         let msg = state(&mut w, me, 10.0, 20, &Status::default());
         let torch = msg.things.iter().find(|t| t.class == "torch").unwrap();
         assert_eq!(torch.plans, ["douse", "light"]);
+        let ann = msg.things.iter().find(|t| t.id == me).unwrap();
+        assert_eq!(ann.name.as_deref(), Some("ann"), "a tangible's own name field");
     }
 }

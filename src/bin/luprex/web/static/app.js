@@ -200,7 +200,10 @@ function updateRow(row, t, p, d, player) {
   li.classList.toggle("far", d > REACH && t.id !== player);
   row.glyph.textContent = t.glyph;
   row.glyph.style.background = t.color;
-  row.label.textContent = `#${t.id} ${t.class}${t.id === player ? " (you)" : ""} ${d.toFixed(1)}`;
+  const who = t.name ? ` ${t.name}` : "";
+  row.label.textContent = t.id === player
+    ? `#${t.id}${who || " " + t.class} (you)`
+    : `#${t.id} ${t.class}${who} ${d.toFixed(1)}`;
   const key = JSON.stringify([t.actions, t.plans]);
   if (key === row.key) return;
   row.key = key;
@@ -401,6 +404,7 @@ function draw() {
   ctx.textAlign = "center";
   ctx.textBaseline = "middle";
   ctx.font = `bold ${Math.round(r * 1.2)}px ui-monospace, monospace`;
+  const names = [];
   for (const { t, p } of things) {
     const [x, y] = toScreen(p[0], p[1]);
     if (x < -r || y < -r || x > canvas.width + r || y > canvas.height + r) continue;
@@ -416,7 +420,11 @@ function draw() {
     }
     ctx.fillStyle = "#111";
     ctx.fillText(t.glyph, x, y + 1);
+    if (t.name) names.push([t.name, x, y + r + 8]);
   }
+  ctx.font = "12px ui-monospace, monospace";
+  ctx.fillStyle = "#e8e8e8";
+  for (const [name, x, y] of names) ctx.fillText(name, x, y);
   drawHover(things);
 }
 
