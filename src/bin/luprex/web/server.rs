@@ -19,12 +19,13 @@
 //!
 //! Routes: `/` (index.html), `/app.js`, `/style.css`, embedded in the
 //! binary with `include_str!` (no build step, no files to install), and
-//! `/ws`, the WebSocket.
+//! `/ws`, the WebSocket. A WebSocket request whose `Origin` is not this
+//! server (another site's page in the same browser) is refused (403).
 
 use super::protocol::{self, PageMsg};
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, State};
-use axum::http::header;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -132,11 +133,29 @@ async fn upgrade(
     ws: WebSocketUpgrade,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     State(shared): State<Shared>,
+    headers: HeaderMap,
 ) -> Response {
+    let text = |name| headers.get(name).and_then(|v: &HeaderValue| v.to_str().ok());
+    if !same_origin(text(header::ORIGIN), text(header::HOST)) {
+        let origin = text(header::ORIGIN).unwrap_or("?");
+        tracing::warn!(%peer, %origin, "refused a WebSocket from another site's page");
+        return (StatusCode::FORBIDDEN, "this page's WebSocket is for its own origin")
+            .into_response();
+    }
     // Messages over the limit are still read whole (up to 4x), so that
     // the page is told why instead of the socket being cut.
     ws.max_message_size(protocol::MAX_MESSAGE * 4)
         .on_upgrade(move |socket| page(socket, peer, shared))
+}
+
+/// Whether a WebSocket request comes from the page this server served
+/// (or from no page at all: a tool sends no `Origin`). A page of another
+/// site open in the same browser could otherwise play for the player
+/// (cross-site WebSocket hijacking): browsers always send `Origin`.
+fn same_origin(origin: Option<&str>, host: Option<&str>) -> bool {
+    let Some(origin) = origin else { return true };
+    let authority = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://"));
+    matches!((authority, host), (Some(a), Some(h)) if a.eq_ignore_ascii_case(h))
 }
 
 /// One page's WebSocket: frames out, validated messages in.
@@ -199,6 +218,18 @@ fn receive(msg: Message, peer: SocketAddr, inbox: &mpsc::Sender<PageMsg>) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_servers_own_page_may_open_the_websocket() {
+        let host = Some("127.0.0.1:8080");
+        assert!(same_origin(Some("http://127.0.0.1:8080"), host));
+        assert!(same_origin(Some("https://127.0.0.1:8080"), host));
+        assert!(same_origin(None, host), "not a browser");
+        assert!(!same_origin(Some("http://evil.example"), host));
+        assert!(!same_origin(Some("http://127.0.0.1:8081"), host));
+        assert!(!same_origin(Some("null"), host));
+        assert!(!same_origin(Some("http://127.0.0.1:8080"), None));
+    }
 
     #[test]
     fn refusals_are_reasons_and_accepted_messages_reach_the_inbox() {
