@@ -13,7 +13,8 @@
 //! and bob's page — fed by bob's client from the server — shows her
 //! there too. Alice types a chat line; bob's print buffer shows it. A
 //! malformed WebSocket message is refused and reported to the page, and
-//! the client keeps working. A screenshot of alice's page is saved as
+//! the client keeps working; another site's page may not open the
+//! WebSocket. A screenshot of alice's page is saved as
 //! `target/web-screenshot.png`.
 //!
 //! chromium and chromedriver are required: without them the test fails
@@ -160,6 +161,25 @@ fn num(v: &Value) -> Option<f64> {
     v.as_str()?.parse().ok()
 }
 
+/// The HTTP status of a WebSocket upgrade request to `url`'s `/ws` sent
+/// as from a page of `origin`.
+fn upgrade_status(url: &str, origin: &str) -> String {
+    use std::io::{Read, Write};
+    let host = url.trim_start_matches("http://").trim_end_matches('/');
+    let mut s = std::net::TcpStream::connect(host).unwrap();
+    s.set_read_timeout(Some(WAIT)).unwrap();
+    let req = format!(
+        "GET /ws HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\nConnection: Upgrade\r\n\
+         Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    );
+    s.write_all(req.as_bytes()).unwrap();
+    let mut buf = [0u8; 64];
+    let n = s.read(&mut buf).unwrap();
+    let head = String::from_utf8_lossy(&buf[..n]).into_owned();
+    head.split_whitespace().nth(1).unwrap_or_default().to_owned()
+}
+
 /// The player's position in the client's World (the page's status bar).
 const WORLD_POS: &str = "[document.getElementById('status').dataset.worldX, \
                          document.getElementById('status').dataset.worldY, \
@@ -289,6 +309,10 @@ async fn click_to_walk_chat_and_a_second_player_in_a_real_browser() {
     .await;
     let moved = a.execute(&format!("return {WORLD_POS}"), vec![]).await.unwrap();
     assert!(num(&moved[0]) == Some(x1) && num(&moved[1]) == Some(y1), "{moved}");
+
+    // Another site's page may not open alice's WebSocket.
+    assert_eq!(upgrade_status(&alice_url, "http://evil.example"), "403");
+    assert_eq!(upgrade_status(&alice_url, alice_url.trim_end_matches('/')), "101");
 
     a.close().await.unwrap();
     b.close().await.unwrap();
