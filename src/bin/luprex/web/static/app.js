@@ -6,7 +6,8 @@
 // each tangible is drawn at its animation queue's point for `clock`
 // (linear between steps, as the engine computes it), so movement is
 // smooth between messages and ticks. The camera follows the player's
-// drawn position.
+// drawn position; while a command of the player awaits its
+// acknowledgement (a prediction), a dashed halo surrounds the player.
 //
 // What tests read: <body data-player>, the status bar's data-world-x/y
 // (the player's position in the client's World at the last state),
@@ -417,6 +418,15 @@ function draw() {
       ctx.lineWidth = 3;
       ctx.stroke();
       ctx.lineWidth = 1;
+      if (state.status.pending > 0) {
+        // A prediction not yet acknowledged: a dashed halo.
+        ctx.strokeStyle = "#e8b45a";
+        ctx.setLineDash([3, 4]);
+        ctx.beginPath();
+        ctx.arc(x, y, r + 5, 0, Math.PI * 2);
+        ctx.stroke();
+        ctx.setLineDash([]);
+      }
     }
     ctx.fillStyle = "#111";
     ctx.fillText(t.glyph, x, y + 1);
