@@ -139,14 +139,13 @@ impl Frontend for Terminal<'_> {
         self.ui.push_text(text);
     }
 
-    fn actions(&mut self, w: &mut World, player: u64) -> Vec<Action> {
-        let mut out = Vec::new();
+    fn next_action(&mut self, w: &mut World, player: u64) -> Option<Action> {
         while let Ok(key) = self.keys.try_recv() {
             if let Some(action) = self.ui.handle_key(key, w, player) {
-                out.push(action);
+                return Some(action);
             }
         }
-        out
+        None
     }
 
     fn show(&mut self, core: &mut ClientCore, status: &Status) -> anyhow::Result<()> {

@@ -7,8 +7,8 @@
 //! the client core's events into the indicators ([`Status`]), moves the
 //! player's prints and the notes (a local server's reload reports) into
 //! the frontend's print buffer, asks the frontend for the player's
-//! [`Action`]s and sends them as commands, and has the frontend show the
-//! frame. What differs between the terminal and the browser is only the
+//! [`Action`]s one by one and sends each as a command, and has the
+//! frontend show the frame. What differs between the terminal and the browser is only the
 //! [`Frontend`]: where actions come from and where frames go.
 //!
 //! Invariants: the frontend only *reads* the World (`tui::lookup`), so
@@ -33,9 +33,12 @@ use std::time::{Duration, Instant};
 pub trait Frontend {
     /// Appends text to the print buffer (lines split at `\n`).
     fn push_text(&mut self, text: &str);
-    /// The player's actions since the last frame, in order; an
-    /// [`Action::Quit`] ends the session. Reads `w`, never changes it.
-    fn actions(&mut self, w: &mut World, player: u64) -> Vec<Action>;
+    /// The player's next action of this frame (`None`: no more until the
+    /// next frame); an [`Action::Quit`] ends the session. Each action is
+    /// sent (and predicted) before the next is asked for, so that the
+    /// next one is read from a model that includes it (two steps typed
+    /// in one frame walk two steps). Reads `w`, never changes it.
+    fn next_action(&mut self, w: &mut World, player: u64) -> Option<Action>;
     /// Shows one frame of the client's model and indicators.
     fn show(&mut self, core: &mut ClientCore, status: &Status) -> anyhow::Result<()>;
 }
@@ -95,7 +98,7 @@ pub async fn run(
                 ui.push_text(&line);
             }
         }
-        for action in ui.actions(client.core().view(), player) {
+        while let Some(action) = ui.next_action(client.core().view(), player) {
             let Some(cmd) = command_of(action) else {
                 if status.connection == Connection::Connected {
                     let _ = client.bye().await;

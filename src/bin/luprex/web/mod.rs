@@ -127,6 +127,8 @@ pub struct Page {
     published: Published,
     frames: watch::Sender<Published>,
     inbox: tmpsc::Receiver<PageMsg>,
+    /// Page messages taken this frame.
+    taken: usize,
     quit: Arc<AtomicBool>,
 }
 
@@ -144,6 +146,7 @@ impl Page {
             published: Published::default(),
             frames,
             inbox,
+            taken: 0,
             quit,
         }
     }
@@ -174,22 +177,23 @@ impl Frontend for Page {
         self.prints_dirty = true;
     }
 
-    fn actions(&mut self, w: &mut World, player: u64) -> Vec<Action> {
+    fn next_action(&mut self, w: &mut World, player: u64) -> Option<Action> {
         if self.quit.load(Ordering::Relaxed) {
-            return vec![Action::Quit];
+            return Some(Action::Quit);
         }
-        let mut out = Vec::new();
-        for _ in 0..PER_FRAME {
+        while self.taken < PER_FRAME {
             let Ok(msg) = self.inbox.try_recv() else { break };
+            self.taken += 1;
             match Page::action_of(msg, w, player) {
-                Ok(a) => out.push(a),
+                Ok(a) => return Some(a),
                 Err(why) => self.push_text(&format!("! {why}")),
             }
         }
-        out
+        None
     }
 
     fn show(&mut self, core: &mut ClientCore, status: &Status) -> anyhow::Result<()> {
+        self.taken = 0;
         let (player, hz) = (core.player(), core.tick_hz());
         let radius = core.radius().min(SCENE_RADIUS);
         let state = scene::state(core.view(), player, radius, hz, status);
@@ -255,11 +259,29 @@ mod tests {
             Action::Walk([2.5, -1.0, 0.0]),
             Action::Invoke { target: 9, name: "open".into(), args: vec![Plain::Int(1)] },
         ];
-        assert_eq!(p.actions(&mut w, ann), want);
-        assert!(p.actions(&mut w, ann).is_empty());
+        let got: Vec<Action> = std::iter::from_fn(|| p.next_action(&mut w, ann)).collect();
+        assert_eq!(got, want);
+        assert_eq!(p.next_action(&mut w, ann), None);
         assert_eq!(p.lines.back().unwrap(), "! nothing near you answers /dance");
         p.quit.store(true, Ordering::Relaxed);
-        assert_eq!(p.actions(&mut w, ann), [Action::Quit]);
+        assert_eq!(p.next_action(&mut w, ann), Some(Action::Quit));
+    }
+
+    #[test]
+    fn a_frame_takes_at_most_per_frame_messages() {
+        let (mut w, ann) = world();
+        let (ftx, _frx) = watch::channel(Published::default());
+        let (itx, irx) = tmpsc::channel(64);
+        let mut p = Page::new(ftx, irx, Arc::new(AtomicBool::new(false)));
+        for i in 0..PER_FRAME + 4 {
+            itx.try_send(PageMsg::Walk { x: i as f64, y: 0.0 }).unwrap();
+        }
+        let count =
+            |p: &mut Page, w: &mut World| std::iter::from_fn(|| p.next_action(w, ann)).count();
+        assert_eq!(count(&mut p, &mut w), PER_FRAME);
+        let mut core = ClientCore::new("ann", "s", Vec::new()).unwrap();
+        p.show(&mut core, &Status::default()).unwrap();
+        assert_eq!(count(&mut p, &mut w), 4, "the rest in the next frame");
     }
 
     #[test]
