@@ -254,6 +254,7 @@ async fn click_to_walk_chat_and_a_second_player_in_a_real_browser() {
         .filter(|x| *x > x0 + 0.05 && *x < x1 - 0.05 && (x - x.round()).abs() > 0.01)
         .collect();
     assert!(between.len() >= 2, "the map jumped instead of animating: {trail}");
+    eprintln!("the map drew alice at {} points between {x0} and {x1}", between.len());
     // In bob's client, which knows only what the server sent it.
     let alice_on_bob = format!(
         "(e => e && [e.dataset.x, e.dataset.y])(document.querySelector('#nearby li[data-id=\"{alice_id}\"]'))"
