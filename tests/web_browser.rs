@@ -291,6 +291,9 @@ async fn click_to_walk_chat_and_a_second_player_in_a_real_browser() {
     let legend = a.find(Locator::Id("legend")).await.unwrap().text().await.unwrap();
     assert!(legend.contains("player") && legend.contains("workbench"), "legend:\n{legend}");
 
+    let size = a.execute("return JSON.stringify(state).length", vec![]).await.unwrap();
+    eprintln!("a state message of alice's page: {size} bytes");
+
     let png = a.screenshot().await.unwrap();
     assert!(png.starts_with(b"\x89PNG"), "not a PNG");
     let target = Path::new(env!("CARGO_BIN_EXE_luprex")).ancestors().nth(2).unwrap();
