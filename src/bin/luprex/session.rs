@@ -120,3 +120,22 @@ pub async fn run(
         ui.show(client.core(), &status)?;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use luprex_engine::Plain;
+
+    #[test]
+    fn actions_become_the_commands_the_server_judges() {
+        assert_eq!(
+            command_of(Action::Walk([1.0, 2.0, 0.0])),
+            Some(Command::Walk { to: [1.0, 2.0, 0.0] })
+        );
+        let invoke = Action::Invoke { target: 7, name: "chop".into(), args: vec![Plain::Int(2)] };
+        let want =
+            Command::Invoke { target: 7, function: "chop".into(), args: vec![Plain::Int(2)] };
+        assert_eq!(command_of(invoke), Some(want));
+        assert_eq!(command_of(Action::Quit), None);
+    }
+}
