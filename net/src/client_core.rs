@@ -170,6 +170,7 @@ pub struct ClientCore {
     next_seq: u64,
     player: u64,
     radius: f64,
+    tick_hz: u32,
     cache: Vec<WireSource>,
     outbox: Vec<Vec<u8>>,
     events: Vec<ClientEvent>,
@@ -211,6 +212,7 @@ impl ClientCore {
             next_seq: 1,
             player: 0,
             radius: 0.0,
+            tick_hz: 0,
             cache,
             outbox: vec![protocol::encode(&Up::Hello(hello))],
             events: Vec::new(),
@@ -247,6 +249,11 @@ impl ClientCore {
     /// The view radius the server gave.
     pub fn radius(&self) -> f64 {
         self.radius
+    }
+
+    /// The server's ticks per second (0 before the welcome).
+    pub fn tick_hz(&self) -> u32 {
+        self.tick_hz
     }
 
     /// Whether the session is live.
@@ -326,12 +333,13 @@ impl ClientCore {
         match (msg, &self.phase) {
             (Down::Closing { reason }, _) => Err(ClientError::Closed(reason)),
             (
-                Down::Welcome { version, player, tick, cached, radius, blank, .. },
+                Down::Welcome { version, player, tick, tick_hz, cached, radius, blank, .. },
                 Phase::AwaitWelcome,
             ) => {
                 if version != PROTOCOL_VERSION {
                     return Err(ClientError::Bogus(format!("server protocol {version}")));
                 }
+                self.tick_hz = tick_hz;
                 self.welcome(player, tick, cached, radius, &blank)
             }
             (Down::Batch(b), Phase::Live) => self.batch(b),

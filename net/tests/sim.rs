@@ -286,6 +286,8 @@ fn late_join_sees_the_world() {
     let a = join(&mut net, "ann");
     bots(&mut net, &[a], 200, 8);
     let b = join(&mut net, "zed");
+    let hz = ServerConfig::default().tick_hz;
+    assert_eq!(net.clients[b].core.tick_hz(), hz, "the welcome's tick rate");
     bots(&mut net, &[a, b], 200, 9);
     assert_converged(&mut net);
     let (mine, _) = net.views(b);

@@ -1,38 +1,34 @@
-//! `luprex connect ADDR --name NAME`: the terminal client, and the loop
-//! that `play` shares with it.
+//! `luprex connect ADDR --name NAME`: the terminal client (and, with
+//! `--web`, the web view's client, `web/`).
 //!
-//! The client is one thread with a current-thread tokio runtime (a World
-//! is not `Send`, so the [`Client`] and its predicted model stay on it)
-//! plus one plain thread that reads terminal events (crossterm's `read`
-//! blocks) into a channel. Each frame, about 20 a second, the loop pumps
-//! the network for 50 ms (applying the server's batches to the predicted
-//! World), turns the keys typed meanwhile into actions (`tui::Ui`) and
-//! sends them as commands, moves the player's prints and the client's
-//! events into the UI, and draws the screen (`tui::render`).
+//! The client runs the loop shared with the web view (`session.rs`) on
+//! one thread with a current-thread tokio runtime, plus one plain thread
+//! that reads terminal events (crossterm's `read` blocks) into a channel.
+//! Its [`Frontend`] here is the terminal: each frame the keys typed
+//! meanwhile become actions (`tui::Ui`) and the screen is drawn
+//! (`tui::render`).
 //!
 //! The terminal is put in raw mode on the alternate screen by
 //! `ratatui::init`, which also installs a panic hook that restores it; the
 //! loop restores it on every exit path.
-//!
-//! Indicators: latency is the time from sending a command to its
-//! acknowledgement (the last one), pending is the commands predicted and
-//! not yet acknowledged, mispredictions the client core's count.
 //!
 //! The secret: `--secret`, else the environment variable
 //! `LUPREX_SECRET`, else `local-NAME`. That last default is *insecure*
 //! (anyone who knows a name can play as it) and meant for local play
 //! only; a shared server wants a real secret.
 
-use crate::tui::{self, Action, Connection, Status, Ui};
+use crate::session::{self, Frontend};
+use crate::tui::{self, Action, Status, Ui};
+use crate::web;
 use anyhow::Context;
+use luprex_engine::World;
 use luprex_net::client::Client;
-use luprex_net::{ClientCore, ClientEvent, Command};
+use luprex_net::ClientCore;
 use ratatui::crossterm::event::{self, Event, KeyEvent};
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -45,6 +41,11 @@ pub struct Args {
     /// `local-NAME`, for local play only).
     #[arg(long)]
     pub secret: Option<String>,
+    /// Serve the web view on ADDR (`PORT` alone: on loopback; no value:
+    /// 127.0.0.1:8080) instead of drawing in the terminal; runs until
+    /// Ctrl-C.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = web::DEFAULT_ADDR)]
+    pub web: Option<String>,
 }
 
 /// The secret to use for `name` (see the module docs).
@@ -64,7 +65,14 @@ pub fn run(args: &Args) -> anyhow::Result<std::process::ExitCode> {
         .next()
         .with_context(|| format!("no address for {}", args.addr))?;
     let secret = secret_for(&args.name, args.secret.as_deref());
-    play_terminal(addr, &args.name, &secret, Vec::new(), None)?;
+    match &args.web {
+        Some(web_addr) => {
+            let bind = web::parse_addr(web_addr)?;
+            let intro = vec![format!("connected to {addr}")];
+            web::play(bind, addr, &args.name, &secret, intro, None)?
+        }
+        None => play_terminal(addr, &args.name, &secret, Vec::new(), None)?,
+    }
     Ok(std::process::ExitCode::SUCCESS)
 }
 
@@ -92,7 +100,8 @@ pub fn play_terminal(
             .spawn(move || read_keys(&stop, &key_tx))?
     };
     let mut terminal = ratatui::init();
-    let r = rt.block_on(session(&mut terminal, client, intro, notes, &key_rx));
+    let mut front = Terminal { terminal: &mut terminal, ui: Ui::new(), keys: &key_rx };
+    let r = rt.block_on(session::run(client, &mut front, intro, notes));
     ratatui::restore();
     stop.store(true, Ordering::Relaxed);
     let _ = reader.join();
@@ -118,79 +127,31 @@ fn read_keys(stop: &AtomicBool, tx: &mpsc::Sender<KeyEvent>) {
     }
 }
 
-fn command_of(action: Action) -> Option<Command> {
-    match action {
-        Action::Walk(to) => Some(Command::Walk { to }),
-        Action::Invoke { target, name, args } => {
-            Some(Command::Invoke { target, function: name, args })
-        }
-        Action::Quit => None,
-    }
+/// The terminal as a session's frontend: ratatui draws, keys act.
+struct Terminal<'a> {
+    terminal: &'a mut ratatui::DefaultTerminal,
+    ui: Ui,
+    keys: &'a mpsc::Receiver<KeyEvent>,
 }
 
-async fn session(
-    terminal: &mut ratatui::DefaultTerminal,
-    mut client: Client,
-    intro: Vec<String>,
-    notes: Option<mpsc::Receiver<String>>,
-    keys: &mpsc::Receiver<KeyEvent>,
-) -> anyhow::Result<()> {
-    let mut ui = Ui::new();
-    for line in intro {
-        ui.push_text(&line);
+impl Frontend for Terminal<'_> {
+    fn push_text(&mut self, text: &str) {
+        self.ui.push_text(text);
     }
-    let mut status = Status { connection: Connection::Connected, ..Status::default() };
-    let mut sent: HashMap<u64, Instant> = HashMap::new();
-    let player = client.core().player();
-    loop {
-        if matches!(status.connection, Connection::Lost(_)) {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        } else if let Err(e) = client.pump(Duration::from_millis(50)).await {
-            ui.push_text(&format!("! connection lost: {e}"));
-            status.connection = Connection::Lost(e.to_string());
-        }
-        for ev in client.core().take_events() {
-            match ev {
-                ClientEvent::Acked { seq, .. } => {
-                    if let Some(t) = sent.remove(&seq) {
-                        status.latency_ms =
-                            Some(t.elapsed().as_millis().min(u32::MAX as u128) as u32);
-                    }
-                }
-                ClientEvent::Misprediction { count, .. } => status.mispredictions = count,
-                ClientEvent::Desync { tick } => ui.push_text(&format!("! desync at tick {tick}")),
-                ClientEvent::Welcome { .. } => {}
+
+    fn next_action(&mut self, w: &mut World, player: u64) -> Option<Action> {
+        while let Ok(key) = self.keys.try_recv() {
+            if let Some(action) = self.ui.handle_key(key, w, player) {
+                return Some(action);
             }
         }
-        let prints = client.core().take_prints();
-        if !prints.is_empty() {
-            ui.push_text(&prints);
-        }
-        if let Some(n) = &notes {
-            while let Ok(line) = n.try_recv() {
-                ui.push_text(&line);
-            }
-        }
-        while let Ok(key) = keys.try_recv() {
-            let Some(action) = ui.handle_key(key, client.core().view(), player) else { continue };
-            let Some(cmd) = command_of(action) else {
-                if status.connection == Connection::Connected {
-                    let _ = client.bye().await;
-                }
-                return Ok(());
-            };
-            if status.connection != Connection::Connected {
-                ui.push_text("! not connected");
-                continue;
-            }
-            match client.command(cmd).await {
-                Ok(seq) => {
-                    sent.insert(seq, Instant::now());
-                }
-                Err(e) => ui.push_text(&format!("! {e}")),
-            }
-        }
-        status.pending = client.core().pending();
-        terminal.draw(|f| tui::render(f, client.core().view(), player, &ui, &status))?;
+        None
+    }
+
+    fn show(&mut self, core: &mut ClientCore, status: &Status) -> anyhow::Result<()> {
+        let player = core.player();
+        let ui = &self.ui;
+        self.terminal.draw(|f| tui::render(f, core.view(), player, ui, status))?;
+        Ok(())
     }
 }

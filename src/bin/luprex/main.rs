@@ -20,7 +20,8 @@
 //! subcommands will log connections and errors at `info`.
 //!
 //! The terminal client's user interface (`tui`) is here too, independent
-//! of the network; `play` and `connect` drive it. `serve` is the
+//! of the network, and the web view (`web`); `play` and `connect` drive
+//! either through the client loop they share (`session.rs`). `serve` is the
 //! persistent master (`serve.rs`).
 
 mod bots;
@@ -28,8 +29,10 @@ mod check;
 mod connect;
 mod play;
 mod serve;
+mod session;
 mod sim;
 mod tui;
+mod web;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -54,10 +57,12 @@ enum Command {
     /// and journal in a data directory) and the network listener.
     Serve(serve::Args),
     /// Runs a script directory's world and plays it in the terminal (a
-    /// server and a client in one process); without a terminal, bots play
-    /// it for a while and what happens is printed.
+    /// server and a client in one process), or in a web browser with
+    /// `--web ADDR`; without either, bots play it for a while and what
+    /// happens is printed.
     Play(play::Args),
-    /// The terminal client: plays on the server at ADDR.
+    /// The terminal client: plays on the server at ADDR (in a web browser
+    /// with `--web ADDR`).
     Connect(connect::Args),
     /// Headless: the master and N bots over the deterministic simulated
     /// network; reports commands, mispredictions, desyncs, bytes, times.

@@ -17,7 +17,11 @@
 //! transmission, without reconnecting. Load reports (file:line) are logged
 //! and shown in the message pane.
 //!
-//! Without a terminal (stdin or stdout not a tty: CI, a pipe, an editor's
+//! With `--web ADDR`, the client is the web view instead (`web/`): `play`
+//! prints `listening on ADDR` and `web view on http://ADDR/` and serves
+//! the page until Ctrl-C, with or without a terminal.
+//!
+//! Otherwise, without a terminal (stdin or stdout not a tty: CI, a pipe, an editor's
 //! task runner), `play` cannot draw a screen; it runs the world with
 //! `--bots` bots for `--ticks` ticks over the simulated network instead
 //! (`bots.rs`) and prints what happens — joins, walks, chat, crafting,
@@ -27,6 +31,7 @@
 
 use crate::bots::{self, RunOptions};
 use crate::connect;
+use crate::web;
 use anyhow::Context;
 use luprex_engine::{Model, World};
 use luprex_net::server::{self, NetConfig};
@@ -62,13 +67,18 @@ pub struct Args {
     /// Without a terminal: the seed of the bots and the network.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Play in a web browser instead of the terminal: serve the web view
+    /// on ADDR (`PORT` alone: on loopback; no value: 127.0.0.1:8080).
+    /// Needs no terminal; runs until Ctrl-C.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = web::DEFAULT_ADDR)]
+    pub web: Option<String>,
 }
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if !args.dir.join("control.lst").is_file() {
         anyhow::bail!("{} has no control.lst: not a script directory", args.dir.display());
     }
-    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+    if args.web.is_some() || (std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
         interactive(args)
     } else {
         headless(args)
@@ -102,6 +112,7 @@ fn headless(args: &Args) -> anyhow::Result<ExitCode> {
 }
 
 fn interactive(args: &Args) -> anyhow::Result<ExitCode> {
+    let web_bind = args.web.as_deref().map(web::parse_addr).transpose()?;
     let (note_tx, note_rx) = mpsc::channel::<String>();
     let dir = args.dir.clone();
     let loader = note_tx.clone();
@@ -128,6 +139,9 @@ fn interactive(args: &Args) -> anyhow::Result<ExitCode> {
     .with_context(|| format!("listening on {}", args.listen))?;
     let addr = handle.addr;
     tracing::info!(%addr, "listening");
+    if web_bind.is_some() {
+        println!("listening on {addr}");
+    }
     let handle = Arc::new(handle);
     let stop = Arc::new(AtomicBool::new(false));
     let watcher = {
@@ -147,7 +161,10 @@ fn interactive(args: &Args) -> anyhow::Result<ExitCode> {
         std::env::var("USER").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| "player".into())
     });
     let secret = connect::secret_for(&name, args.secret.as_deref());
-    let r = connect::play_terminal(addr, &name, &secret, intro, Some(note_rx));
+    let r = match web_bind {
+        Some(bind) => web::play(bind, addr, &name, &secret, intro, Some(note_rx)),
+        None => connect::play_terminal(addr, &name, &secret, intro, Some(note_rx)),
+    };
     stop.store(true, Ordering::Relaxed);
     let _ = watcher.join();
     if let Ok(h) = Arc::try_unwrap(handle) {

@@ -55,6 +55,14 @@ pub fn class_name(w: &mut World, id: u64) -> Option<String> {
     text(w.state(), field(w.state(), c, "__class"))
 }
 
+/// Tangible `id`'s own field `name`, if it is a string (the demo world
+/// names its players so; `util.label`).
+pub fn tangible_name(w: &mut World, id: u64) -> Option<String> {
+    let t = w.tangible(id)?;
+    let st = w.state();
+    text(st, field(st, t, "name"))
+}
+
 /// The map glyph of tangible `id`'s class (`?` if it has no class).
 pub fn glyph(w: &mut World, id: u64) -> char {
     let Some(c) = class_table(w, id) else { return '?' };
@@ -75,10 +83,18 @@ pub fn permits(w: &mut World, id: u64, name: &str) -> bool {
     }
 }
 
+/// A method a class permits (`permit_invoke`), as a client offers it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Method {
+    pub name: String,
+    /// Whether it takes arguments besides the target (more than `self`,
+    /// or `...`).
+    pub takes_args: bool,
+}
+
 /// The permitted methods (`permit_invoke`) of tangible `id`'s class that
-/// take no argument besides the target (`function m(self)`), sorted: what
-/// the default bot of `luprex sim` invokes.
-pub fn no_arg_methods(w: &mut World, id: u64) -> Vec<String> {
+/// are Lua functions, sorted by name.
+pub fn methods(w: &mut World, id: u64) -> Vec<Method> {
     let Some(c) = class_table(w, id) else { return Vec::new() };
     let st = w.state();
     let Value::Table(all) = field(st, st.registry(), "permits") else { return Vec::new() };
@@ -87,17 +103,38 @@ pub fn no_arg_methods(w: &mut World, id: u64) -> Vec<String> {
     else {
         return Vec::new();
     };
-    let mut out: Vec<String> = st
+    let mut out: Vec<Method> = st
         .table(set)
         .iter()
         .filter(|(_, v)| matches!(v, Value::Bool(true)))
         .filter_map(|(k, _)| text(st, k))
-        .filter(|name| {
-            let f = field(st, c, name);
+        .filter_map(|name| {
+            let f = field(st, c, &name);
+            if !matches!(f, Value::LuaFn(_)) {
+                return None;
+            }
             let info = st.function_info(f);
-            matches!(f, Value::LuaFn(_)) && info.nparams <= 1 && !info.is_vararg
+            Some(Method { name, takes_args: info.nparams > 1 || info.is_vararg })
         })
         .collect();
+    out.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+/// The permitted methods (`permit_invoke`) of tangible `id`'s class that
+/// take no argument besides the target (`function m(self)`), sorted: what
+/// the default bot of `luprex sim` invokes.
+pub fn no_arg_methods(w: &mut World, id: u64) -> Vec<String> {
+    methods(w, id).into_iter().filter(|m| !m.takes_args).map(|m| m.name).collect()
+}
+
+/// The names of the plans in tangible `id`'s class's `action` table
+/// (`maketangible` makes it; `docs/SCRIPTING.md` §2.2), sorted.
+pub fn plans(w: &mut World, id: u64) -> Vec<String> {
+    let Some(c) = class_table(w, id) else { return Vec::new() };
+    let st = w.state();
+    let Value::Table(action) = field(st, c, "action") else { return Vec::new() };
+    let mut out: Vec<String> = st.table(action).iter().filter_map(|(k, _)| text(st, k)).collect();
     out.sort_unstable();
     out
 }

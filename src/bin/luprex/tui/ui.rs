@@ -183,7 +183,7 @@ impl Ui {
             }
         }
         self.scroll = 0;
-        match self.action_of(&line, w, player) {
+        match line_action(&line, w, player) {
             Ok(a) => Some(a),
             Err(why) => {
                 self.push_text(&format!("! {why}"));
@@ -191,23 +191,25 @@ impl Ui {
             }
         }
     }
+}
 
-    /// The action of a typed line.
-    fn action_of(&self, line: &str, w: &mut World, player: u64) -> Result<Action, String> {
-        match parse_line(line)? {
-            Typed::Chat(text) => Ok(Action::Invoke {
-                target: player,
-                name: CHAT.to_owned(),
-                args: vec![Plain::Str(text)],
-            }),
-            Typed::Command { name, target, args } => {
-                let target = match target {
-                    Some(t) => t,
-                    None => resolve_target(w, player, &name)
-                        .ok_or_else(|| format!("nothing near you answers /{name}"))?,
-                };
-                Ok(Action::Invoke { target, name, args })
-            }
+/// The action of a typed line typed by `player` (`Err`: why it makes
+/// none): the syntax of `command.rs`, the target of `lookup.rs`. The
+/// terminal's command line and the web view's share it.
+pub fn line_action(line: &str, w: &mut World, player: u64) -> Result<Action, String> {
+    match parse_line(line)? {
+        Typed::Chat(text) => Ok(Action::Invoke {
+            target: player,
+            name: CHAT.to_owned(),
+            args: vec![Plain::Str(text)],
+        }),
+        Typed::Command { name, target, args } => {
+            let target = match target {
+                Some(t) => t,
+                None => resolve_target(w, player, &name)
+                    .ok_or_else(|| format!("nothing near you answers /{name}"))?,
+            };
+            Ok(Action::Invoke { target, name, args })
         }
     }
 }
