@@ -344,7 +344,7 @@ pub struct Tangibles {
 /// not content: see [`Tangibles::version`]).
 static NEXT_VERSION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
-fn next_version() -> u64 {
+pub(crate) fn next_version() -> u64 {
     NEXT_VERSION.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 

@@ -213,6 +213,8 @@ pub struct World {
     /// frees them) and kept alive by the natives' upvalues; only a load
     /// of a whole state replaces them ([`World::restore`] clears this).
     keys: Option<Keys>,
+    /// [`World::sources_version`].
+    sources_version: u64,
 }
 
 impl std::fmt::Debug for World {
@@ -259,6 +261,7 @@ impl World {
             events: None,
             special_cache: None,
             keys: None,
+            sources_version: tangible::next_version(),
         })
     }
 
@@ -308,6 +311,7 @@ impl World {
                 line: Some(c.line),
             })
             .collect();
+        self.sources_version = tangible::next_version();
         let reports = sourcedb::update(&mut self.st, &list, |name| {
             dir.read(name).map_err(|e| e.to_string())
         })?;
@@ -324,6 +328,7 @@ impl World {
             .iter()
             .map(|f| Listed { name: f.name.clone(), line: None, fingerprint: Ok(f.fingerprint) })
             .collect();
+        self.sources_version = tangible::next_version();
         let reports = sourcedb::update(&mut self.st, &list, |name| {
             files
                 .iter()
@@ -480,6 +485,15 @@ impl World {
         sourcedb::infos(&mut self.st)
     }
 
+    /// A process-unique number that changes whenever the source database
+    /// may have changed (a reload, [`World::load_sources`], a rollback, a
+    /// restore): two calls that return the same number saw the same
+    /// database. Bookkeeping for the difference transmitter, which skips
+    /// comparing two databases it found equal at the same two versions.
+    pub fn sources_version(&self) -> u64 {
+        self.sources_version
+    }
+
     /// The World's Lua state, read-only (views of tables and strings for
     /// hosts and tests).
     pub fn state(&self) -> &State {
@@ -508,6 +522,7 @@ impl World {
     /// Restores the World to snapshot `s` (which stays open, for the next
     /// round of predictions).
     pub fn rollback(&mut self, s: &WorldSnapshot) -> Result<(), EngineError> {
+        self.sources_version = tangible::next_version();
         Ok(self.st.rollback(s.0)?)
     }
 
@@ -528,6 +543,7 @@ impl World {
         let mut w = World::new(model)?;
         w.st.load_state(bytes)?;
         w.keys = None;
+        w.sources_version = tangible::next_version();
         let master = !registry_get(&mut w.st, globals::GLOBALDB).is_nil();
         let complete = [classes::CLASSDB, classes::LIBRARY, sourcedb::SOURCEDB, globals::GLOBALPUB]
             .iter()
@@ -682,7 +698,8 @@ impl World {
     /// The IDs of the tangibles within distance `r` of `center` at the
     /// current tick (3-D Euclidean, inclusive), ascending.
     pub fn scan_radius(&self, center: [f64; 3], r: f64) -> Vec<u64> {
-        let mut out = Vec::new();
+        // Room for a typical view at once rather than nine regrowths.
+        let mut out = Vec::with_capacity(256);
         self.tangibles().scan_radius(center, r, &mut out);
         out
     }

@@ -226,3 +226,23 @@ fn tangibles_leave_and_values_cross() {
     frame(&mut s);
     assert_eq!(probe(&mut s.client, &format!("return gettangible({t1}) == nil")), [b(true)]);
 }
+
+/// The source database pass of incremental frames: nothing is sent while
+/// the databases stay equal, and an edit made between two frames (a
+/// reload on the master) is sent by the next one and reaches the client's
+/// classes.
+#[test]
+fn a_reload_between_frames_is_sent() {
+    let mut s = setup();
+    assert!(frame(&mut s).sources.is_some(), "the first frame sends the sources");
+    assert!(frame(&mut s).sources.is_none(), "equal databases: nothing sent");
+    assert!(frame(&mut s).sources.is_none());
+    let edited = SRC.replace("thing.kind = 'thing'", "thing.kind = 'edited'");
+    s.master.load_sources(&[SourceFile::new("main.lua", edited.as_str())]).unwrap();
+    let f = frame(&mut s);
+    let sent = f.sources.as_ref().expect("the edit is sent");
+    assert!(sent.iter().any(|e| e.code.is_some()), "with the changed code");
+    let kind = format!("return gettangible({}).kind", s.t1);
+    assert_eq!(probe(&mut s.client, &kind), vec![Plain::Str("edited".into())]);
+    assert!(frame(&mut s).sources.is_none(), "then nothing again");
+}

@@ -497,7 +497,7 @@ impl Tables {
     pub fn alloc(&mut self, narray: usize, nhash: usize) -> TableRef {
         let t = self.store.new_table(narray, nhash);
         let h = self.arena.alloc(t);
-        self.writes.touch(h.index());
+        self.writes.touch_life(h.index());
         h
     }
 
@@ -567,7 +567,7 @@ impl Tables {
         let store = &mut self.store;
         let writes = &mut self.writes;
         self.arena.sweep(|h, t| {
-            writes.touch(h.index());
+            writes.touch_life(h.index());
             on_free(h, TableView { t, s: store });
             store.free_table(t);
         })

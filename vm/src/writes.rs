@@ -94,7 +94,16 @@
 //! 200,000 tables, 1000 written, spread over 1000 blocks: 10 µs; a scan of
 //! every stamp took 80 µs.)
 //!
-//! Epochs are `u32`. Each mark takes one, and so does each snapshot and
+//! **Many marks, one answer.** A mark taken when nothing was written and
+//! no epoch started since the last one *is* the last one (same epoch): the
+//! marks that 200 clients' transmitters take between two ticks of a
+//! master model are one mark. And the log remembers its last answer, with
+//! a generation counter that every stamp, rollback and restart bumps: the
+//! same mark asked again before anything changed gets that answer back (a
+//! copy) without a scan. So the master's written set is computed once per
+//! tick, however many clients ask.
+//!
+//! Epochs are `u32`. Each mark takes one (a reused mark takes none), and so does each snapshot and
 //! each rollback while tracking (a state that never takes a mark takes
 //! none): a mark per frame and ten predictions per frame at 60 frames a
 //! second last 41 days. When the counter would wrap, the log starts over
@@ -156,6 +165,7 @@
 
 use crate::state::State;
 use crate::value::TableRef;
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Table slots per block of the stamps' summary (a power of two; the
@@ -236,6 +246,15 @@ pub(crate) struct WriteLog {
     invalid: Vec<(u32, u32)>,
     /// Process-unique id.
     id: u64,
+    /// Whether a stamp was written since the last mark was issued (if
+    /// not, and no epoch started since, the next mark is the same mark).
+    dirty: bool,
+    /// Bumped by every change of a stamp or of the epochs: the key of
+    /// `memo`.
+    gen: u64,
+    /// The last answer of [`WriteLog::since`]: its mark, `gen` then, and
+    /// the set.
+    memo: RefCell<Option<(WriteMark, u64, WriteSet)>>,
 }
 
 impl Default for WriteLog {
@@ -252,6 +271,9 @@ impl Default for WriteLog {
             dead_below: 0,
             invalid: Vec::new(),
             id: NEXT_LOG_ID.fetch_add(1, Ordering::Relaxed),
+            dirty: false,
+            gen: 0,
+            memo: RefCell::new(None),
         }
     }
 }
@@ -263,6 +285,15 @@ impl WriteLog {
         if self.cur != 0 {
             self.touch_tracking(h);
         }
+    }
+
+    /// Records the creation or the freeing of the table in slot `h`: a
+    /// write, and a change of what [`WriteLog::since`] reports even when
+    /// the slot is stamped already (it moves between live and freed).
+    #[inline(always)]
+    pub(crate) fn touch_life(&mut self, h: u32) {
+        self.gen += 1;
+        self.touch(h);
     }
 
     /// Records a write of table slot `h`, with the stamp test inline too:
@@ -303,6 +334,8 @@ impl WriteLog {
             self.journal.push((h, old));
         }
         self.stamps[i] = self.cur;
+        self.dirty = true;
+        self.gen += 1;
         // `cur` is the newest epoch: at least every stamp.
         self.blocks[i / BLOCK] = self.cur;
     }
@@ -319,6 +352,7 @@ impl WriteLog {
     /// Forgets every stamp and level epoch: all earlier marks die.
     #[cold]
     fn restart(&mut self) {
+        self.gen += 1;
         self.stamps.iter_mut().for_each(|s| *s = 0);
         self.blocks.iter_mut().for_each(|s| *s = 0);
         self.journal.clear();
@@ -340,16 +374,25 @@ impl WriteLog {
         }
     }
 
-    /// A new mark; tracking is on from now on.
+    /// A new mark; tracking is on from now on. If nothing was written and
+    /// no epoch started since the last mark, that mark again: it reports
+    /// the same tables (none so far), and the marks of many clients taken
+    /// between two writes are one mark, whose answer is computed once.
     pub(crate) fn mark(&mut self) -> WriteMark {
+        if self.cur != 0 && self.cur == self.last_mark && !self.dirty {
+            return WriteMark { log: self.id, epoch: self.cur };
+        }
         let e = self.bump();
         self.cur = e;
         self.last_mark = e;
+        self.dirty = false;
+        self.gen += 1;
         WriteMark { log: self.id, epoch: e }
     }
 
     /// Stops tracking: every mark taken so far answers `Unknown`.
     pub(crate) fn end(&mut self) {
+        self.gen += 1;
         self.cur = 0;
         self.dead_below = self.last;
     }
@@ -374,6 +417,11 @@ impl WriteLog {
         let Some(e) = self.valid(m) else {
             return Written::Unknown;
         };
+        if let Some((mm, g, set)) = &*self.memo.borrow() {
+            if mm == m && *g == self.gen {
+                return Written::Known(set.clone());
+            }
+        }
         let mut set = WriteSet::default();
         for (b, _) in self.blocks.iter().enumerate().filter(|&(_, &top)| top >= e) {
             let first = b * BLOCK;
@@ -388,6 +436,7 @@ impl WriteLog {
                 }
             }
         }
+        *self.memo.borrow_mut() = Some((*m, self.gen, set.clone()));
         Written::Known(set)
     }
 
@@ -405,6 +454,7 @@ impl WriteLog {
         let Some(&l) = self.levels.get(level) else {
             return;
         };
+        self.gen += 1;
         for &(h, old) in self.journal[l.start..].iter().rev() {
             self.stamps[h as usize] = old;
         }

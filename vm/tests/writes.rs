@@ -299,3 +299,34 @@ fn random_programs_base_library() {
         random_rounds(&mut st, seed * 0x9e37_79b9, 40, false);
     }
 }
+
+/// Marks taken with nothing written between them are one mark (as the
+/// transmitters of many clients take them between two ticks), and the
+/// memoized answer follows every later write, creation, freeing and
+/// rollback.
+#[test]
+fn marks_between_writes_are_one_and_answers_stay_exact() {
+    let mut st = setup();
+    let m1 = st.write_mark();
+    let m2 = st.write_mark();
+    assert_eq!(m1, m2, "nothing written between them");
+    run(&mut st, "B.x = 5");
+    assert_eq!(written_globals(&mut st, &m1, NAMES), ["B"]);
+    assert_eq!(written_globals(&mut st, &m2, NAMES), ["B"], "asked again: the same answer");
+    let m3 = st.write_mark();
+    assert_ne!(m3, m1, "written since: a new mark");
+    run(&mut st, "C[1] = 1");
+    assert_eq!(written_globals(&mut st, &m1, NAMES), ["B", "C"], "a write after an answer");
+    assert_eq!(written_globals(&mut st, &m3, NAMES), ["C"]);
+    let snap = st.snapshot().unwrap();
+    run(&mut st, "D[1] = 0");
+    assert_eq!(written_globals(&mut st, &m3, NAMES), ["C", "D"]);
+    st.rollback(snap).unwrap();
+    assert_eq!(written_globals(&mut st, &m3, NAMES), ["C"], "a rollback after an answer");
+    st.release(snap).unwrap();
+    let m4 = st.write_mark();
+    assert!(known(&st, &m4).freed.is_empty());
+    run(&mut st, "E = nil collectgarbage()");
+    let e = known(&st, &m4).freed.len();
+    assert_eq!(e, 1, "a table freed after an answer");
+}

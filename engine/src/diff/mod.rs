@@ -442,6 +442,9 @@ pub struct Transmitter {
     options: Options,
     last: Option<LastFrame>,
     tangible_cache: Option<TangibleCache>,
+    /// The source database versions of both models at the last frame
+    /// that found their databases equal (see [`World::sources_version`]).
+    sources_same: Option<(u64, u64)>,
     check: bool,
 }
 
@@ -503,7 +506,15 @@ enum Mode {
 impl Transmitter {
     /// A transmitter for `player`.
     pub fn new(player: u64, radii: Radii, options: Options) -> Transmitter {
-        Transmitter { player, radii, options, last: None, tangible_cache: None, check: false }
+        Transmitter {
+            player,
+            radii,
+            options,
+            last: None,
+            tangible_cache: None,
+            sources_same: None,
+            check: false,
+        }
     }
 
     /// Tests and debugging: with [`Options::incremental`], also compute
@@ -525,6 +536,7 @@ impl Transmitter {
     pub fn reset(&mut self) {
         self.last = None;
         self.tangible_cache = None;
+        self.sources_same = None;
     }
 
     /// Computes the next frame: every pass in order, each pass's messages
@@ -581,8 +593,7 @@ impl Transmitter {
                 Ok(t)
             }
             Err(e) => {
-                self.last = None;
-                self.tangible_cache = None;
+                self.reset();
                 server_sync.rollback(&snap)?;
                 server_sync.release(snap)?;
                 Err(e)
@@ -601,8 +612,18 @@ impl Transmitter {
         let mut cctx = ClientCtx::default();
         let player = self.player;
         let incremental = mode == Mode::Incremental;
-        let sources = source_database::transmit_source_database(master, sync)?;
+        // The source database: compared only if either model's may have
+        // changed since the last frame found them equal.
+        let versions = (master.sources_version(), sync.sources_version());
+        let sources = match incremental && self.sources_same == Some(versions) {
+            true => None,
+            false => source_database::transmit_source_database(master, sync)?,
+        };
         source_database::apply(sync, sources.as_deref())?;
+        if incremental {
+            self.sources_same =
+                sources.is_none().then(|| (master.sources_version(), sync.sources_version()));
+        }
 
         // Passes 1 to 3, or what they gave last time if neither model's
         // Rust tangibles changed since (see the module docs).
