@@ -551,6 +551,31 @@ impl State {
         }
         self.ex.stack.push(f);
         self.ex.stack.extend_from_slice(args);
+        self.run_pushed(func, nresults)?;
+        Ok(func)
+    }
+
+    /// [`State::call_nested`] of the function and arguments already pushed
+    /// at `stack[func..]` (by the embedding API); on an error before the
+    /// call starts, they are popped.
+    pub(crate) fn call_pushed(&mut self, func: usize, nresults: i32) -> Result<(), Error> {
+        if self.n_ccalls >= MAX_CCALLS {
+            self.ex.stack.truncate(func);
+            return Err(self.rt_error("C stack overflow"));
+        }
+        let top = self.ex.stack.len();
+        if top >= MAX_STACK {
+            if let Err(e) = self.check_stack_reserve(top) {
+                self.ex.stack.truncate(func);
+                return Err(e);
+            }
+        }
+        self.run_pushed(func, nresults)
+    }
+
+    /// Runs the call of `stack[func]` with the arguments above it, nested.
+    #[inline]
+    fn run_pushed(&mut self, func: usize, nresults: i32) -> Result<(), Error> {
         // Charged once `f` and `args` are rooted (the check may collect).
         if let Err(e) = self.charge(crate::limits::CALL_COST) {
             self.ex.stack.truncate(func);
@@ -561,8 +586,7 @@ impl State {
         let r = self.call_at(func, nresults);
         self.ex.nny -= 1;
         self.n_ccalls -= 1;
-        r?;
-        Ok(func)
+        r
     }
 
     /// Calls the value at `func` (arguments above it) and runs until it

@@ -101,7 +101,8 @@ use crate::state::{Action, Pin, State};
 use crate::value::Value as Raw;
 use handles::{LuaRef, Slot};
 use std::any::{Any, TypeId};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::ptr::NonNull;
 use std::rc::Rc;
 
 /// The result type of the embedding API.
@@ -143,8 +144,9 @@ impl<T, E: ExternalError> ExternalResult<T> for std::result::Result<T, E> {
     }
 }
 
-/// A boxed callback: arguments in, results out.
-pub(crate) type Callback = Rc<dyn Fn(&Lua, MultiValue) -> Result<MultiValue>>;
+/// A boxed callback: given its arguments (raw values kept alive by the
+/// stack), it pushes its results on the stack and returns how many.
+pub(crate) type Callback = Rc<dyn Fn(&Lua, &[Raw]) -> Result<usize>>;
 
 /// A Lua state for embedding (see the module docs).
 ///
@@ -208,12 +210,14 @@ type Restore = Box<dyn FnOnce(&mut State)>;
 
 /// The per-state data of the API (see the module docs).
 pub(crate) struct Inner {
-    /// The state; `None` while the VM runs it (moved out).
+    /// The state when no API call runs Lua code; `None` while it is moved
+    /// out (`Lua::run`).
     pub(crate) state: RefCell<Option<Box<State>>>,
-    /// Inert placeholders for the trampoline to leave behind (boxed: they
-    /// move in and out of `state`).
-    #[allow(clippy::vec_box)]
-    spares: RefCell<Vec<Box<State>>>,
+    /// The running state, lent by the trampoline for the duration of a
+    /// callback (see the module docs and [`Lent`]).
+    lent: Lent,
+    /// Whether `pending_unpins` or `pending_restores` may hold something.
+    pending: Cell<bool>,
     /// Pins of dropped handles, released at the next API entry.
     pending_unpins: RefCell<Vec<Pin>>,
     /// Userdata payloads to put back (borrow guards dropped while the state
@@ -225,18 +229,74 @@ pub(crate) struct Inner {
     callback_id: NativeId,
 }
 
-impl Inner {
-    /// Releases pin `p` (from a handle's drop): now if the state is here
-    /// and free, else at the next API entry.
-    pub(crate) fn release(&self, p: Pin) {
-        if let Ok(mut cell) = self.state.try_borrow_mut() {
-            if let Some(st) = cell.as_mut() {
-                st.unpin(p);
-                return;
+/// The running state lent to a callback: a pointer to the `&mut State`
+/// the trampoline received, valid while the trampoline's [`LendGuard`]
+/// lives, and taken out (left `None`) while any API function uses it, so
+/// at most one `&mut State` is made from it at a time.
+struct Lent(Cell<Option<NonNull<State>>>);
+
+impl Lent {
+    /// Runs `f` on the lent state, if there is one and nobody uses it.
+    #[inline(always)]
+    fn with<R>(&self, f: impl FnOnce(&mut State) -> R) -> Option<R> {
+        let p = self.0.take()?;
+        // Puts the pointer back even if `f` panics.
+        struct Back<'a>(&'a Cell<Option<NonNull<State>>>, NonNull<State>);
+        impl Drop for Back<'_> {
+            #[inline(always)]
+            fn drop(&mut self) {
+                self.0.set(Some(self.1));
             }
+        }
+        let back = Back(&self.0, p);
+        // SAFETY: `p` was made by `LendGuard::lend` from the `&mut State`
+        // the trampoline received, and the guard clears it before the
+        // trampoline uses that reference again or returns (also on
+        // unwinding), so the pointee is alive and not otherwise accessed
+        // while `p` is here: the trampoline does nothing with its reference
+        // while the guard lives, and every `&mut` made from `p` (this one)
+        // is derived from it. Taking `p` out of the cell for the duration
+        // of `f` makes this `&mut` the only one: a nested `with` (from
+        // inside `f`) finds the cell empty. It ends when `f` returns, before
+        // `back` puts `p` back.
+        let st = unsafe { &mut *p.as_ptr() };
+        let r = f(st);
+        drop(back);
+        Some(r)
+    }
+}
+
+/// Lends the running state (see [`Lent`]) until dropped.
+struct LendGuard<'a>(&'a Lent);
+
+impl<'a> LendGuard<'a> {
+    /// Lends `st` through `lent` (which must be empty: the caller checks)
+    /// for the guard's life, during which `st` stays mutably borrowed.
+    #[inline(always)]
+    fn lend(lent: &'a Lent, st: &'a mut State) -> LendGuard<'a> {
+        debug_assert!(lent.0.get().is_none(), "state lent twice");
+        lent.0.set(Some(NonNull::from(st)));
+        LendGuard(lent)
+    }
+}
+
+impl Drop for LendGuard<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        self.0 .0.set(None);
+    }
+}
+
+impl Inner {
+    /// Releases pin `p` (from a handle's drop): now if the state is
+    /// available, else at the next API entry.
+    pub(crate) fn release(&self, p: Pin) {
+        if self.access(|st| st.unpin(p)).is_some() {
+            return;
         }
         if let Ok(mut q) = self.pending_unpins.try_borrow_mut() {
             q.push(p);
+            self.pending.set(true);
         }
     }
 
@@ -244,11 +304,32 @@ impl Inner {
     pub(crate) fn defer_restore(&self, f: Restore) {
         if let Ok(mut q) = self.pending_restores.try_borrow_mut() {
             q.push(f);
+            self.pending.set(true);
         }
     }
 
+    /// Runs `f` on the state, lent or idle in the cell; `None` if it is
+    /// busy.
+    #[inline(always)]
+    fn access<R>(&self, f: impl FnOnce(&mut State) -> R) -> Option<R> {
+        if self.lent.0.get().is_some() {
+            return self.lent.with(f);
+        }
+        let mut cell = self.state.try_borrow_mut().ok()?;
+        Some(f(cell.as_mut()?))
+    }
+
     /// Processes the queues of released pins and payload restorations.
+    #[inline(always)]
     fn flush(&self, st: &mut State) {
+        if self.pending.get() {
+            self.flush_queues(st);
+        }
+    }
+
+    #[cold]
+    fn flush_queues(&self, st: &mut State) {
+        self.pending.set(false);
         let restores = self.pending_restores.take();
         for f in restores {
             f(st);
@@ -263,49 +344,6 @@ impl Inner {
 /// The error for API use while the state is unavailable.
 fn busy() -> Error {
     Error::runtime("Lua state is busy (API used inside Lua::with_raw_state)")
-}
-
-impl State {
-    /// The inert placeholder that stands in the API's cell while the real
-    /// state runs (see the module docs): it owns no heap memory, and its
-    /// `Drop` does nothing (`closing` is set).
-    pub(crate) fn inert() -> State {
-        State {
-            heap: Default::default(),
-            ex: Default::default(),
-            running: crate::Handle::from_index(0),
-            main_thread: crate::Handle::from_index(0),
-            registry: crate::Handle::from_index(0),
-            globals: crate::Handle::from_index(0),
-            loaded: crate::Handle::from_index(0),
-            type_meta: [None; 8],
-            tm_names: [crate::Handle::from_index(0); crate::meta::TM_N],
-            natives: Vec::new(),
-            native_names: Default::default(),
-            gc: crate::gc::GcState::new(),
-            pins: Vec::new(),
-            free_pins: Vec::new(),
-            n_ccalls: 0,
-            in_msgh: 0,
-            budget: i64::MAX,
-            budget_hook: None,
-            stdout: Box::new(std::io::sink()),
-            stderr: Box::new(std::io::sink()),
-            warn_on: false,
-            warn_buf: Vec::new(),
-            last_error: Raw::Nil,
-            buf: Vec::new(),
-            closing: true,
-            journal: Default::default(),
-            persist: Default::default(),
-            hooks: Default::default(),
-            limits: Default::default(),
-            host: None,
-            allow_binary_chunks: false,
-            app_data: Vec::new(),
-            host_data: Default::default(),
-        }
-    }
 }
 
 impl Default for Lua {
@@ -344,7 +382,8 @@ impl Lua {
         st.native_id("lua.ud_newindex", userdata::ud_newindex);
         let inner = Rc::new(Inner {
             state: RefCell::new(Some(Box::new(st))),
-            spares: RefCell::new(Vec::new()),
+            lent: Lent(Cell::new(None)),
+            pending: Cell::new(false),
             pending_unpins: RefCell::new(Vec::new()),
             pending_restores: RefCell::new(Vec::new()),
             ud_metas: RefCell::new(Vec::new()),
@@ -367,26 +406,40 @@ impl Lua {
     }
 
     /// Runs `f` on the state, borrowed (no Lua code may run inside).
+    #[inline]
     pub(crate) fn with_state<R>(&self, f: impl FnOnce(&mut State) -> R) -> Result<R> {
-        let mut cell = self.inner.state.try_borrow_mut().map_err(|_| busy())?;
-        let st = cell.as_mut().ok_or_else(busy)?;
-        self.inner.flush(st);
-        Ok(f(st))
+        let inner = &*self.inner;
+        inner
+            .access(|st| {
+                inner.flush(st);
+                f(st)
+            })
+            .ok_or_else(busy)
     }
 
     /// Runs `f` on the state moved out of its cell (so that callbacks can
-    /// use the API), then puts the state back.
+    /// use the API), then puts the state back. Inside a callback, runs `f`
+    /// on the lent state.
+    #[inline]
     pub(crate) fn run<R>(&self, f: impl FnOnce(&mut State) -> Result<R>) -> Result<R> {
+        let inner = &*self.inner;
+        if inner.lent.0.get().is_some() {
+            let r = inner.lent.with(|st| {
+                inner.flush(st);
+                f(st)
+            });
+            return r.unwrap_or_else(|| Err(busy()));
+        }
         let mut st = {
-            let mut cell = self.inner.state.try_borrow_mut().map_err(|_| busy())?;
+            let mut cell = inner.state.try_borrow_mut().map_err(|_| busy())?;
             let mut st = cell.take().ok_or_else(busy)?;
-            self.inner.flush(&mut st);
+            inner.flush(&mut st);
             st
         };
         let r = f(&mut st);
         // Invariant: nothing holds a borrow of the cell across `f` (the
         // borrows of `with_state` are scoped), so this cannot fail.
-        *self.inner.state.borrow_mut() = Some(st);
+        *inner.state.borrow_mut() = Some(st);
         r
     }
 
@@ -422,6 +475,54 @@ impl Lua {
         MultiValue::from_vec(vs.iter().map(|&v| self.wrap(st, v)).collect())
     }
 
+    /// Makes a handle for raw value `v` (kept alive by the caller, e.g. on
+    /// the stack).
+    #[inline]
+    pub(crate) fn wrap_raw(&self, v: Raw) -> Result<Value> {
+        Ok(match v {
+            Raw::Nil => Value::Nil,
+            Raw::Bool(b) => Value::Boolean(b),
+            Raw::Int(i) => Value::Integer(i),
+            Raw::Float(f) => Value::Number(f),
+            _ => self.with_state(|st| self.wrap(st, v))?,
+        })
+    }
+
+    /// Makes handles for raw values `vs` (kept alive by the caller).
+    pub(crate) fn wrap_raws(&self, vs: &[Raw]) -> Result<MultiValue> {
+        self.with_state(|st| self.wrap_all(st, vs))
+    }
+
+    /// Pushes `v` on the stack of the state (idle or lent).
+    #[inline]
+    pub(crate) fn push_value(&self, v: &Value) -> Result<()> {
+        self.with_state(|st| {
+            let raw = v.to_raw(st);
+            st.push(raw);
+        })
+    }
+
+    /// Gives `f` a copy of `stack[from..]` (raw values, which stay alive on
+    /// the stack), without holding the state.
+    #[inline]
+    pub(crate) fn with_stack_copy<T>(
+        &self,
+        from: usize,
+        f: impl FnOnce(&[Raw]) -> Result<T>,
+    ) -> Result<T> {
+        let mut buf = [Raw::Nil; 8];
+        let mut heap = Vec::new();
+        let n = self.with_state(|st| {
+            let vals = st.ex.stack.get(from..).unwrap_or(&[]);
+            match buf.get_mut(..vals.len()) {
+                Some(dst) => dst.copy_from_slice(vals),
+                None => heap.extend_from_slice(vals),
+            }
+            vals.len()
+        })?;
+        f(if heap.is_empty() { &buf[..n] } else { &heap })
+    }
+
     /// Loads a chunk of Lua source (text; a binary chunk if it starts with
     /// `\x1bLua` and the state accepts them). Nothing is compiled until one
     /// of the [`Chunk`]'s run methods is called.
@@ -431,8 +532,7 @@ impl Lua {
 
     /// The globals table.
     pub fn globals(&self) -> Table {
-        let g = self.inner.state.try_borrow().ok().and_then(|s| s.as_ref().map(|s| s.globals));
-        match g {
+        match self.inner.access(|st| st.globals) {
             Some(g) => Table(LuaRef::new(self.clone(), Slot::Fixed(Raw::Table(g)))),
             // Unreachable in practice (the state is busy only inside
             // `with_raw_state`): an empty table is a safe answer.
@@ -490,8 +590,8 @@ impl Lua {
         F: Fn(&Lua, A) -> Result<R> + 'static,
     {
         self.create_callback(Rc::new(move |lua, args| {
-            let a = A::from_lua_args(args, 1, lua)?;
-            f(lua, a)?.into_lua_multi(lua)
+            let a = A::from_raw_args(args, 1, lua)?;
+            f(lua, a)?.push_into_stack_multi(lua)
         }))
     }
 
@@ -699,7 +799,8 @@ impl Lua {
 struct CallbackBox(Callback);
 
 /// The trampoline native (`"lua.callback"`): calls the Rust callback in
-/// upvalue 0 with the state lent to the `Lua` (see the module docs).
+/// upvalue 0 with the running state lent to the `Lua` (see the module
+/// docs).
 fn trampoline(st: &mut State) -> std::result::Result<Action, Error> {
     let Some(lua) = Lua::from_host(st) else {
         return Err(st.native_error("Rust callback called outside its Lua state"));
@@ -713,54 +814,40 @@ fn trampoline(st: &mut State) -> std::result::Result<Action, Error> {
     let Some(cb) = cb else {
         return Err(st.native_error("Rust callback lost its closure"));
     };
+    if !matches!(lua.inner.state.try_borrow().as_deref(), Ok(None)) {
+        // The state runs without having been moved out (a low-level call
+        // on a state the API also holds): cannot lend it.
+        return Err(st.native_error("Rust callback called while its Lua state is borrowed"));
+    }
+    // The arguments, copied (they stay alive in their stack slots, which
+    // nothing pops while the callback runs).
     let base = st.arg_base();
-    {
-        let Ok(mut cell) = lua.inner.state.try_borrow_mut() else {
-            return Err(st.native_error("Lua state is busy"));
-        };
-        if cell.is_some() {
-            // The state runs without having been moved out (a low-level
-            // call on a state the API also holds): cannot lend it.
-            return Err(st.native_error("Rust callback called while its Lua state is borrowed"));
+    let mut buf = [Raw::Nil; 8];
+    let heap: Vec<Raw>;
+    let args = match st.ex.stack.get(base..).unwrap_or(&[]) {
+        vals if vals.len() <= buf.len() => {
+            buf[..vals.len()].copy_from_slice(vals);
+            &buf[..vals.len()]
         }
-        let spare = lua.inner.spares.borrow_mut().pop();
-        let mut b = spare.unwrap_or_else(|| Box::new(State::inert()));
-        std::mem::swap(&mut *b, st);
-        *cell = Some(b);
-    }
-    let out = call_callback(&lua, &cb, base);
-    // Invariant: the callback's borrows of the cell are scoped and its runs
-    // put the state back, so the state is in the cell.
-    let real = lua.inner.state.borrow_mut().take();
-    match real {
-        Some(mut b) => {
-            std::mem::swap(&mut *b, st);
-            lua.inner.spares.borrow_mut().push(b);
+        vals => {
+            heap = vals.to_vec();
+            &heap[..]
         }
-        None => unreachable!("the state was not returned to its Lua"),
+    };
+    if lua.inner.lent.0.get().is_some() {
+        return Err(st.native_error("Lua state is busy"));
     }
+    let out = {
+        let _lent = LendGuard::lend(&lua.inner.lent, st);
+        cb(&lua, args)
+    };
     match out {
-        Ok(vals) => {
-            st.check_stack(vals.len(), "too many results")?;
-            let n = vals.len();
-            for v in vals {
-                st.push(v);
-            }
+        Ok(n) => {
+            st.check_stack(0, "too many results")?;
             Ok(Action::Return(n))
         }
         Err(e) => Err(into_vm_error(st, e)),
     }
-}
-
-/// Converts the arguments at `stack[base..]`, calls `cb`, converts the
-/// results to raw values (with the state in the `Lua`'s cell).
-fn call_callback(lua: &Lua, cb: &Callback, base: usize) -> Result<Vec<Raw>> {
-    let args = lua.with_state(|st| {
-        let raw: Vec<Raw> = st.ex.stack.get(base..).map(|s| s.to_vec()).unwrap_or_default();
-        lua.wrap_all(st, &raw)
-    })?;
-    let results = cb(lua, args)?;
-    lua.with_state(|st| results.iter().map(|v| v.to_raw(st)).collect())
 }
 
 /// Turns an error made by host code (nil value, message set) into a Lua
