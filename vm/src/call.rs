@@ -35,7 +35,7 @@ use crate::error::Error;
 use crate::func::UpVal;
 use crate::meta::{TM_CALL, TM_CLOSE};
 use crate::state::{Action, State, Status, ERROR_STACK_RESERVE, MAX_CCALLS, MAX_STACK};
-use crate::thread::{cist, set_stack_len, u, CallInfo, Callee, MetaRet};
+use crate::thread::{cist, set_stack_len, set_stack_len_nil_from, u, CallInfo, Callee, MetaRet};
 use crate::value::{LuaFnRef, RustFnRef, Value};
 
 /// Longest chain of `__call` metamethods resolved for one call.
@@ -215,8 +215,24 @@ impl State {
         if self.hooks.any {
             self.hook_call()?;
         }
-        let act = f(self)?;
-        self.native_action(act)
+        let r = f(self);
+        // The common case, a plain return from a native called by an
+        // ordinary call without hooks: `native_action` and `poscall` without
+        // their dispatch. (`r` is matched in place: moving it out first
+        // copies it with 16-byte loads that stall on the native's 8-byte
+        // stores, as described at `execute::load`.)
+        if let Ok(Action::Return(n)) = &r {
+            if !self.hooks.any && ret == MetaRet::Call {
+                // Invariant: the native's frame is on top.
+                let ci = self.ex.frames.pop().expect("frame");
+                let len = self.ex.stack.len();
+                let n = (*n).min(len.saturating_sub(u(ci.base)));
+                let fresh = ci.status & cist::FRESH != 0;
+                self.move_results(u(ci.func), len - n, n, ci.nresults, fresh);
+                return Ok(Pre::Continue);
+            }
+        }
+        self.native_action(r?)
     }
 
     /// Carries out the action of the native frame on top.
@@ -347,28 +363,26 @@ impl State {
         let st = &mut self.ex.stack;
         let count = if wanted < 0 { n } else { wanted as usize };
         let ncopy = n.min(count);
-        if first != func {
+        if ncopy == 1 {
+            // Word by word: the native just wrote the value (see `load`).
+            let v = crate::execute::load(&st[first]);
+            crate::execute::store(&mut st[func], v);
+        } else if first != func {
             st.copy_within(first..first + ncopy, func);
         }
+        // The missing results are nil; a Lua caller gets its whole frame
+        // back (`top`), nil above the results. (`set_stack_len_nil_from`
+        // rather than `Vec::resize`, which stalls per slot.)
         let end = func + count;
-        if end > st.len() {
-            st.resize(end, Value::Nil);
-        }
-        for slot in &mut st[func + ncopy..end] {
-            *slot = Value::Nil;
-        }
         match self.ex.frames.last() {
             Some(c) if !fresh && matches!(c.callee, Callee::Lua(_)) => {
                 let top = u(c.top);
                 if wanted < 0 {
                     self.ex.open_top = end as u32;
                 }
-                st.truncate(end);
-                if st.len() < top {
-                    st.resize(top, Value::Nil);
-                }
+                set_stack_len_nil_from(st, func + ncopy, end.max(top));
             }
-            _ => st.truncate(end),
+            _ => set_stack_len_nil_from(st, func + ncopy, end),
         }
     }
 

@@ -19,6 +19,7 @@
 
 use super::{AnyUserData, Function, Lua, LuaString, Result, Table, Thread, Value};
 use crate::error::{Error, ErrorKind};
+use crate::execute::load;
 use crate::value::Value as Raw;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::Hash;
@@ -31,7 +32,7 @@ pub trait IntoLua {
     /// Converts `self` and pushes it on the stack of `lua`'s state (used by
     /// calls and callbacks; not part of the public API).
     #[doc(hidden)]
-    #[inline]
+    #[inline(always)]
     fn push_into_stack(self, lua: &Lua) -> Result<()>
     where
         Self: Sized,
@@ -195,6 +196,13 @@ pub trait FromLuaMulti: Sized {
     }
 }
 
+/// Value `i` of `values`, nil past the end (read word by word: the values
+/// were just written, see `execute::load`).
+#[inline(always)]
+fn raw_at(values: &[Raw], i: usize) -> Raw {
+    values.get(i).map_or(Raw::Nil, load)
+}
+
 /// A conversion error of argument `pos` as a bad-argument error.
 fn as_bad_argument(e: Error, pos: usize) -> Error {
     match e.kind().clone() {
@@ -234,7 +242,7 @@ impl<T: IntoLua> IntoLuaMulti for T {
         Ok(MultiValue(vec![self.into_lua(lua)?]))
     }
 
-    #[inline]
+    #[inline(always)]
     fn push_into_stack_multi(self, lua: &Lua) -> Result<usize> {
         self.push_into_stack(lua)?;
         Ok(1)
@@ -248,7 +256,7 @@ impl<T: FromLua> FromLuaMulti for T {
 
     #[inline]
     fn from_raw_multi(values: &[Raw], lua: &Lua) -> Result<Self> {
-        T::from_raw(values.first().copied().unwrap_or(Raw::Nil), lua)
+        T::from_raw(raw_at(values, 0), lua)
     }
 
     #[inline]
@@ -294,11 +302,11 @@ impl<T: FromLua> FromLuaMulti for Variadic<T> {
     }
 
     fn from_raw_multi(values: &[Raw], lua: &Lua) -> Result<Self> {
-        values.iter().map(|&v| T::from_raw(v, lua)).collect::<Result<_>>()
+        values.iter().map(|v| T::from_raw(load(v), lua)).collect::<Result<_>>()
     }
 
     fn from_raw_args(values: &[Raw], pos: usize, lua: &Lua) -> Result<Self> {
-        let conv = |(i, &v)| T::from_raw(v, lua).map_err(|e| as_bad_argument(e, pos + i));
+        let conv = |(i, v)| T::from_raw(load(v), lua).map_err(|e| as_bad_argument(e, pos + i));
         values.iter().enumerate().map(conv).collect::<Result<_>>()
     }
 }
@@ -379,7 +387,7 @@ macro_rules! tuple_impls {
             fn from_raw_multi(values: &[Raw], lua: &Lua) -> Result<Self> {
                 let mut i = 0;
                 $(
-                    let $name = $name::from_raw(values.get(i).copied().unwrap_or(Raw::Nil), lua)?;
+                    let $name = $name::from_raw(raw_at(values, i), lua)?;
                     i += 1;
                 )*
                 let $last = $last::from_raw_multi(values.get(i..).unwrap_or(&[]), lua)?;
@@ -391,7 +399,7 @@ macro_rules! tuple_impls {
             fn from_raw_args(values: &[Raw], pos: usize, lua: &Lua) -> Result<Self> {
                 let mut i = 0;
                 $(
-                    let $name = $name::from_raw(values.get(i).copied().unwrap_or(Raw::Nil), lua)
+                    let $name = $name::from_raw(raw_at(values, i), lua)
                         .map_err(|e| as_bad_argument(e, pos + i))?;
                     i += 1;
                 )*

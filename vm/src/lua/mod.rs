@@ -396,15 +396,6 @@ impl Lua {
         Lua { inner }
     }
 
-    /// The `Lua` that owns `st`, if `st` belongs to one (for natives
-    /// written against the low-level API that want the high-level one; the
-    /// state must then be lent back, see [`Lua::with_raw_state`]).
-    fn from_host(st: &State) -> Option<Lua> {
-        let rc = st.host.as_ref()?.upgrade()?;
-        let inner = rc.downcast::<Inner>().ok()?;
-        Some(Lua { inner })
-    }
-
     /// Runs `f` on the state, borrowed (no Lua code may run inside).
     #[inline]
     pub(crate) fn with_state<R>(&self, f: impl FnOnce(&mut State) -> R) -> Result<R> {
@@ -510,17 +501,18 @@ impl Lua {
         from: usize,
         f: impl FnOnce(&[Raw]) -> Result<T>,
     ) -> Result<T> {
-        let mut buf = [Raw::Nil; 8];
+        let mut buf = [Raw::Nil; RAW_BUF];
         let mut heap = Vec::new();
         let n = self.with_state(|st| {
             let vals = st.ex.stack.get(from..).unwrap_or(&[]);
-            match buf.get_mut(..vals.len()) {
-                Some(dst) => dst.copy_from_slice(vals),
-                None => heap.extend_from_slice(vals),
+            if vals.len() <= RAW_BUF {
+                copy_raws(&mut buf, vals);
+            } else {
+                heap.extend_from_slice(vals);
             }
             vals.len()
         })?;
-        f(if heap.is_empty() { &buf[..n] } else { &heap })
+        f(if n <= RAW_BUF { &buf[..n] } else { &heap })
     }
 
     /// Loads a chunk of Lua source (text; a binary chunk if it starts with
@@ -616,7 +608,8 @@ impl Lua {
     pub(crate) fn create_callback(&self, cb: Callback) -> Result<Function> {
         let id = self.inner.callback_id;
         self.with_state(|st| {
-            let holder = st.new_userdata_opaque(CallbackBox(cb), None);
+            let lua = Rc::downgrade(&self.inner);
+            let holder = st.new_userdata_opaque(CallbackBox { cb, lua }, None);
             let f = st.new_rust_closure(id, vec![holder]);
             Function(self.make_ref(st, f))
         })
@@ -795,25 +788,44 @@ impl Lua {
     }
 }
 
-/// The payload of a callback's holder userdata.
-struct CallbackBox(Callback);
+/// How many raw values a call or callback copies off the stack without
+/// allocating.
+const RAW_BUF: usize = 8;
+
+/// Copies `src` (at most [`RAW_BUF`] values) to the front of `dst` and
+/// returns that part, word by word: the values were just written by the
+/// VM, and a 16-byte copy (`memcpy`) would stall (see `execute::load`).
+#[inline(always)]
+fn copy_raws<'a>(dst: &'a mut [Raw; RAW_BUF], src: &[Raw]) -> &'a [Raw] {
+    for (d, s) in dst.iter_mut().zip(src) {
+        crate::execute::store(d, crate::execute::load(s));
+    }
+    &dst[..src.len().min(RAW_BUF)]
+}
+
+/// The payload of a callback's holder userdata: the closure and its `Lua`
+/// (weakly: the state owns the payload).
+struct CallbackBox {
+    cb: Callback,
+    lua: std::rc::Weak<Inner>,
+}
 
 /// The trampoline native (`"lua.callback"`): calls the Rust callback in
 /// upvalue 0 with the running state lent to the `Lua` (see the module
 /// docs).
 fn trampoline(st: &mut State) -> std::result::Result<Action, Error> {
-    let Some(lua) = Lua::from_host(st) else {
-        return Err(st.native_error("Rust callback called outside its Lua state"));
-    };
-    let cb = match st.native_upvalue(0) {
-        Raw::UserData(u) => {
-            st.heap.userdata.get(u).data.downcast_ref::<CallbackBox>().map(|c| c.0.clone())
-        }
+    let found = match st.native_upvalue(0) {
+        Raw::UserData(u) => st.heap.userdata.get(u).data.downcast_ref::<CallbackBox>(),
         _ => None,
     };
-    let Some(cb) = cb else {
+    let Some(found) = found else {
         return Err(st.native_error("Rust callback lost its closure"));
     };
+    let cb = found.cb.clone();
+    let Some(inner) = found.lua.upgrade() else {
+        return Err(st.native_error("Rust callback called outside its Lua state"));
+    };
+    let lua = Lua { inner };
     if !matches!(lua.inner.state.try_borrow().as_deref(), Ok(None)) {
         // The state runs without having been moved out (a low-level call
         // on a state the API also holds): cannot lend it.
@@ -822,13 +834,10 @@ fn trampoline(st: &mut State) -> std::result::Result<Action, Error> {
     // The arguments, copied (they stay alive in their stack slots, which
     // nothing pops while the callback runs).
     let base = st.arg_base();
-    let mut buf = [Raw::Nil; 8];
+    let mut buf = [Raw::Nil; RAW_BUF];
     let heap: Vec<Raw>;
     let args = match st.ex.stack.get(base..).unwrap_or(&[]) {
-        vals if vals.len() <= buf.len() => {
-            buf[..vals.len()].copy_from_slice(vals);
-            &buf[..vals.len()]
-        }
+        vals if vals.len() <= RAW_BUF => copy_raws(&mut buf, vals),
         vals => {
             heap = vals.to_vec();
             &heap[..]
