@@ -225,8 +225,10 @@ pub(crate) struct Inner {
     pending_restores: RefCell<Vec<Restore>>,
     /// Userdata metatables by Rust type (pinned forever).
     pub(crate) ud_metas: RefCell<Vec<(TypeId, Pin)>>,
-    /// The trampoline native.
+    /// The trampoline native of boxed callbacks.
     callback_id: NativeId,
+    /// The trampoline natives of [`Lua::create_function`], by closure type.
+    typed_natives: RefCell<std::collections::BTreeMap<TypeId, NativeId>>,
 }
 
 /// The running state lent to a callback: a pointer to the `&mut State`
@@ -388,6 +390,7 @@ impl Lua {
             pending_restores: RefCell::new(Vec::new()),
             ud_metas: RefCell::new(Vec::new()),
             callback_id,
+            typed_natives: RefCell::new(Default::default()),
         });
         let weak: std::rc::Weak<dyn Any> = Rc::downgrade(&inner) as std::rc::Weak<Inner>;
         if let Some(st) = inner.state.borrow_mut().as_mut() {
@@ -581,10 +584,37 @@ impl Lua {
         R: IntoLuaMulti,
         F: Fn(&Lua, A) -> Result<R> + 'static,
     {
-        self.create_callback(Rc::new(move |lua, args| {
-            let a = A::from_raw_args(args, 1, lua)?;
-            f(lua, a)?.push_into_stack_multi(lua)
-        }))
+        let id = self.typed_native::<F, A, R>()?;
+        let lua = Rc::downgrade(&self.inner);
+        self.with_state(|st| {
+            let holder = st.new_userdata_opaque(TypedBox { f: Rc::new(f), lua }, None);
+            let f = st.new_rust_closure(id, vec![holder]);
+            Function(self.make_ref(st, f))
+        })
+    }
+
+    /// The trampoline native for closures of type `F`, registered on first
+    /// use (a closure type has one signature, so `F` determines `A` and
+    /// `R`). Not by name: the name `"lua.callback"` stays the boxed
+    /// trampoline's.
+    fn typed_native<F, A, R>(&self) -> Result<NativeId>
+    where
+        A: FromLuaMulti,
+        R: IntoLuaMulti,
+        F: Fn(&Lua, A) -> Result<R> + 'static,
+    {
+        let tid = TypeId::of::<F>();
+        if let Some(&id) = self.inner.typed_natives.borrow().get(&tid) {
+            return Ok(id);
+        }
+        let id = self.with_state(|st| {
+            let id = NativeId(st.natives.len() as u32);
+            let f: crate::state::NativeFn = typed_trampoline::<F, A, R>;
+            st.natives.push(crate::state::NativeEntry { name: "lua.callback", f });
+            id
+        })?;
+        self.inner.typed_natives.borrow_mut().insert(tid, id);
+        Ok(id)
     }
 
     /// [`Lua::create_function`] for an `FnMut`. A recursive call of the same
@@ -810,19 +840,70 @@ struct CallbackBox {
     lua: std::rc::Weak<Inner>,
 }
 
-/// The trampoline native (`"lua.callback"`): calls the Rust callback in
-/// upvalue 0 with the running state lent to the `Lua` (see the module
-/// docs).
+/// [`CallbackBox`] of a [`Lua::create_function`] closure, typed.
+struct TypedBox<F> {
+    f: Rc<F>,
+    lua: std::rc::Weak<Inner>,
+}
+
+/// The trampoline native (`"lua.callback"`) of boxed callbacks (userdata
+/// methods, fields and metamethods): calls the callback in upvalue 0 with
+/// the running state lent to the `Lua` (see the module docs).
 fn trampoline(st: &mut State) -> std::result::Result<Action, Error> {
     let found = match st.native_upvalue(0) {
-        Raw::UserData(u) => st.heap.userdata.get(u).data.downcast_ref::<CallbackBox>(),
+        Raw::UserData(u) => payload::<CallbackBox>(st, u),
         _ => None,
     };
     let Some(found) = found else {
         return Err(st.native_error("Rust callback lost its closure"));
     };
     let cb = found.cb.clone();
-    let Some(inner) = found.lua.upgrade() else {
+    let lua = found.lua.upgrade();
+    call_lent(st, lua, |lua, args| cb(lua, args))
+}
+
+/// The trampoline native of a [`Lua::create_function`] closure of type `F`
+/// (one per closure type, see [`Lua::typed_native`]): as [`trampoline`],
+/// with the conversions and the call inlined.
+fn typed_trampoline<F, A, R>(st: &mut State) -> std::result::Result<Action, Error>
+where
+    A: FromLuaMulti,
+    R: IntoLuaMulti,
+    F: Fn(&Lua, A) -> Result<R> + 'static,
+{
+    let found = match st.native_upvalue(0) {
+        Raw::UserData(u) => payload::<TypedBox<F>>(st, u),
+        _ => None,
+    };
+    let Some(found) = found else {
+        return Err(st.native_error("Rust callback lost its closure"));
+    };
+    let f = found.f.clone();
+    let lua = found.lua.upgrade();
+    call_lent(st, lua, |lua, args| {
+        let a = A::from_raw_args(args, 1, lua)?;
+        f(lua, a)?.push_into_stack_multi(lua)
+    })
+}
+
+/// The payload of userdata `u` if it is an `Opaque<T>` (upcast to `dyn
+/// Any`: one virtual call, where `Payload::downcast_ref` makes two).
+#[inline(always)]
+fn payload<T: 'static>(st: &State, u: crate::value::UserDataRef) -> Option<&T> {
+    let any: &dyn Any = &*st.heap.userdata.get(u).data;
+    any.downcast_ref::<crate::userdata::Opaque<T>>().map(|o| &o.0)
+}
+
+/// The body of the trampolines: runs `cb` on the arguments of the running
+/// native with the state lent to `lua` (`None`: the `Lua` is gone), and
+/// returns its results.
+#[inline(always)]
+fn call_lent(
+    st: &mut State,
+    lua: Option<Rc<Inner>>,
+    cb: impl FnOnce(&Lua, &[Raw]) -> Result<usize>,
+) -> std::result::Result<Action, Error> {
+    let Some(inner) = lua else {
         return Err(st.native_error("Rust callback called outside its Lua state"));
     };
     let lua = Lua { inner };
