@@ -5,7 +5,9 @@
 //!   function gets a frame and is left for the dispatch loop to run (no
 //!   Rust recursion: Lua-to-Lua calls and returns are frame pushes and
 //!   pops); a native runs at once and its [`Action`] is carried out by
-//!   `State::native_action`; any other value goes through `__call`.
+//!   `State::native_action` (a plain return from an ordinary call, the
+//!   common case, is done in place by `State::call_native`); any other
+//!   value goes through `__call`.
 //! * `State::poscall` pops a frame and delivers its results to the
 //!   caller according to the frame's [`MetaRet`]: ordinary calls move them
 //!   to the function slot (adjusting to the wanted count), metamethod frames
@@ -26,7 +28,9 @@
 //!   instruction. Closing from Rust (`coroutine.close`, `State::call`) uses
 //!   nested calls (`State::close_level`).
 //! * [`State::call_value`] is the nested, non-yieldable call for natives
-//!   that must call Lua from Rust (the `LUAI_MAXCCALLS` limit applies).
+//!   that must call Lua from Rust (the `LUAI_MAXCCALLS` limit applies);
+//!   `State::call_pushed` is the same call of a function and arguments
+//!   the embedding API already pushed.
 //!
 //! **Invariant:** while a Lua frame runs, `stack.len() >= frame.top`; a
 //! frame being entered has its arguments exactly at `stack[func+1..len]`.

@@ -16,6 +16,14 @@
 //!
 //! `HashMap`s are converted to tables in sorted key order so that the
 //! table's traversal order is deterministic.
+//!
+//! Calls and callbacks use the traits' hidden raw-value methods
+//! (`from_raw`, `from_raw_multi`, `from_raw_args`, `push_into_stack`,
+//! `push_into_stack_multi`; see the module docs of `lua`): they convert
+//! between Rust values and the state's stack directly and must give the
+//! same results and errors as the [`Value`]-based methods, which their
+//! defaults call. Raw values are read word by word (`execute::load`): they
+//! were just written by the VM.
 
 use super::{AnyUserData, Function, Lua, LuaString, Result, Table, Thread, Value};
 use crate::error::{Error, ErrorKind};

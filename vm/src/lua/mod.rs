@@ -18,25 +18,46 @@
 //! while the first one runs the VM. Instead of a borrow, the API **moves**
 //! the box out of the cell to run Lua code (`Lua::run`: `Option::take`, a
 //! pointer move) and puts it back afterwards, also on error, so no
-//! `RefCell` borrow is held while the VM runs. The native that calls a
-//! Rust callback (the trampoline, registered as `"lua.callback"`) holds
-//! the running state as `&mut State`; it `mem::swap`s it with an *inert*
-//! placeholder state (no heap memory; `closing` set so that its `Drop`
-//! does nothing; boxed placeholders are recycled in `Inner::spares`) and
-//! puts the box holding the real state in the cell, so that during the
-//! callback `&Lua` works exactly as at top level (including nested runs,
-//! which move it out again); then it swaps back. A swap copies
-//! `size_of::<State>()` bytes (1712 when measured) twice per callback:
-//! about half of a callback's cost (see `vm/README.md`). Keeping the
-//! moved-out state boxed keeps each nesting level's Rust stack frames
-//! small, so the VM's 200 nested Rust calls fit in a 2 MiB thread stack
-//! (in release builds).
+//! `RefCell` borrow is held while the VM runs. Keeping the moved-out state
+//! boxed keeps each nesting level's Rust stack frames small, so the VM's
+//! 200 nested Rust calls fit in a 2 MiB thread stack (in release builds).
+//!
+//! The native that calls a Rust callback (a trampoline) holds the running
+//! state as `&mut State`; it **lends** it to the `Lua` for the callback's
+//! duration: a pointer made from that `&mut State` goes into `Inner::lent`
+//! (a `Cell<Option<NonNull<State>>>`, see `Lent`), set and cleared by a
+//! guard whose lifetime keeps the trampoline's own reference borrowed, so
+//! the trampoline cannot touch the state while it is lent. Every API entry
+//! (`Lua::with_state`, `Lua::run`, a handle's drop) looks there first: it
+//! takes the pointer out of the cell (so a nested entry finds nothing and
+//! no second `&mut` is ever made from it), uses it, and puts it back; so
+//! during a callback `&Lua` works exactly as at top level, nested runs
+//! included (a run inside a callback runs the lent state, whose own
+//! callbacks lend it again). This is the crate's one `unsafe` block outside
+//! the dispatch loop and the prefetch hint (`Lent::with`); it replaced
+//! swapping the whole `State` (1712 bytes) with an inert placeholder twice
+//! per callback, which was more than half of a callback's cost
+//! (`benches/RESULTS.md`, issue 16).
 //!
 //! Operations that cannot run Lua code (raw table access, creating values)
-//! borrow the cell briefly (`Lua::with_state`). A borrow that fails, or
-//! finds the cell empty, is reported as an error ("Lua state is busy"),
-//! never a panic: this happens only if the API is used from inside
-//! [`Lua::with_raw_state`].
+//! use the state briefly (`Lua::with_state`). Finding it neither lent nor in
+//! the cell is reported as an error ("Lua state is busy"), never a panic:
+//! this happens only if the API is used from inside [`Lua::with_raw_state`].
+//!
+//! # Values across the boundary
+//!
+//! Calls and callbacks convert values straight between Rust types and the
+//! state's stack, without a [`MultiValue`] in between: the conversion
+//! traits have hidden methods (`FromLua::from_raw`,
+//! `FromLuaMulti::from_raw_args`, `IntoLua::push_into_stack`, ... as mlua's
+//! `from_stack` / `push_into_stack`) whose defaults go through [`Value`]
+//! and which numbers, booleans, strings, tuples and [`Variadic`] implement
+//! directly. [`Function::call`] pushes the function and its arguments on the
+//! stack (which roots them), runs the call there, converts the results in
+//! place and pops them; a callback reads its arguments off the stack (a copy
+//! of at most 8 raw values, kept alive by their slots) and pushes its
+//! results. Immediates thus cross without allocating, pinning or touching a
+//! `RefCell`.
 //!
 //! # Handles
 //!
@@ -54,11 +75,15 @@
 //!
 //! # Callbacks
 //!
-//! [`Lua::create_function`] boxes the closure (with the argument and result
-//! conversions) as an `Rc<dyn Fn>` and stores it as the payload of a
-//! userdata that is upvalue 0 of a Rust closure of the trampoline native.
-//! When Lua collects the function, it collects the userdata and the
-//! closure is dropped: no table of callbacks to clean. An error returned by
+//! [`Lua::create_function`] stores the closure as the payload of a
+//! userdata that is upvalue 0 of a Rust closure of a trampoline native
+//! made for the closure's type (`typed_trampoline::<F, A, R>`, registered
+//! once per type and state, unnamed): the argument conversion, the call and
+//! the result conversion are compiled into it. Userdata methods, fields and
+//! metamethods are boxed as `Rc<dyn Fn>` callbacks of one trampoline
+//! registered as `"lua.callback"`. When Lua collects the function, it
+//! collects the userdata and the closure is dropped: no table of callbacks
+//! to clean. An error returned by
 //! a callback enters Lua as an ordinary error whose value is the message
 //! (with the caller's position, as `luaL_error`), keeping its
 //! [`ErrorKind`] and cause; if no `pcall` catches it, it comes out of the
