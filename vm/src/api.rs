@@ -39,24 +39,48 @@ impl State {
         self.last_error = Value::Nil;
         match self.call_value(f, args) {
             Ok(v) => Ok(v),
-            Err(mut e) => {
-                if !e.handled && self.running == self.main_thread {
-                    e.traceback = self.traceback(None, 0, true);
-                    e.handled = true;
-                }
-                if let Some(h) = msgh {
-                    e.value = h(self, e.value);
-                }
-                self.ex.frames.truncate(depth);
-                if let Some(v) = self.close_level(level, Some(e.value)) {
-                    e.value = v;
-                }
-                self.ex.stack.truncate(level);
-                self.last_error = e.value;
-                e.message = self.render_error(e.value);
-                Err(e)
-            }
+            Err(e) => Err(self.call_failed(e, depth, level, msgh)),
         }
+    }
+
+    /// [`State::call`] of the function and arguments the embedding API
+    /// pushed at `stack[func..]`: on success the results are left at
+    /// `stack[func..]`; on error the stack is unwound to `func`.
+    pub(crate) fn call_pushed_protected(&mut self, func: usize) -> Result<(), Error> {
+        let depth = self.ex.frames.len();
+        self.last_error = Value::Nil;
+        match self.call_pushed(func, -1) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.call_failed(e, depth, func, None)),
+        }
+    }
+
+    /// The error path of [`State::call_msgh`]: traceback, message handler,
+    /// frames above `depth` dropped, to-be-closed variables above stack
+    /// `level` closed, the stack cut to `level`, the message rendered.
+    #[cold]
+    fn call_failed(
+        &mut self,
+        mut e: Error,
+        depth: usize,
+        level: usize,
+        msgh: Option<MsgHandler>,
+    ) -> Error {
+        if !e.handled && self.running == self.main_thread {
+            e.traceback = self.traceback(None, 0, true);
+            e.handled = true;
+        }
+        if let Some(h) = msgh {
+            e.value = h(self, e.value);
+        }
+        self.ex.frames.truncate(depth);
+        if let Some(v) = self.close_level(level, Some(e.value)) {
+            e.value = v;
+        }
+        self.ex.stack.truncate(level);
+        self.last_error = e.value;
+        e.message = self.render_error(e.value);
+        e
     }
 
     /// Loads and runs a chunk, returning its results (convenience for

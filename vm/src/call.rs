@@ -5,7 +5,9 @@
 //!   function gets a frame and is left for the dispatch loop to run (no
 //!   Rust recursion: Lua-to-Lua calls and returns are frame pushes and
 //!   pops); a native runs at once and its [`Action`] is carried out by
-//!   `State::native_action`; any other value goes through `__call`.
+//!   `State::native_action` (a plain return from an ordinary call, the
+//!   common case, is done in place by `State::call_native`); any other
+//!   value goes through `__call`.
 //! * `State::poscall` pops a frame and delivers its results to the
 //!   caller according to the frame's [`MetaRet`]: ordinary calls move them
 //!   to the function slot (adjusting to the wanted count), metamethod frames
@@ -26,7 +28,9 @@
 //!   instruction. Closing from Rust (`coroutine.close`, `State::call`) uses
 //!   nested calls (`State::close_level`).
 //! * [`State::call_value`] is the nested, non-yieldable call for natives
-//!   that must call Lua from Rust (the `LUAI_MAXCCALLS` limit applies).
+//!   that must call Lua from Rust (the `LUAI_MAXCCALLS` limit applies);
+//!   `State::call_pushed` is the same call of a function and arguments
+//!   the embedding API already pushed.
 //!
 //! **Invariant:** while a Lua frame runs, `stack.len() >= frame.top`; a
 //! frame being entered has its arguments exactly at `stack[func+1..len]`.
@@ -35,7 +39,7 @@ use crate::error::Error;
 use crate::func::UpVal;
 use crate::meta::{TM_CALL, TM_CLOSE};
 use crate::state::{Action, State, Status, ERROR_STACK_RESERVE, MAX_CCALLS, MAX_STACK};
-use crate::thread::{cist, set_stack_len, u, CallInfo, Callee, MetaRet};
+use crate::thread::{cist, set_stack_len, set_stack_len_nil_from, u, CallInfo, Callee, MetaRet};
 use crate::value::{LuaFnRef, RustFnRef, Value};
 
 /// Longest chain of `__call` metamethods resolved for one call.
@@ -215,8 +219,24 @@ impl State {
         if self.hooks.any {
             self.hook_call()?;
         }
-        let act = f(self)?;
-        self.native_action(act)
+        let r = f(self);
+        // The common case, a plain return from a native called by an
+        // ordinary call without hooks: `native_action` and `poscall` without
+        // their dispatch. (`r` is matched in place: moving it out first
+        // copies it with 16-byte loads that stall on the native's 8-byte
+        // stores, as described at `execute::load`.)
+        if let Ok(Action::Return(n)) = &r {
+            if !self.hooks.any && ret == MetaRet::Call {
+                // Invariant: the native's frame is on top.
+                let ci = self.ex.frames.pop().expect("frame");
+                let len = self.ex.stack.len();
+                let n = (*n).min(len.saturating_sub(u(ci.base)));
+                let fresh = ci.status & cist::FRESH != 0;
+                self.move_results(u(ci.func), len - n, n, ci.nresults, fresh);
+                return Ok(Pre::Continue);
+            }
+        }
+        self.native_action(r?)
     }
 
     /// Carries out the action of the native frame on top.
@@ -347,28 +367,26 @@ impl State {
         let st = &mut self.ex.stack;
         let count = if wanted < 0 { n } else { wanted as usize };
         let ncopy = n.min(count);
-        if first != func {
+        if ncopy == 1 {
+            // Word by word: the native just wrote the value (see `load`).
+            let v = crate::execute::load(&st[first]);
+            crate::execute::store(&mut st[func], v);
+        } else if first != func {
             st.copy_within(first..first + ncopy, func);
         }
+        // The missing results are nil; a Lua caller gets its whole frame
+        // back (`top`), nil above the results. (`set_stack_len_nil_from`
+        // rather than `Vec::resize`, which stalls per slot.)
         let end = func + count;
-        if end > st.len() {
-            st.resize(end, Value::Nil);
-        }
-        for slot in &mut st[func + ncopy..end] {
-            *slot = Value::Nil;
-        }
         match self.ex.frames.last() {
             Some(c) if !fresh && matches!(c.callee, Callee::Lua(_)) => {
                 let top = u(c.top);
                 if wanted < 0 {
                     self.ex.open_top = end as u32;
                 }
-                st.truncate(end);
-                if st.len() < top {
-                    st.resize(top, Value::Nil);
-                }
+                set_stack_len_nil_from(st, func + ncopy, end.max(top));
             }
-            _ => st.truncate(end),
+            _ => set_stack_len_nil_from(st, func + ncopy, end),
         }
     }
 
@@ -551,6 +569,31 @@ impl State {
         }
         self.ex.stack.push(f);
         self.ex.stack.extend_from_slice(args);
+        self.run_pushed(func, nresults)?;
+        Ok(func)
+    }
+
+    /// [`State::call_nested`] of the function and arguments already pushed
+    /// at `stack[func..]` (by the embedding API); on an error before the
+    /// call starts, they are popped.
+    pub(crate) fn call_pushed(&mut self, func: usize, nresults: i32) -> Result<(), Error> {
+        if self.n_ccalls >= MAX_CCALLS {
+            self.ex.stack.truncate(func);
+            return Err(self.rt_error("C stack overflow"));
+        }
+        let top = self.ex.stack.len();
+        if top >= MAX_STACK {
+            if let Err(e) = self.check_stack_reserve(top) {
+                self.ex.stack.truncate(func);
+                return Err(e);
+            }
+        }
+        self.run_pushed(func, nresults)
+    }
+
+    /// Runs the call of `stack[func]` with the arguments above it, nested.
+    #[inline]
+    fn run_pushed(&mut self, func: usize, nresults: i32) -> Result<(), Error> {
         // Charged once `f` and `args` are rooted (the check may collect).
         if let Err(e) = self.charge(crate::limits::CALL_COST) {
             self.ex.stack.truncate(func);
@@ -561,8 +604,7 @@ impl State {
         let r = self.call_at(func, nresults);
         self.ex.nny -= 1;
         self.n_ccalls -= 1;
-        r?;
-        Ok(func)
+        r
     }
 
     /// Calls the value at `func` (arguments above it) and runs until it

@@ -131,7 +131,7 @@ fn for_int(st: &State, v: Value, mode: F2I) -> Option<i64> {
 /// (Measured: `loop_int` 2.38x -> 1.61x of `lua5.4`, `loop_float` 3.93x ->
 /// 2.21x, for the arithmetic fast paths alone.)
 #[inline(always)]
-fn load(v: &Value) -> Value {
+pub(crate) fn load(v: &Value) -> Value {
     const _: () = assert!(size_of::<Value>() == 16 && align_of::<Value>() == 8);
     // SAFETY: `v` is a reference, so the 16 bytes behind it are a valid,
     // 8-aligned `Value`. Reading them as two `MaybeUninit<u64>` copies every
@@ -152,7 +152,7 @@ fn load(v: &Value) -> Value {
 /// assignment: `heapsort` 1.46x -> 1.23x of `lua5.4`, `method_calls` 1.87x
 /// -> 1.71x, `fib` 2.40x -> 2.29x.)
 #[inline(always)]
-fn store(dst: &mut Value, v: Value) {
+pub(crate) fn store(dst: &mut Value, v: Value) {
     // SAFETY: `dst` is a reference to a valid, 8-aligned `Value`, 16 bytes
     // (checked at `load`). Its two words are overwritten with the two words
     // of `v`, every byte copied (padding as `MaybeUninit`), so `dst` then

@@ -16,9 +16,18 @@
 //!
 //! `HashMap`s are converted to tables in sorted key order so that the
 //! table's traversal order is deterministic.
+//!
+//! Calls and callbacks use the traits' hidden raw-value methods
+//! (`from_raw`, `from_raw_multi`, `from_raw_args`, `push_into_stack`,
+//! `push_into_stack_multi`; see the module docs of `lua`): they convert
+//! between Rust values and the state's stack directly and must give the
+//! same results and errors as the [`Value`]-based methods, which their
+//! defaults call. Raw values are read word by word (`execute::load`): they
+//! were just written by the VM.
 
 use super::{AnyUserData, Function, Lua, LuaString, Result, Table, Thread, Value};
 use crate::error::{Error, ErrorKind};
+use crate::execute::load;
 use crate::value::Value as Raw;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::Hash;
@@ -27,12 +36,33 @@ use std::hash::Hash;
 pub trait IntoLua {
     /// Converts `self` in state `lua`.
     fn into_lua(self, lua: &Lua) -> Result<Value>;
+
+    /// Converts `self` and pushes it on the stack of `lua`'s state (used by
+    /// calls and callbacks; not part of the public API).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn push_into_stack(self, lua: &Lua) -> Result<()>
+    where
+        Self: Sized,
+    {
+        let v = self.into_lua(lua)?;
+        lua.push_value(&v)
+    }
 }
 
 /// A Rust value that can be made from a Lua value.
 pub trait FromLua: Sized {
     /// Converts `value` (from state `lua`).
     fn from_lua(value: Value, lua: &Lua) -> Result<Self>;
+
+    /// Converts the raw value `raw`, which is kept alive by the state's
+    /// stack while this runs (used by calls and callbacks; not part of the
+    /// public API). The default makes a [`Value`] of it.
+    #[doc(hidden)]
+    #[inline]
+    fn from_raw(raw: Raw, lua: &Lua) -> Result<Self> {
+        Self::from_lua(lua.wrap_raw(raw)?, lua)
+    }
 }
 
 /// A list of Lua values (arguments or results).
@@ -126,6 +156,22 @@ impl<T> FromIterator<T> for Variadic<T> {
 pub trait IntoLuaMulti {
     /// Converts `self` in state `lua`.
     fn into_lua_multi(self, lua: &Lua) -> Result<MultiValue>;
+
+    /// Converts `self` and pushes the values on the stack of `lua`'s
+    /// state; returns how many (used by calls and callbacks; not part of
+    /// the public API).
+    #[doc(hidden)]
+    #[inline]
+    fn push_into_stack_multi(self, lua: &Lua) -> Result<usize>
+    where
+        Self: Sized,
+    {
+        let vs = self.into_lua_multi(lua)?;
+        for v in vs.iter() {
+            lua.push_value(v)?;
+        }
+        Ok(vs.len())
+    }
 }
 
 /// A Rust value that can be made from a list of Lua values.
@@ -140,6 +186,29 @@ pub trait FromLuaMulti: Sized {
     fn from_lua_args(values: MultiValue, pos: usize, lua: &Lua) -> Result<Self> {
         Self::from_lua_multi(values, lua).map_err(|e| as_bad_argument(e, pos))
     }
+
+    /// [`FromLuaMulti::from_lua_multi`] of raw values kept alive by the
+    /// state's stack while this runs (not part of the public API).
+    #[doc(hidden)]
+    #[inline]
+    fn from_raw_multi(values: &[Raw], lua: &Lua) -> Result<Self> {
+        Self::from_lua_multi(lua.wrap_raws(values)?, lua)
+    }
+
+    /// [`FromLuaMulti::from_lua_args`] of raw values kept alive by the
+    /// state's stack while this runs (not part of the public API).
+    #[doc(hidden)]
+    #[inline]
+    fn from_raw_args(values: &[Raw], pos: usize, lua: &Lua) -> Result<Self> {
+        Self::from_lua_args(lua.wrap_raws(values)?, pos, lua)
+    }
+}
+
+/// Value `i` of `values`, nil past the end (read word by word: the values
+/// were just written, see `execute::load`).
+#[inline(always)]
+fn raw_at(values: &[Raw], i: usize) -> Raw {
+    values.get(i).map_or(Raw::Nil, load)
 }
 
 /// A conversion error of argument `pos` as a bad-argument error.
@@ -180,11 +249,27 @@ impl<T: IntoLua> IntoLuaMulti for T {
     fn into_lua_multi(self, lua: &Lua) -> Result<MultiValue> {
         Ok(MultiValue(vec![self.into_lua(lua)?]))
     }
+
+    #[inline(always)]
+    fn push_into_stack_multi(self, lua: &Lua) -> Result<usize> {
+        self.push_into_stack(lua)?;
+        Ok(1)
+    }
 }
 
 impl<T: FromLua> FromLuaMulti for T {
     fn from_lua_multi(values: MultiValue, lua: &Lua) -> Result<Self> {
         T::from_lua(values.0.into_iter().next().unwrap_or(Value::Nil), lua)
+    }
+
+    #[inline]
+    fn from_raw_multi(values: &[Raw], lua: &Lua) -> Result<Self> {
+        T::from_raw(raw_at(values, 0), lua)
+    }
+
+    #[inline]
+    fn from_raw_args(values: &[Raw], pos: usize, lua: &Lua) -> Result<Self> {
+        Self::from_raw_multi(values, lua).map_err(|e| as_bad_argument(e, pos))
     }
 }
 
@@ -204,6 +289,14 @@ impl<T: IntoLua> IntoLuaMulti for Variadic<T> {
     fn into_lua_multi(self, lua: &Lua) -> Result<MultiValue> {
         self.0.into_iter().map(|v| v.into_lua(lua)).collect::<Result<_>>()
     }
+
+    fn push_into_stack_multi(self, lua: &Lua) -> Result<usize> {
+        let n = self.0.len();
+        for v in self.0 {
+            v.push_into_stack(lua)?;
+        }
+        Ok(n)
+    }
 }
 
 impl<T: FromLua> FromLuaMulti for Variadic<T> {
@@ -215,16 +308,40 @@ impl<T: FromLua> FromLuaMulti for Variadic<T> {
         let conv = |(i, v)| T::from_lua(v, lua).map_err(|e| as_bad_argument(e, pos + i));
         values.0.into_iter().enumerate().map(conv).collect::<Result<_>>()
     }
+
+    fn from_raw_multi(values: &[Raw], lua: &Lua) -> Result<Self> {
+        values.iter().map(|v| T::from_raw(load(v), lua)).collect::<Result<_>>()
+    }
+
+    fn from_raw_args(values: &[Raw], pos: usize, lua: &Lua) -> Result<Self> {
+        let conv = |(i, v)| T::from_raw(load(v), lua).map_err(|e| as_bad_argument(e, pos + i));
+        values.iter().enumerate().map(conv).collect::<Result<_>>()
+    }
 }
 
 impl IntoLuaMulti for () {
     fn into_lua_multi(self, _: &Lua) -> Result<MultiValue> {
         Ok(MultiValue::new())
     }
+
+    #[inline]
+    fn push_into_stack_multi(self, _: &Lua) -> Result<usize> {
+        Ok(0)
+    }
 }
 
 impl FromLuaMulti for () {
     fn from_lua_multi(_: MultiValue, _: &Lua) -> Result<Self> {
+        Ok(())
+    }
+
+    #[inline]
+    fn from_raw_multi(_: &[Raw], _: &Lua) -> Result<Self> {
+        Ok(())
+    }
+
+    #[inline]
+    fn from_raw_args(_: &[Raw], _: usize, _: &Lua) -> Result<Self> {
         Ok(())
     }
 }
@@ -239,6 +356,15 @@ macro_rules! tuple_impls {
                 $(out.push($name.into_lua(lua)?);)*
                 out.extend($last.into_lua_multi(lua)?.0);
                 Ok(MultiValue(out))
+            }
+
+            #[allow(non_snake_case, unused_mut)]
+            #[inline]
+            fn push_into_stack_multi(self, lua: &Lua) -> Result<usize> {
+                let ($($name,)* $last,) = self;
+                let mut n = 0;
+                $($name.push_into_stack(lua)?; n += 1;)*
+                Ok(n + $last.push_into_stack_multi(lua)?)
             }
         }
 
@@ -261,6 +387,31 @@ macro_rules! tuple_impls {
                     pos += 1;
                 )*
                 let $last = $last::from_lua_args(MultiValue(it.collect()), pos, lua)?;
+                Ok(($($name,)* $last,))
+            }
+
+            #[allow(non_snake_case, unused_mut)]
+            #[inline]
+            fn from_raw_multi(values: &[Raw], lua: &Lua) -> Result<Self> {
+                let mut i = 0;
+                $(
+                    let $name = $name::from_raw(raw_at(values, i), lua)?;
+                    i += 1;
+                )*
+                let $last = $last::from_raw_multi(values.get(i..).unwrap_or(&[]), lua)?;
+                Ok(($($name,)* $last,))
+            }
+
+            #[allow(non_snake_case, unused_mut)]
+            #[inline]
+            fn from_raw_args(values: &[Raw], pos: usize, lua: &Lua) -> Result<Self> {
+                let mut i = 0;
+                $(
+                    let $name = $name::from_raw(raw_at(values, i), lua)
+                        .map_err(|e| as_bad_argument(e, pos + i))?;
+                    i += 1;
+                )*
+                let $last = $last::from_raw_args(values.get(i..).unwrap_or(&[]), pos + i, lua)?;
                 Ok(($($name,)* $last,))
             }
         }
@@ -308,6 +459,11 @@ impl FromLua for bool {
     /// Truthiness: only nil and false are false.
     fn from_lua(value: Value, _: &Lua) -> Result<Self> {
         Ok(!matches!(value, Value::Nil | Value::Boolean(false)))
+    }
+
+    #[inline]
+    fn from_raw(raw: Raw, _: &Lua) -> Result<Self> {
+        Ok(!matches!(raw, Raw::Nil | Raw::Bool(false)))
     }
 }
 
@@ -370,6 +526,16 @@ macro_rules! int_impls {
                 };
                 <$t>::try_from(i).map_err(|_| Error::conversion("number", to, Some("out of range")))
             }
+
+            #[inline]
+            fn from_raw(raw: Raw, lua: &Lua) -> Result<Self> {
+                match raw {
+                    Raw::Int(i) => <$t>::try_from(i).map_err(|_| {
+                        Error::conversion("number", stringify!($t), Some("out of range"))
+                    }),
+                    _ => Self::from_lua(lua.wrap_raw(raw)?, lua),
+                }
+            }
         }
     )*};
 }
@@ -389,6 +555,15 @@ macro_rules! float_impls {
                 match to_number(&value) {
                     Some(f) => Ok(f as $t),
                     None => mismatch(&value, stringify!($t)),
+                }
+            }
+
+            #[inline]
+            fn from_raw(raw: Raw, lua: &Lua) -> Result<Self> {
+                match raw {
+                    Raw::Float(f) => Ok(f as $t),
+                    Raw::Int(i) => Ok(i as f64 as $t),
+                    _ => Self::from_lua(lua.wrap_raw(raw)?, lua),
                 }
             }
         }
@@ -431,6 +606,15 @@ impl FromLua for String {
                 Ok(String::from_utf8_lossy(&b).into_owned())
             }
             _ => mismatch(&value, "String"),
+        }
+    }
+
+    #[inline]
+    fn from_raw(raw: Raw, lua: &Lua) -> Result<Self> {
+        match raw {
+            Raw::Str(s) => String::from_utf8(lua.with_state(|st| st.str_bytes(s).to_vec())?)
+                .map_err(|_| Error::conversion("string", "String", Some("invalid utf-8"))),
+            _ => Self::from_lua(lua.wrap_raw(raw)?, lua),
         }
     }
 }

@@ -607,14 +607,21 @@ impl Function {
     /// Calls the function (protected: an error comes back as `Err`, with a
     /// traceback if no `pcall` in Lua caught it).
     pub fn call<R: FromLuaMulti>(&self, args: impl IntoLuaMulti) -> Result<R> {
+        // The function and its arguments are pushed on the state's stack,
+        // which keeps them alive; the results are converted from there.
         let lua = self.0.lua();
-        let args = args.into_lua_multi(lua)?;
-        let results = lua.run(|st| {
-            let raw: Vec<Raw> = args.iter().map(|v| v.to_raw(st)).collect();
-            let out = st.call(self.0.raw(st), &raw)?;
-            Ok(lua.wrap_all(st, &out))
+        let func = lua.with_state(|st| {
+            let f = self.0.raw(st);
+            let func = st.ex.stack.len();
+            st.push(f);
+            func
         })?;
-        R::from_lua_multi(results, lua)
+        let r = args
+            .push_into_stack_multi(lua)
+            .and_then(|_| lua.run(|st| st.call_pushed_protected(func)))
+            .and_then(|()| lua.with_stack_copy(func, |vals| R::from_raw_multi(vals, lua)));
+        let _ = lua.with_state(|st| st.ex.stack.truncate(func));
+        r
     }
 }
 

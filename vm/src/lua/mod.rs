@@ -18,25 +18,46 @@
 //! while the first one runs the VM. Instead of a borrow, the API **moves**
 //! the box out of the cell to run Lua code (`Lua::run`: `Option::take`, a
 //! pointer move) and puts it back afterwards, also on error, so no
-//! `RefCell` borrow is held while the VM runs. The native that calls a
-//! Rust callback (the trampoline, registered as `"lua.callback"`) holds
-//! the running state as `&mut State`; it `mem::swap`s it with an *inert*
-//! placeholder state (no heap memory; `closing` set so that its `Drop`
-//! does nothing; boxed placeholders are recycled in `Inner::spares`) and
-//! puts the box holding the real state in the cell, so that during the
-//! callback `&Lua` works exactly as at top level (including nested runs,
-//! which move it out again); then it swaps back. A swap copies
-//! `size_of::<State>()` bytes (1712 when measured) twice per callback:
-//! about half of a callback's cost (see `vm/README.md`). Keeping the
-//! moved-out state boxed keeps each nesting level's Rust stack frames
-//! small, so the VM's 200 nested Rust calls fit in a 2 MiB thread stack
-//! (in release builds).
+//! `RefCell` borrow is held while the VM runs. Keeping the moved-out state
+//! boxed keeps each nesting level's Rust stack frames small, so the VM's
+//! 200 nested Rust calls fit in a 2 MiB thread stack (in release builds).
+//!
+//! The native that calls a Rust callback (a trampoline) holds the running
+//! state as `&mut State`; it **lends** it to the `Lua` for the callback's
+//! duration: a pointer made from that `&mut State` goes into `Inner::lent`
+//! (a `Cell<Option<NonNull<State>>>`, see `Lent`), set and cleared by a
+//! guard whose lifetime keeps the trampoline's own reference borrowed, so
+//! the trampoline cannot touch the state while it is lent. Every API entry
+//! (`Lua::with_state`, `Lua::run`, a handle's drop) looks there first: it
+//! takes the pointer out of the cell (so a nested entry finds nothing and
+//! no second `&mut` is ever made from it), uses it, and puts it back; so
+//! during a callback `&Lua` works exactly as at top level, nested runs
+//! included (a run inside a callback runs the lent state, whose own
+//! callbacks lend it again). This is the crate's one `unsafe` block outside
+//! the dispatch loop and the prefetch hint (`Lent::with`); it replaced
+//! swapping the whole `State` (1712 bytes) with an inert placeholder twice
+//! per callback, which was more than half of a callback's cost
+//! (`benches/RESULTS.md`, issue 16).
 //!
 //! Operations that cannot run Lua code (raw table access, creating values)
-//! borrow the cell briefly (`Lua::with_state`). A borrow that fails, or
-//! finds the cell empty, is reported as an error ("Lua state is busy"),
-//! never a panic: this happens only if the API is used from inside
-//! [`Lua::with_raw_state`].
+//! use the state briefly (`Lua::with_state`). Finding it neither lent nor in
+//! the cell is reported as an error ("Lua state is busy"), never a panic:
+//! this happens only if the API is used from inside [`Lua::with_raw_state`].
+//!
+//! # Values across the boundary
+//!
+//! Calls and callbacks convert values straight between Rust types and the
+//! state's stack, without a [`MultiValue`] in between: the conversion
+//! traits have hidden methods (`FromLua::from_raw`,
+//! `FromLuaMulti::from_raw_args`, `IntoLua::push_into_stack`, ... as mlua's
+//! `from_stack` / `push_into_stack`) whose defaults go through [`Value`]
+//! and which numbers, booleans, strings, tuples and [`Variadic`] implement
+//! directly. [`Function::call`] pushes the function and its arguments on the
+//! stack (which roots them), runs the call there, converts the results in
+//! place and pops them; a callback reads its arguments off the stack (a copy
+//! of at most 8 raw values, kept alive by their slots) and pushes its
+//! results. Immediates thus cross without allocating, pinning or touching a
+//! `RefCell`.
 //!
 //! # Handles
 //!
@@ -54,11 +75,15 @@
 //!
 //! # Callbacks
 //!
-//! [`Lua::create_function`] boxes the closure (with the argument and result
-//! conversions) as an `Rc<dyn Fn>` and stores it as the payload of a
-//! userdata that is upvalue 0 of a Rust closure of the trampoline native.
-//! When Lua collects the function, it collects the userdata and the
-//! closure is dropped: no table of callbacks to clean. An error returned by
+//! [`Lua::create_function`] stores the closure as the payload of a
+//! userdata that is upvalue 0 of a Rust closure of a trampoline native
+//! made for the closure's type (`typed_trampoline::<F, A, R>`, registered
+//! once per type and state, unnamed): the argument conversion, the call and
+//! the result conversion are compiled into it. Userdata methods, fields and
+//! metamethods are boxed as `Rc<dyn Fn>` callbacks of one trampoline
+//! registered as `"lua.callback"`. When Lua collects the function, it
+//! collects the userdata and the closure is dropped: no table of callbacks
+//! to clean. An error returned by
 //! a callback enters Lua as an ordinary error whose value is the message
 //! (with the caller's position, as `luaL_error`), keeping its
 //! [`ErrorKind`] and cause; if no `pcall` catches it, it comes out of the
@@ -101,7 +126,8 @@ use crate::state::{Action, Pin, State};
 use crate::value::Value as Raw;
 use handles::{LuaRef, Slot};
 use std::any::{Any, TypeId};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::ptr::NonNull;
 use std::rc::Rc;
 
 /// The result type of the embedding API.
@@ -143,8 +169,9 @@ impl<T, E: ExternalError> ExternalResult<T> for std::result::Result<T, E> {
     }
 }
 
-/// A boxed callback: arguments in, results out.
-pub(crate) type Callback = Rc<dyn Fn(&Lua, MultiValue) -> Result<MultiValue>>;
+/// A boxed callback: given its arguments (raw values kept alive by the
+/// stack), it pushes its results on the stack and returns how many.
+pub(crate) type Callback = Rc<dyn Fn(&Lua, &[Raw]) -> Result<usize>>;
 
 /// A Lua state for embedding (see the module docs).
 ///
@@ -208,12 +235,14 @@ type Restore = Box<dyn FnOnce(&mut State)>;
 
 /// The per-state data of the API (see the module docs).
 pub(crate) struct Inner {
-    /// The state; `None` while the VM runs it (moved out).
+    /// The state when no API call runs Lua code; `None` while it is moved
+    /// out (`Lua::run`).
     pub(crate) state: RefCell<Option<Box<State>>>,
-    /// Inert placeholders for the trampoline to leave behind (boxed: they
-    /// move in and out of `state`).
-    #[allow(clippy::vec_box)]
-    spares: RefCell<Vec<Box<State>>>,
+    /// The running state, lent by the trampoline for the duration of a
+    /// callback (see the module docs and [`Lent`]).
+    lent: Lent,
+    /// Whether `pending_unpins` or `pending_restores` may hold something.
+    pending: Cell<bool>,
     /// Pins of dropped handles, released at the next API entry.
     pending_unpins: RefCell<Vec<Pin>>,
     /// Userdata payloads to put back (borrow guards dropped while the state
@@ -221,22 +250,80 @@ pub(crate) struct Inner {
     pending_restores: RefCell<Vec<Restore>>,
     /// Userdata metatables by Rust type (pinned forever).
     pub(crate) ud_metas: RefCell<Vec<(TypeId, Pin)>>,
-    /// The trampoline native.
+    /// The trampoline native of boxed callbacks.
     callback_id: NativeId,
+    /// The trampoline natives of [`Lua::create_function`], by closure type.
+    typed_natives: RefCell<std::collections::BTreeMap<TypeId, NativeId>>,
+}
+
+/// The running state lent to a callback: a pointer to the `&mut State`
+/// the trampoline received, valid while the trampoline's [`LendGuard`]
+/// lives, and taken out (left `None`) while any API function uses it, so
+/// at most one `&mut State` is made from it at a time.
+struct Lent(Cell<Option<NonNull<State>>>);
+
+impl Lent {
+    /// Runs `f` on the lent state, if there is one and nobody uses it.
+    #[inline(always)]
+    fn with<R>(&self, f: impl FnOnce(&mut State) -> R) -> Option<R> {
+        let p = self.0.take()?;
+        // Puts the pointer back even if `f` panics.
+        struct Back<'a>(&'a Cell<Option<NonNull<State>>>, NonNull<State>);
+        impl Drop for Back<'_> {
+            #[inline(always)]
+            fn drop(&mut self) {
+                self.0.set(Some(self.1));
+            }
+        }
+        let back = Back(&self.0, p);
+        // SAFETY: `p` was made by `LendGuard::lend` from the `&mut State`
+        // the trampoline received, and the guard clears it before the
+        // trampoline uses that reference again or returns (also on
+        // unwinding), so the pointee is alive and not otherwise accessed
+        // while `p` is here: the trampoline does nothing with its reference
+        // while the guard lives, and every `&mut` made from `p` (this one)
+        // is derived from it. Taking `p` out of the cell for the duration
+        // of `f` makes this `&mut` the only one: a nested `with` (from
+        // inside `f`) finds the cell empty. It ends when `f` returns, before
+        // `back` puts `p` back.
+        let st = unsafe { &mut *p.as_ptr() };
+        let r = f(st);
+        drop(back);
+        Some(r)
+    }
+}
+
+/// Lends the running state (see [`Lent`]) until dropped.
+struct LendGuard<'a>(&'a Lent);
+
+impl<'a> LendGuard<'a> {
+    /// Lends `st` through `lent` (which must be empty: the caller checks)
+    /// for the guard's life, during which `st` stays mutably borrowed.
+    #[inline(always)]
+    fn lend(lent: &'a Lent, st: &'a mut State) -> LendGuard<'a> {
+        debug_assert!(lent.0.get().is_none(), "state lent twice");
+        lent.0.set(Some(NonNull::from(st)));
+        LendGuard(lent)
+    }
+}
+
+impl Drop for LendGuard<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        self.0 .0.set(None);
+    }
 }
 
 impl Inner {
-    /// Releases pin `p` (from a handle's drop): now if the state is here
-    /// and free, else at the next API entry.
+    /// Releases pin `p` (from a handle's drop): now if the state is
+    /// available, else at the next API entry.
     pub(crate) fn release(&self, p: Pin) {
-        if let Ok(mut cell) = self.state.try_borrow_mut() {
-            if let Some(st) = cell.as_mut() {
-                st.unpin(p);
-                return;
-            }
+        if self.access(|st| st.unpin(p)).is_some() {
+            return;
         }
         if let Ok(mut q) = self.pending_unpins.try_borrow_mut() {
             q.push(p);
+            self.pending.set(true);
         }
     }
 
@@ -244,11 +331,32 @@ impl Inner {
     pub(crate) fn defer_restore(&self, f: Restore) {
         if let Ok(mut q) = self.pending_restores.try_borrow_mut() {
             q.push(f);
+            self.pending.set(true);
         }
     }
 
+    /// Runs `f` on the state, lent or idle in the cell; `None` if it is
+    /// busy.
+    #[inline(always)]
+    fn access<R>(&self, f: impl FnOnce(&mut State) -> R) -> Option<R> {
+        if self.lent.0.get().is_some() {
+            return self.lent.with(f);
+        }
+        let mut cell = self.state.try_borrow_mut().ok()?;
+        Some(f(cell.as_mut()?))
+    }
+
     /// Processes the queues of released pins and payload restorations.
+    #[inline(always)]
     fn flush(&self, st: &mut State) {
+        if self.pending.get() {
+            self.flush_queues(st);
+        }
+    }
+
+    #[cold]
+    fn flush_queues(&self, st: &mut State) {
+        self.pending.set(false);
         let restores = self.pending_restores.take();
         for f in restores {
             f(st);
@@ -263,49 +371,6 @@ impl Inner {
 /// The error for API use while the state is unavailable.
 fn busy() -> Error {
     Error::runtime("Lua state is busy (API used inside Lua::with_raw_state)")
-}
-
-impl State {
-    /// The inert placeholder that stands in the API's cell while the real
-    /// state runs (see the module docs): it owns no heap memory, and its
-    /// `Drop` does nothing (`closing` is set).
-    pub(crate) fn inert() -> State {
-        State {
-            heap: Default::default(),
-            ex: Default::default(),
-            running: crate::Handle::from_index(0),
-            main_thread: crate::Handle::from_index(0),
-            registry: crate::Handle::from_index(0),
-            globals: crate::Handle::from_index(0),
-            loaded: crate::Handle::from_index(0),
-            type_meta: [None; 8],
-            tm_names: [crate::Handle::from_index(0); crate::meta::TM_N],
-            natives: Vec::new(),
-            native_names: Default::default(),
-            gc: crate::gc::GcState::new(),
-            pins: Vec::new(),
-            free_pins: Vec::new(),
-            n_ccalls: 0,
-            in_msgh: 0,
-            budget: i64::MAX,
-            budget_hook: None,
-            stdout: Box::new(std::io::sink()),
-            stderr: Box::new(std::io::sink()),
-            warn_on: false,
-            warn_buf: Vec::new(),
-            last_error: Raw::Nil,
-            buf: Vec::new(),
-            closing: true,
-            journal: Default::default(),
-            persist: Default::default(),
-            hooks: Default::default(),
-            limits: Default::default(),
-            host: None,
-            allow_binary_chunks: false,
-            app_data: Vec::new(),
-            host_data: Default::default(),
-        }
-    }
 }
 
 impl Default for Lua {
@@ -344,11 +409,13 @@ impl Lua {
         st.native_id("lua.ud_newindex", userdata::ud_newindex);
         let inner = Rc::new(Inner {
             state: RefCell::new(Some(Box::new(st))),
-            spares: RefCell::new(Vec::new()),
+            lent: Lent(Cell::new(None)),
+            pending: Cell::new(false),
             pending_unpins: RefCell::new(Vec::new()),
             pending_restores: RefCell::new(Vec::new()),
             ud_metas: RefCell::new(Vec::new()),
             callback_id,
+            typed_natives: RefCell::new(Default::default()),
         });
         let weak: std::rc::Weak<dyn Any> = Rc::downgrade(&inner) as std::rc::Weak<Inner>;
         if let Some(st) = inner.state.borrow_mut().as_mut() {
@@ -357,36 +424,41 @@ impl Lua {
         Lua { inner }
     }
 
-    /// The `Lua` that owns `st`, if `st` belongs to one (for natives
-    /// written against the low-level API that want the high-level one; the
-    /// state must then be lent back, see [`Lua::with_raw_state`]).
-    fn from_host(st: &State) -> Option<Lua> {
-        let rc = st.host.as_ref()?.upgrade()?;
-        let inner = rc.downcast::<Inner>().ok()?;
-        Some(Lua { inner })
-    }
-
     /// Runs `f` on the state, borrowed (no Lua code may run inside).
+    #[inline]
     pub(crate) fn with_state<R>(&self, f: impl FnOnce(&mut State) -> R) -> Result<R> {
-        let mut cell = self.inner.state.try_borrow_mut().map_err(|_| busy())?;
-        let st = cell.as_mut().ok_or_else(busy)?;
-        self.inner.flush(st);
-        Ok(f(st))
+        let inner = &*self.inner;
+        inner
+            .access(|st| {
+                inner.flush(st);
+                f(st)
+            })
+            .ok_or_else(busy)
     }
 
     /// Runs `f` on the state moved out of its cell (so that callbacks can
-    /// use the API), then puts the state back.
+    /// use the API), then puts the state back. Inside a callback, runs `f`
+    /// on the lent state.
+    #[inline]
     pub(crate) fn run<R>(&self, f: impl FnOnce(&mut State) -> Result<R>) -> Result<R> {
+        let inner = &*self.inner;
+        if inner.lent.0.get().is_some() {
+            let r = inner.lent.with(|st| {
+                inner.flush(st);
+                f(st)
+            });
+            return r.unwrap_or_else(|| Err(busy()));
+        }
         let mut st = {
-            let mut cell = self.inner.state.try_borrow_mut().map_err(|_| busy())?;
+            let mut cell = inner.state.try_borrow_mut().map_err(|_| busy())?;
             let mut st = cell.take().ok_or_else(busy)?;
-            self.inner.flush(&mut st);
+            inner.flush(&mut st);
             st
         };
         let r = f(&mut st);
         // Invariant: nothing holds a borrow of the cell across `f` (the
         // borrows of `with_state` are scoped), so this cannot fail.
-        *self.inner.state.borrow_mut() = Some(st);
+        *inner.state.borrow_mut() = Some(st);
         r
     }
 
@@ -422,6 +494,55 @@ impl Lua {
         MultiValue::from_vec(vs.iter().map(|&v| self.wrap(st, v)).collect())
     }
 
+    /// Makes a handle for raw value `v` (kept alive by the caller, e.g. on
+    /// the stack).
+    #[inline]
+    pub(crate) fn wrap_raw(&self, v: Raw) -> Result<Value> {
+        Ok(match v {
+            Raw::Nil => Value::Nil,
+            Raw::Bool(b) => Value::Boolean(b),
+            Raw::Int(i) => Value::Integer(i),
+            Raw::Float(f) => Value::Number(f),
+            _ => self.with_state(|st| self.wrap(st, v))?,
+        })
+    }
+
+    /// Makes handles for raw values `vs` (kept alive by the caller).
+    pub(crate) fn wrap_raws(&self, vs: &[Raw]) -> Result<MultiValue> {
+        self.with_state(|st| self.wrap_all(st, vs))
+    }
+
+    /// Pushes `v` on the stack of the state (idle or lent).
+    #[inline]
+    pub(crate) fn push_value(&self, v: &Value) -> Result<()> {
+        self.with_state(|st| {
+            let raw = v.to_raw(st);
+            st.push(raw);
+        })
+    }
+
+    /// Gives `f` a copy of `stack[from..]` (raw values, which stay alive on
+    /// the stack), without holding the state.
+    #[inline]
+    pub(crate) fn with_stack_copy<T>(
+        &self,
+        from: usize,
+        f: impl FnOnce(&[Raw]) -> Result<T>,
+    ) -> Result<T> {
+        let mut buf = [Raw::Nil; RAW_BUF];
+        let mut heap = Vec::new();
+        let n = self.with_state(|st| {
+            let vals = st.ex.stack.get(from..).unwrap_or(&[]);
+            if vals.len() <= RAW_BUF {
+                copy_raws(&mut buf, vals);
+            } else {
+                heap.extend_from_slice(vals);
+            }
+            vals.len()
+        })?;
+        f(if n <= RAW_BUF { &buf[..n] } else { &heap })
+    }
+
     /// Loads a chunk of Lua source (text; a binary chunk if it starts with
     /// `\x1bLua` and the state accepts them). Nothing is compiled until one
     /// of the [`Chunk`]'s run methods is called.
@@ -431,8 +552,7 @@ impl Lua {
 
     /// The globals table.
     pub fn globals(&self) -> Table {
-        let g = self.inner.state.try_borrow().ok().and_then(|s| s.as_ref().map(|s| s.globals));
-        match g {
+        match self.inner.access(|st| st.globals) {
             Some(g) => Table(LuaRef::new(self.clone(), Slot::Fixed(Raw::Table(g)))),
             // Unreachable in practice (the state is busy only inside
             // `with_raw_state`): an empty table is a safe answer.
@@ -489,10 +609,37 @@ impl Lua {
         R: IntoLuaMulti,
         F: Fn(&Lua, A) -> Result<R> + 'static,
     {
-        self.create_callback(Rc::new(move |lua, args| {
-            let a = A::from_lua_args(args, 1, lua)?;
-            f(lua, a)?.into_lua_multi(lua)
-        }))
+        let id = self.typed_native::<F, A, R>()?;
+        let lua = Rc::downgrade(&self.inner);
+        self.with_state(|st| {
+            let holder = st.new_userdata_opaque(TypedBox { f: Rc::new(f), lua }, None);
+            let f = st.new_rust_closure(id, vec![holder]);
+            Function(self.make_ref(st, f))
+        })
+    }
+
+    /// The trampoline native for closures of type `F`, registered on first
+    /// use (a closure type has one signature, so `F` determines `A` and
+    /// `R`). Not by name: the name `"lua.callback"` stays the boxed
+    /// trampoline's.
+    fn typed_native<F, A, R>(&self) -> Result<NativeId>
+    where
+        A: FromLuaMulti,
+        R: IntoLuaMulti,
+        F: Fn(&Lua, A) -> Result<R> + 'static,
+    {
+        let tid = TypeId::of::<F>();
+        if let Some(&id) = self.inner.typed_natives.borrow().get(&tid) {
+            return Ok(id);
+        }
+        let id = self.with_state(|st| {
+            let id = NativeId(st.natives.len() as u32);
+            let f: crate::state::NativeFn = typed_trampoline::<F, A, R>;
+            st.natives.push(crate::state::NativeEntry { name: "lua.callback", f });
+            id
+        })?;
+        self.inner.typed_natives.borrow_mut().insert(tid, id);
+        Ok(id)
     }
 
     /// [`Lua::create_function`] for an `FnMut`. A recursive call of the same
@@ -516,7 +663,8 @@ impl Lua {
     pub(crate) fn create_callback(&self, cb: Callback) -> Result<Function> {
         let id = self.inner.callback_id;
         self.with_state(|st| {
-            let holder = st.new_userdata_opaque(CallbackBox(cb), None);
+            let lua = Rc::downgrade(&self.inner);
+            let holder = st.new_userdata_opaque(CallbackBox { cb, lua }, None);
             let f = st.new_rust_closure(id, vec![holder]);
             Function(self.make_ref(st, f))
         })
@@ -695,72 +843,126 @@ impl Lua {
     }
 }
 
-/// The payload of a callback's holder userdata.
-struct CallbackBox(Callback);
+/// How many raw values a call or callback copies off the stack without
+/// allocating.
+const RAW_BUF: usize = 8;
 
-/// The trampoline native (`"lua.callback"`): calls the Rust callback in
-/// upvalue 0 with the state lent to the `Lua` (see the module docs).
+/// Copies `src` (at most [`RAW_BUF`] values) to the front of `dst` and
+/// returns that part, word by word: the values were just written by the
+/// VM, and a 16-byte copy (`memcpy`) would stall (see `execute::load`).
+#[inline(always)]
+fn copy_raws<'a>(dst: &'a mut [Raw; RAW_BUF], src: &[Raw]) -> &'a [Raw] {
+    for (d, s) in dst.iter_mut().zip(src) {
+        crate::execute::store(d, crate::execute::load(s));
+    }
+    &dst[..src.len().min(RAW_BUF)]
+}
+
+/// The payload of a callback's holder userdata: the closure and its `Lua`
+/// (weakly: the state owns the payload).
+struct CallbackBox {
+    cb: Callback,
+    lua: std::rc::Weak<Inner>,
+}
+
+/// [`CallbackBox`] of a [`Lua::create_function`] closure, typed.
+struct TypedBox<F> {
+    f: Rc<F>,
+    lua: std::rc::Weak<Inner>,
+}
+
+/// The trampoline native (`"lua.callback"`) of boxed callbacks (userdata
+/// methods, fields and metamethods): calls the callback in upvalue 0 with
+/// the running state lent to the `Lua` (see the module docs).
 fn trampoline(st: &mut State) -> std::result::Result<Action, Error> {
-    let Some(lua) = Lua::from_host(st) else {
-        return Err(st.native_error("Rust callback called outside its Lua state"));
-    };
-    let cb = match st.native_upvalue(0) {
-        Raw::UserData(u) => {
-            st.heap.userdata.get(u).data.downcast_ref::<CallbackBox>().map(|c| c.0.clone())
-        }
+    let found = match st.native_upvalue(0) {
+        Raw::UserData(u) => payload::<CallbackBox>(st, u),
         _ => None,
     };
-    let Some(cb) = cb else {
+    let Some(found) = found else {
         return Err(st.native_error("Rust callback lost its closure"));
     };
+    let cb = found.cb.clone();
+    let lua = found.lua.upgrade();
+    call_lent(st, lua, |lua, args| cb(lua, args))
+}
+
+/// The trampoline native of a [`Lua::create_function`] closure of type `F`
+/// (one per closure type, see [`Lua::typed_native`]): as [`trampoline`],
+/// with the conversions and the call inlined.
+fn typed_trampoline<F, A, R>(st: &mut State) -> std::result::Result<Action, Error>
+where
+    A: FromLuaMulti,
+    R: IntoLuaMulti,
+    F: Fn(&Lua, A) -> Result<R> + 'static,
+{
+    let found = match st.native_upvalue(0) {
+        Raw::UserData(u) => payload::<TypedBox<F>>(st, u),
+        _ => None,
+    };
+    let Some(found) = found else {
+        return Err(st.native_error("Rust callback lost its closure"));
+    };
+    let f = found.f.clone();
+    let lua = found.lua.upgrade();
+    call_lent(st, lua, |lua, args| {
+        let a = A::from_raw_args(args, 1, lua)?;
+        f(lua, a)?.push_into_stack_multi(lua)
+    })
+}
+
+/// The payload of userdata `u` if it is an `Opaque<T>` (upcast to `dyn
+/// Any`: one virtual call, where `Payload::downcast_ref` makes two).
+#[inline(always)]
+fn payload<T: 'static>(st: &State, u: crate::value::UserDataRef) -> Option<&T> {
+    let any: &dyn Any = &*st.heap.userdata.get(u).data;
+    any.downcast_ref::<crate::userdata::Opaque<T>>().map(|o| &o.0)
+}
+
+/// The body of the trampolines: runs `cb` on the arguments of the running
+/// native with the state lent to `lua` (`None`: the `Lua` is gone), and
+/// returns its results.
+#[inline(always)]
+fn call_lent(
+    st: &mut State,
+    lua: Option<Rc<Inner>>,
+    cb: impl FnOnce(&Lua, &[Raw]) -> Result<usize>,
+) -> std::result::Result<Action, Error> {
+    let Some(inner) = lua else {
+        return Err(st.native_error("Rust callback called outside its Lua state"));
+    };
+    let lua = Lua { inner };
+    if !matches!(lua.inner.state.try_borrow().as_deref(), Ok(None)) {
+        // The state runs without having been moved out (a low-level call
+        // on a state the API also holds): cannot lend it.
+        return Err(st.native_error("Rust callback called while its Lua state is borrowed"));
+    }
+    // The arguments, copied (they stay alive in their stack slots, which
+    // nothing pops while the callback runs).
     let base = st.arg_base();
-    {
-        let Ok(mut cell) = lua.inner.state.try_borrow_mut() else {
-            return Err(st.native_error("Lua state is busy"));
-        };
-        if cell.is_some() {
-            // The state runs without having been moved out (a low-level
-            // call on a state the API also holds): cannot lend it.
-            return Err(st.native_error("Rust callback called while its Lua state is borrowed"));
+    let mut buf = [Raw::Nil; RAW_BUF];
+    let heap: Vec<Raw>;
+    let args = match st.ex.stack.get(base..).unwrap_or(&[]) {
+        vals if vals.len() <= RAW_BUF => copy_raws(&mut buf, vals),
+        vals => {
+            heap = vals.to_vec();
+            &heap[..]
         }
-        let spare = lua.inner.spares.borrow_mut().pop();
-        let mut b = spare.unwrap_or_else(|| Box::new(State::inert()));
-        std::mem::swap(&mut *b, st);
-        *cell = Some(b);
+    };
+    if lua.inner.lent.0.get().is_some() {
+        return Err(st.native_error("Lua state is busy"));
     }
-    let out = call_callback(&lua, &cb, base);
-    // Invariant: the callback's borrows of the cell are scoped and its runs
-    // put the state back, so the state is in the cell.
-    let real = lua.inner.state.borrow_mut().take();
-    match real {
-        Some(mut b) => {
-            std::mem::swap(&mut *b, st);
-            lua.inner.spares.borrow_mut().push(b);
-        }
-        None => unreachable!("the state was not returned to its Lua"),
-    }
+    let out = {
+        let _lent = LendGuard::lend(&lua.inner.lent, st);
+        cb(&lua, args)
+    };
     match out {
-        Ok(vals) => {
-            st.check_stack(vals.len(), "too many results")?;
-            let n = vals.len();
-            for v in vals {
-                st.push(v);
-            }
+        Ok(n) => {
+            st.check_stack(0, "too many results")?;
             Ok(Action::Return(n))
         }
         Err(e) => Err(into_vm_error(st, e)),
     }
-}
-
-/// Converts the arguments at `stack[base..]`, calls `cb`, converts the
-/// results to raw values (with the state in the `Lua`'s cell).
-fn call_callback(lua: &Lua, cb: &Callback, base: usize) -> Result<Vec<Raw>> {
-    let args = lua.with_state(|st| {
-        let raw: Vec<Raw> = st.ex.stack.get(base..).map(|s| s.to_vec()).unwrap_or_default();
-        lua.wrap_all(st, &raw)
-    })?;
-    let results = cb(lua, args)?;
-    lua.with_state(|st| results.iter().map(|v| v.to_raw(st)).collect())
 }
 
 /// Turns an error made by host code (nil value, message set) into a Lua

@@ -30,9 +30,7 @@
 //! destructed" afterwards). The value is dropped when Lua collects the
 //! userdata.
 
-use super::{
-    FromLua, FromLuaMulti, Function, IntoLua, IntoLuaMulti, Lua, MultiValue, Result, Value,
-};
+use super::{FromLua, FromLuaMulti, Function, IntoLua, IntoLuaMulti, Lua, Result, Value};
 use crate::error::Error;
 use crate::state::{Action, State};
 use crate::userdata::Payload;
@@ -228,8 +226,8 @@ struct Registry<T> {
 }
 
 /// The receiver of a method call (argument 1) as a userdata.
-fn receiver<T>(args: &mut MultiValue) -> Result<AnyUserData> {
-    match args.pop_front() {
+fn receiver<T>(lua: &Lua, args: &[Raw]) -> Result<AnyUserData> {
+    match lua.wrap_raw(args.first().copied().unwrap_or(Raw::Nil))? {
         Value::UserData(u) => Ok(u),
         v => {
             let msg = format!("{} expected, got {}", short_name::<T>(), v.type_name());
@@ -246,11 +244,11 @@ where
     A: FromLuaMulti,
     R: IntoLuaMulti,
 {
-    Rc::new(move |lua, mut args| {
-        let this = receiver::<T>(&mut args)?;
-        let a = A::from_lua_args(args, 2, lua)?;
+    Rc::new(move |lua, args| {
+        let this = receiver::<T>(lua, args)?;
+        let a = A::from_raw_args(args.get(1..).unwrap_or(&[]), 2, lua)?;
         let guard = this.borrow::<T>()?;
-        f(lua, &guard, a)?.into_lua_multi(lua)
+        f(lua, &guard, a)?.push_into_stack_multi(lua)
     })
 }
 
@@ -263,12 +261,12 @@ where
     R: IntoLuaMulti,
 {
     let f = std::cell::RefCell::new(f);
-    Rc::new(move |lua, mut args| {
-        let this = receiver::<T>(&mut args)?;
-        let a = A::from_lua_args(args, 2, lua)?;
+    Rc::new(move |lua, args| {
+        let this = receiver::<T>(lua, args)?;
+        let a = A::from_raw_args(args.get(1..).unwrap_or(&[]), 2, lua)?;
         let mut guard = this.borrow_mut::<T>()?;
         let mut f = f.try_borrow_mut().map_err(|_| Error::runtime("userdata already borrowed"))?;
-        f(lua, &mut guard, a)?.into_lua_multi(lua)
+        f(lua, &mut guard, a)?.push_into_stack_multi(lua)
     })
 }
 
@@ -277,7 +275,7 @@ where
     A: FromLuaMulti,
     R: IntoLuaMulti,
 {
-    Rc::new(move |lua, args| f(lua, A::from_lua_args(args, 1, lua)?)?.into_lua_multi(lua))
+    Rc::new(move |lua, args| f(lua, A::from_raw_args(args, 1, lua)?)?.push_into_stack_multi(lua))
 }
 
 impl<T: 'static> UserDataFields<T> for Registry<T> {
