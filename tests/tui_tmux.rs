@@ -12,6 +12,8 @@
 //! the terminal). tmux is required: without it the test fails and says
 //! so (CI installs it, `.ci/run`).
 
+#[path = "support/packages.rs"]
+mod packages;
 #[path = "support/tmux.rs"]
 mod tmux;
 
@@ -67,6 +69,7 @@ fn distance(screen: &str, id: &str) -> Option<String> {
 
 #[test]
 fn play_walk_chat_craft_and_a_second_client() {
+    packages::ensure(&[("tmux", "tmux")]).unwrap_or_else(|e| panic!("{e}"));
     assert!(Tmux::available(), "this test needs tmux (apt-get install tmux; .ci/run installs it)");
     let dir = scratch_world();
     let bin = env!("CARGO_BIN_EXE_luprex");

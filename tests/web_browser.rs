@@ -17,8 +17,12 @@
 //! WebSocket. A screenshot of alice's page is saved as
 //! `target/web-screenshot.png`.
 //!
-//! chromium and chromedriver are required: without them the test fails
-//! and says so (`.ci/run` installs them).
+//! chromium and chromedriver are required: the test installs them when
+//! they are missing (`support/packages.rs`, as `.ci/run` does), and fails
+//! saying so if it cannot.
+
+#[path = "support/packages.rs"]
+mod packages;
 
 use fantoccini::actions::{InputSource, MouseActions, PointerAction, MOUSE_BUTTON_LEFT};
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -187,12 +191,8 @@ const WORLD_POS: &str = "[document.getElementById('status').dataset.worldX, \
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn click_to_walk_chat_and_a_second_player_in_a_real_browser() {
-    for tool in [CHROMEDRIVER, CHROMIUM] {
-        assert!(
-            Path::new(tool).exists(),
-            "this test needs {tool} (apt-get install chromium chromium-driver; .ci/run installs them)"
-        );
-    }
+    packages::ensure(&[(CHROMEDRIVER, "chromium-driver"), (CHROMIUM, "chromium")])
+        .unwrap_or_else(|e| panic!("{e}"));
     let dir = scratch_world();
     let d = dir.display().to_string();
     let (alice, alice_out) = luprex(&["play", &d, "--name", "alice", "--web", "127.0.0.1:0"]);

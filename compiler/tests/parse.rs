@@ -2,6 +2,9 @@
 //! numerals and escapes, the exact error messages of the reference
 //! implementation (taken from `lua5.4`'s `load`), and nesting limits.
 
+#[path = "../../tests/support/packages.rs"]
+mod packages;
+
 use luprex_compiler::ast::{
     Attrib, BinOp, Block, Chunk, Expr, ExprKind, Field, Stat, StatKind, UnOp,
 };
@@ -1006,7 +1009,7 @@ end
 io.write(table.concat(out))
 "#;
 
-/// Runs `lua5.4` on the inputs; `None` if it is not installed.
+/// Runs `lua5.4` on the inputs; `None` if it could not.
 fn reference_verdicts(inputs: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
     use std::io::Write;
     use std::process::{Command, Stdio};
@@ -1051,10 +1054,8 @@ fn messages_match_lua_on_generated_inputs() {
     // LUPREX_DIFF_CASES=n runs a longer comparison
     let count = std::env::var("LUPREX_DIFF_CASES").ok().and_then(|n| n.parse().ok());
     let inputs = generated_inputs(count.unwrap_or(20_000));
-    let Some(verdicts) = reference_verdicts(&inputs) else {
-        eprintln!("lua5.4 not found: differential test skipped");
-        return;
-    };
+    packages::ensure(&[("lua5.4", "lua5.4")]).unwrap_or_else(|e| panic!("{e}"));
+    let verdicts = reference_verdicts(&inputs).expect("lua5.4 ran and answered every input");
     assert_eq!(verdicts.len(), inputs.len());
     let mut failures = Vec::new();
     let mut compared = 0;
