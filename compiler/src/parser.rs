@@ -15,7 +15,11 @@
 //!    source. It never sees invalid input, so none of its own
 //!    error reports reach the user (if it ever failed on a chunk the checker
 //!    accepted, that would be a bug in one of the two, reported as a plain
-//!    `syntax error`).
+//!    `syntax error`). The statements of the main chunk are not collected:
+//!    each is handed to a receiver as soon as it is reduced
+//!    ([`parse_each`]; `compile` generates its code there and drops its
+//!    tree), so a chunk of many top-level statements never exists as a
+//!    whole tree. [`parse`] collects them into an [`ast::Chunk`].
 //!
 //! The LR parser is table-driven and does not recurse, and the checker
 //! recurses at most `LUAI_MAXCCALLS` levels; the tree it accepts is at most
@@ -58,6 +62,21 @@ lalrpop_util::lalrpop_mod!(
 
 /// Parses a chunk. `chunkname` is as for `load` and only used in messages.
 pub fn parse(source: &[u8], chunkname: &[u8]) -> Result<ast::Chunk, SyntaxError> {
+    let mut stats = Vec::new();
+    let (ret, end_line) = parse_each(source, chunkname, |s| stats.push(s))?;
+    Ok(ast::Chunk { block: ast::Block { stats, ret }, end_line })
+}
+
+/// Parses a chunk, handing each statement of the main chunk to `each` as
+/// soon as the LR parser has reduced it (in order), so that the caller
+/// need not hold the whole chunk's tree. Returns the main chunk's final
+/// `return`, if any, and `Chunk::end_line`. `each` is only called once the
+/// checker has accepted the whole chunk.
+pub fn parse_each(
+    source: &[u8],
+    chunkname: &[u8],
+    each: impl FnMut(ast::Stat),
+) -> Result<(Option<ast::Return>, ast::Line), SyntaxError> {
     check::check(lexer::Tokens::new(source), source)
         .map_err(|failure| to_syntax_error(failure, chunkname))?;
     let mut end_line = 1;
@@ -71,9 +90,10 @@ pub fn parse(source: &[u8], chunkname: &[u8]) -> Result<ast::Chunk, SyntaxError>
         // the stream ends there and the LR parser reports a syntax error
         Err(_) => None,
     });
-    let parsed = grammar::ChunkParser::new().parse(tokens);
+    let top = std::cell::RefCell::new(each);
+    let parsed = grammar::ChunkParser::new().parse(&top, tokens);
     match parsed {
-        Ok(block) => Ok(ast::Chunk { block, end_line }),
+        Ok(ret) => Ok((ret, end_line)),
         Err(_) => Err(SyntaxError {
             message: format!("{}:{}: syntax error", crate::chunkid(chunkname), end_line),
             incomplete: false,
@@ -104,7 +124,8 @@ pub fn checker_and_grammar_agree(source: &[u8]) -> bool {
     }
     let tokens =
         lexed.tokens.into_iter().filter(|t| t.tok != Tok::Eof).map(|t| Ok((t.line, t.tok, t.line)));
-    let parsed = grammar::ChunkParser::new().parse(tokens);
+    let top = std::cell::RefCell::new(|_| {});
+    let parsed = grammar::ChunkParser::new().parse(&top, tokens);
     checked.is_ok() == parsed.is_ok()
 }
 
@@ -131,6 +152,14 @@ mod build {
     use crate::ast::{
         Attrib, BinOp, Block, Expr, ExprKind, Field, Fields, FuncBody, Line, Name, Stat, StatKind,
     };
+
+    /// Where the main chunk's statements go (see [`super::parse_each`]).
+    pub type Top<'s> = std::cell::RefCell<dyn FnMut(Stat) + 's>;
+
+    /// Hands a statement of the main chunk to its receiver.
+    pub fn top(top: &Top<'_>, s: Stat) {
+        (top.borrow_mut())(s)
+    }
 
     /// Appends to a vector (for left-recursive list rules).
     pub fn push<T>(mut list: Vec<T>, item: T) -> Vec<T> {
