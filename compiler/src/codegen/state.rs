@@ -23,6 +23,7 @@
 
 use std::collections::HashMap;
 
+use super::khash::KHashState;
 use crate::number::{float_to_int, F2I};
 use crate::opcodes::{
     Instruction, OpCode, MAX_ARG_AX, MAX_ARG_BX, MAX_ARG_C, OFFSET_SBX, OFFSET_SC, OFFSET_SJ,
@@ -206,8 +207,9 @@ pub(crate) struct Compiler<'s> {
     pub gotos: Vec<LabelDesc>,
     /// Visible labels.
     pub labels: Vec<LabelDesc>,
-    /// Constant cache shared by all functions (`ls->h`), for non-strings.
-    kcache: HashMap<KKey, u32>,
+    /// Constant cache shared by all functions (`ls->h`), for non-strings
+    /// (hashed with secret seeds, `khash.rs`).
+    kcache: HashMap<KKey, u32, KHashState>,
     /// The same for strings.
     kstrings: HashMap<Vec<u8>, u32>,
     /// Line given to new instructions (`ls->lastline`).
@@ -227,7 +229,7 @@ impl<'s> Compiler<'s> {
             actvar: Vec::new(),
             gotos: Vec::new(),
             labels: Vec::new(),
-            kcache: HashMap::new(),
+            kcache: HashMap::with_hasher(KHashState::new()),
             kstrings: HashMap::new(),
             line: 1,
             near: None,
