@@ -15,6 +15,14 @@
 //! packed ([`Fields`], `ast/fields.rs`), because data files are made of huge
 //! constructors and a tree node per field would take many times the size of
 //! the source.
+//!
+//! Sizes matter for loading big sources: every grammar symbol on the LR
+//! parser's stack is as large as the largest of them (an enum), and is
+//! moved at each shift and reduce (an atom of an expression is reduced
+//! through a dozen precedence levels). So the big parts of rare nodes are
+//! boxed (a block's `return`, the conditions and bounds of loops, function
+//! bodies), and the grammar never makes a symbol of a table field or of an
+//! `elseif` part (it appends them to their lists as it reduces them).
 
 mod fields;
 
@@ -41,7 +49,7 @@ pub struct Block {
     /// The statements, in order.
     pub stats: Vec<Stat>,
     /// The trailing `return`, if any.
-    pub ret: Option<Return>,
+    pub ret: Option<Box<Return>>,
 }
 
 /// A `return explist` statement (always last in its block).

@@ -71,7 +71,7 @@ use state::Compiler;
 pub fn generate(chunk: &ast::Chunk, chunkname: &[u8]) -> Result<Proto, SyntaxError> {
     let mut c = main_compiler(chunkname);
     let block = &chunk.block;
-    c.stat_list(&block.stats, block.ret.as_ref(), false, chunk.end_line)?;
+    c.stat_list(&block.stats, block.ret.as_deref(), false, chunk.end_line)?;
     finish_main(c, chunk.end_line)
 }
 

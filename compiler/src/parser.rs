@@ -64,7 +64,7 @@ lalrpop_util::lalrpop_mod!(
 pub fn parse(source: &[u8], chunkname: &[u8]) -> Result<ast::Chunk, SyntaxError> {
     let mut stats = Vec::new();
     let (ret, end_line) = parse_each(source, chunkname, |s| stats.push(s))?;
-    Ok(ast::Chunk { block: ast::Block { stats, ret }, end_line })
+    Ok(ast::Chunk { block: ast::Block { stats, ret: ret.map(Box::new) }, end_line })
 }
 
 /// Parses a chunk, handing each statement of the main chunk to `each` as

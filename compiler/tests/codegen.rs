@@ -994,8 +994,8 @@ mod random_ast {
 
     pub fn block(r: &mut Rng, depth: u32) -> Block {
         let stats = (0..r.below(5)).map(|_| stat(r, depth)).collect();
-        let ret =
-            (r.below(4) == 0).then(|| Return { exprs: exprs(r, depth.saturating_sub(1)), line: 3 });
+        let ret = (r.below(4) == 0)
+            .then(|| Box::new(Return { exprs: exprs(r, depth.saturating_sub(1)), line: 3 }));
         Block { stats, ret }
     }
 

@@ -346,7 +346,7 @@ impl Compiler<'_> {
             self.adjust_local_vars(1);
         }
         self.par_list(func, line)?;
-        self.stat_list(&func.block.stats, func.block.ret.as_ref(), false, func.end_line)?;
+        self.stat_list(&func.block.stats, func.block.ret.as_deref(), false, func.end_line)?;
         self.fs.f.last_line_defined = func.end_line;
         self.line = func.end_line;
         let proto = self.close_func(func.end_line)?;
