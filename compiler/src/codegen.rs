@@ -13,8 +13,7 @@
 //!
 //! * `state`: the compiler state (function stack, active locals, labels,
 //!   constant cache), instruction emission, registers, constants, jump
-//!   lists, the final peephole pass; `khash`: the hash of its constant
-//!   cache's number keys (fast, with secret seeds);
+//!   lists, the final peephole pass;
 //! * `exp`: expression descriptors and how they are discharged into
 //!   registers, constants or jumps;
 //! * `ops`: unary and binary operators, with constant folding (`fold`);
@@ -53,7 +52,6 @@
 mod exp;
 mod expr;
 mod fold;
-mod khash;
 mod ops;
 mod scope;
 mod stat;
