@@ -151,6 +151,7 @@ fn to_syntax_error(failure: check::Failure, chunkname: &[u8]) -> SyntaxError {
 mod build {
     use crate::ast::{
         Attrib, BinOp, Block, Expr, ExprKind, Field, Fields, FuncBody, Line, Name, Stat, StatKind,
+        UnOp,
     };
 
     /// Where the main chunk's statements go (see [`super::parse_each`]).
@@ -181,6 +182,82 @@ mod build {
     /// A binary operation.
     pub fn bin(op: BinOp, a: Expr, b: Expr, line: Line) -> Expr {
         Expr::new(ExprKind::Bin(op, Box::new(a), Box::new(b)), line)
+    }
+
+    /// An element of an expression read flat (see `Exp` in the grammar).
+    pub enum Item {
+        /// A unary operator and its line.
+        Un(UnOp, Line),
+        /// An operand.
+        Atom(Expr),
+        /// A binary operator and its line.
+        Bin(BinOp, Line),
+    }
+
+    /// Appends an operand and the binary operator after it.
+    pub fn atom_op(mut list: Vec<Item>, e: Expr, op: BinOp, line: Line) -> Vec<Item> {
+        list.reserve(2);
+        list.push(Item::Atom(e));
+        list.push(Item::Bin(op, line));
+        list
+    }
+
+    /// `UNARY_PRIORITY` of `lparser.c`.
+    const UNARY_PRIORITY: u8 = 12;
+
+    /// Left and right priorities of a binary operator (`priority` in
+    /// `lparser.c`).
+    fn priority(op: BinOp) -> (u8, u8) {
+        use BinOp::*;
+        match op {
+            Add | Sub => (10, 10),
+            Mul | Mod | Div | IDiv => (11, 11),
+            Pow => (14, 13),
+            BAnd => (6, 6),
+            BOr => (4, 4),
+            BXor => (5, 5),
+            Shl | Shr => (7, 7),
+            Concat => (9, 8),
+            Eq | Lt | Le | Ne | Gt | Ge => (3, 3),
+            And => (2, 2),
+            Or => (1, 1),
+        }
+    }
+
+    /// Builds the tree of an expression read flat: `seq` (ending with an
+    /// operator) then the last operand `last`. The same algorithm as
+    /// `subexpr` in `lparser.c`; it recurses where that does (a unary
+    /// operator, the right operand of a binary operator), so no deeper than
+    /// the checker's bound on `subexpr`'s C levels, and loops over a chain
+    /// of operators of the same left-associative priority.
+    pub fn climb(mut seq: Vec<Item>, last: Expr) -> Expr {
+        seq.push(Item::Atom(last));
+        let mut items = seq.into_iter().peekable();
+        subexpr(&mut items, 0)
+    }
+
+    /// `subexpr`: an operand with its unary operators, then the binary
+    /// operators whose left priority is above `limit`.
+    fn subexpr(items: &mut std::iter::Peekable<std::vec::IntoIter<Item>>, limit: u8) -> Expr {
+        let mut e = match items.next() {
+            Some(Item::Un(op, line)) => {
+                let operand = subexpr(items, UNARY_PRIORITY);
+                Expr::new(ExprKind::Un(op, Box::new(operand)), line)
+            }
+            Some(Item::Atom(e)) => e,
+            // cannot happen: the grammar alternates operands and operators
+            Some(Item::Bin(..)) | None => Expr::new(ExprKind::Nil, 0),
+        };
+        while let Some(&Item::Bin(op, line)) = items.peek() {
+            let (left, right) = priority(op);
+            if left <= limit {
+                break;
+            }
+            items.next();
+            let rhs = subexpr(items, right);
+            e = bin(op, e, rhs, line);
+        }
+        e
     }
 
     /// An index expression.
