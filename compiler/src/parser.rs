@@ -77,7 +77,7 @@ pub fn parse_each(
     chunkname: &[u8],
     each: impl FnMut(ast::Stat),
 ) -> Result<(Option<ast::Return>, ast::Line), SyntaxError> {
-    check::check(lexer::Tokens::new(source), source)
+    check::check(lexer::Tokens::without_names(source), source)
         .map_err(|failure| to_syntax_error(failure, chunkname))?;
     let mut end_line = 1;
     let tokens = lexer::Tokens::new(source).filter_map(|t| match t {
