@@ -174,9 +174,9 @@ mod build {
         list
     }
 
-    /// A statement.
-    pub fn stat(kind: StatKind, line: Line) -> Stat {
-        Stat { kind, line }
+    /// A statement (boxed while it is on the parser's stack).
+    pub fn stat(kind: StatKind, line: Line) -> Box<Stat> {
+        Box::new(Stat { kind, line })
     }
 
     /// A binary operation.
@@ -291,11 +291,11 @@ mod build {
     /// the line of the `function` keyword.
     pub fn function_stat(
         (path, method): (Vec<Name>, Option<Name>),
-        mut func: FuncBody,
+        mut func: Box<FuncBody>,
         line: Line,
-    ) -> Stat {
+    ) -> Box<Stat> {
         func.line = line;
-        stat(StatKind::Function { path, method, func: Box::new(func) }, line)
+        stat(StatKind::Function { path, method, func }, line)
     }
 
     /// A numeric `for` statement.
@@ -306,7 +306,7 @@ mod build {
         step: Option<Expr>,
         body: Block,
         line: Line,
-    ) -> Stat {
+    ) -> Box<Stat> {
         let (start, limit, step) = (Box::new(start), Box::new(limit), step.map(Box::new));
         stat(StatKind::NumericFor { var, start, limit, step, body }, line)
     }
@@ -317,7 +317,7 @@ mod build {
         elseifs: Vec<(Expr, Line, Block)>,
         else_block: Option<Block>,
         line: Line,
-    ) -> Stat {
+    ) -> Box<Stat> {
         let mut conds = Vec::with_capacity(elseifs.len() + 1);
         let mut then_lines = Vec::with_capacity(elseifs.len() + 1);
         for (c, tl, b) in std::iter::once(first).chain(elseifs) {
