@@ -19,6 +19,10 @@
 //! error, and then the error itself as the end of the stream; the parser
 //! reports the error when it reaches that position.
 //!
+//! A name token carries its bytes, except in a stream made by
+//! [`Tokens::without_names`] (for the checker, which allocates nothing per
+//! name): there `Tok::Name` is empty and the name is the token's span.
+//!
 //! # Invariants
 //!
 //! * `Token::line` is the line the lexer was on *after* reading the token
