@@ -67,13 +67,78 @@ use state::Compiler;
 /// `chunkname` becomes the `source` of every prototype and prefixes error
 /// messages (formatted by [`crate::chunkid`]).
 pub fn generate(chunk: &ast::Chunk, chunkname: &[u8]) -> Result<Proto, SyntaxError> {
+    let mut c = main_compiler(chunkname);
+    let block = &chunk.block;
+    c.stat_list(&block.stats, block.ret.as_deref(), false, chunk.end_line)?;
+    finish_main(c, chunk.end_line)
+}
+
+/// Generates the main function of a chunk from its statements given one at
+/// a time, as the parser produces them ([`crate::parser::parse_each`]):
+/// the same code as [`generate`] on the whole tree, without holding it.
+///
+/// Each statement is compiled as soon as it arrives, except labels: a run
+/// of labels waits for the statement after it (or the end of the chunk),
+/// as `stat_list` needs to know what follows a label. After the first
+/// error the statements are dropped; [`MainGen::finish`] reports it.
+pub struct MainGen<'s> {
+    c: Compiler<'s>,
+    /// A run of labels not yet compiled, then at most one other statement.
+    pending: Vec<ast::Stat>,
+    failed: Option<SyntaxError>,
+}
+
+impl<'s> MainGen<'s> {
+    /// A generator for the main function of `chunkname`.
+    pub fn new(chunkname: &'s [u8]) -> MainGen<'s> {
+        MainGen { c: main_compiler(chunkname), pending: Vec::new(), failed: None }
+    }
+
+    /// Compiles the next statement of the main chunk.
+    pub fn stat(&mut self, s: ast::Stat) {
+        if self.failed.is_some() {
+            return;
+        }
+        let label = matches!(s.kind, ast::StatKind::Label(_));
+        self.pending.push(s);
+        if !label {
+            // not a label: the run before it (if any) is complete and not
+            // at the end of the block, so `end_line` is not used
+            let done = self.c.stat_list(&self.pending, None, false, 0);
+            self.pending.clear();
+            if let Err(e) = done {
+                self.failed = Some(e);
+            }
+        }
+    }
+
+    /// Compiles the main chunk's final `return` (if any) and closes the
+    /// main function; `end_line` as `Chunk::end_line`.
+    pub fn finish(
+        mut self,
+        ret: Option<&ast::Return>,
+        end_line: u32,
+    ) -> Result<Proto, SyntaxError> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        self.c.stat_list(&self.pending, ret, false, end_line)?;
+        finish_main(self.c, end_line)
+    }
+}
+
+/// The compiler state at the start of a main function.
+fn main_compiler(chunkname: &[u8]) -> Compiler<'_> {
     let mut c = Compiler::new(chunkname);
     c.enter_block(false);
     c.set_vararg(0);
     c.fs.f.upvalues.push(UpvalDesc { name: b"_ENV".to_vec(), in_stack: true, index: 0, kind: 0 });
-    let block = &chunk.block;
-    c.stat_list(&block.stats, block.ret.as_ref(), false, chunk.end_line)?;
+    c
+}
+
+/// Closes a main function whose statements are compiled.
+fn finish_main(mut c: Compiler<'_>, end_line: u32) -> Result<Proto, SyntaxError> {
     // The parser gives the line of the last token: where PUC's final RETURN goes.
-    c.line = chunk.end_line.max(1);
-    c.close_func(chunk.end_line)
+    c.line = end_line.max(1);
+    c.close_func(end_line)
 }

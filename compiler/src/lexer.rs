@@ -19,6 +19,10 @@
 //! error, and then the error itself as the end of the stream; the parser
 //! reports the error when it reaches that position.
 //!
+//! A name token carries its bytes, except in a stream made by
+//! [`Tokens::without_names`] (for the checker, which allocates nothing per
+//! name): there `Tok::Name` is empty and the name is the token's span.
+//!
 //! # Invariants
 //!
 //! * `Token::line` is the line the lexer was on *after* reading the token
@@ -67,11 +71,14 @@ pub enum Near {
 pub struct Extras {
     /// The current line (1-based).
     pub line: Line,
+    /// Whether a name token carries its bytes (otherwise `Tok::Name` holds
+    /// an empty vector, and the name is the token's span of the source).
+    pub names: bool,
 }
 
 impl Default for Extras {
     fn default() -> Self {
-        Extras { line: 1 }
+        Extras { line: 1, names: true }
     }
 }
 
@@ -255,7 +262,7 @@ pub enum Tok {
     #[regex(r"(?-u:[\x00-\xFF])", |lex| lex.slice().first().copied().unwrap_or(0), priority = 0)]
     Other(u8),
     /// A name (identifier).
-    #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| lex.slice().to_vec())]
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| if lex.extras.names { lex.slice().to_vec() } else { Vec::new() })]
     Name(Vec<u8>),
     /// A string literal (short or long), escapes processed.
     #[token("\"", short_string)]
@@ -320,6 +327,16 @@ impl<'s> Tokens<'s> {
     /// A stream over `source`.
     pub fn new(source: &'s [u8]) -> Tokens<'s> {
         Tokens { lex: Tok::lexer(source), done: false }
+    }
+
+    /// A stream over `source` whose names do not carry their bytes
+    /// (`Tok::Name` is empty; the name is the token's span): for the
+    /// checker, which needs a name's text only for the attribute of a
+    /// local and for error messages, so that it allocates nothing for
+    /// names.
+    pub fn without_names(source: &'s [u8]) -> Tokens<'s> {
+        let extras = Extras { line: 1, names: false };
+        Tokens { lex: Tok::lexer_with_extras(source, extras), done: false }
     }
 }
 

@@ -4,6 +4,9 @@
 //! `codegen` (register allocation, constant folding, jump patching, debug
 //! information) → [`proto::Proto`]. The compiler knows nothing about the VM's
 //! heap: its output is plain data, converted by the VM at load time.
+//! [`compile`] runs the last two stages interleaved on the main chunk: each
+//! top-level statement is compiled as soon as the parser reduces it, then
+//! its tree is dropped.
 //!
 //! **Invariant:** the compiler never panics, whatever bytes it is given;
 //! every failure is a [`SyntaxError`] whose message reads exactly like the
@@ -46,8 +49,11 @@ impl fmt::Display for SyntaxError {
 /// Compiles a chunk of Lua source. `chunkname` is as for `load`: `@file`,
 /// `=name`, or the source text itself.
 pub fn compile(source: &[u8], chunkname: &[u8]) -> Result<Proto, SyntaxError> {
-    let chunk = parser::parse(source, chunkname)?;
-    codegen::generate(&chunk, chunkname)
+    // Each statement of the main chunk is compiled as soon as it is parsed,
+    // so only one top-level statement's tree exists at a time.
+    let mut main = codegen::MainGen::new(chunkname);
+    let (ret, end_line) = parser::parse_each(source, chunkname, |s| main.stat(s))?;
+    main.finish(ret.as_ref(), end_line)
 }
 
 /// Maximum length of a chunk id, as `LUA_IDSIZE` (including the terminator

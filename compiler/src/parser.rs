@@ -15,7 +15,11 @@
 //!    source. It never sees invalid input, so none of its own
 //!    error reports reach the user (if it ever failed on a chunk the checker
 //!    accepted, that would be a bug in one of the two, reported as a plain
-//!    `syntax error`).
+//!    `syntax error`). The statements of the main chunk are not collected:
+//!    each is handed to a receiver as soon as it is reduced
+//!    ([`parse_each`]; `compile` generates its code there and drops its
+//!    tree), so a chunk of many top-level statements never exists as a
+//!    whole tree. [`parse`] collects them into an [`ast::Chunk`].
 //!
 //! The LR parser is table-driven and does not recurse, and the checker
 //! recurses at most `LUAI_MAXCCALLS` levels; the tree it accepts is at most
@@ -58,7 +62,22 @@ lalrpop_util::lalrpop_mod!(
 
 /// Parses a chunk. `chunkname` is as for `load` and only used in messages.
 pub fn parse(source: &[u8], chunkname: &[u8]) -> Result<ast::Chunk, SyntaxError> {
-    check::check(lexer::Tokens::new(source), source)
+    let mut stats = Vec::new();
+    let (ret, end_line) = parse_each(source, chunkname, |s| stats.push(s))?;
+    Ok(ast::Chunk { block: ast::Block { stats, ret: ret.map(Box::new) }, end_line })
+}
+
+/// Parses a chunk, handing each statement of the main chunk to `each` as
+/// soon as the LR parser has reduced it (in order), so that the caller
+/// need not hold the whole chunk's tree. Returns the main chunk's final
+/// `return`, if any, and `Chunk::end_line`. `each` is only called once the
+/// checker has accepted the whole chunk.
+pub fn parse_each(
+    source: &[u8],
+    chunkname: &[u8],
+    each: impl FnMut(ast::Stat),
+) -> Result<(Option<ast::Return>, ast::Line), SyntaxError> {
+    check::check(lexer::Tokens::without_names(source), source)
         .map_err(|failure| to_syntax_error(failure, chunkname))?;
     let mut end_line = 1;
     let tokens = lexer::Tokens::new(source).filter_map(|t| match t {
@@ -71,9 +90,10 @@ pub fn parse(source: &[u8], chunkname: &[u8]) -> Result<ast::Chunk, SyntaxError>
         // the stream ends there and the LR parser reports a syntax error
         Err(_) => None,
     });
-    let parsed = grammar::ChunkParser::new().parse(tokens);
+    let top = std::cell::RefCell::new(each);
+    let parsed = grammar::ChunkParser::new().parse(&top, tokens);
     match parsed {
-        Ok(block) => Ok(ast::Chunk { block, end_line }),
+        Ok(ret) => Ok((ret, end_line)),
         Err(_) => Err(SyntaxError {
             message: format!("{}:{}: syntax error", crate::chunkid(chunkname), end_line),
             incomplete: false,
@@ -104,7 +124,8 @@ pub fn checker_and_grammar_agree(source: &[u8]) -> bool {
     }
     let tokens =
         lexed.tokens.into_iter().filter(|t| t.tok != Tok::Eof).map(|t| Ok((t.line, t.tok, t.line)));
-    let parsed = grammar::ChunkParser::new().parse(tokens);
+    let top = std::cell::RefCell::new(|_| {});
+    let parsed = grammar::ChunkParser::new().parse(&top, tokens);
     checked.is_ok() == parsed.is_ok()
 }
 
@@ -130,7 +151,16 @@ fn to_syntax_error(failure: check::Failure, chunkname: &[u8]) -> SyntaxError {
 mod build {
     use crate::ast::{
         Attrib, BinOp, Block, Expr, ExprKind, Field, Fields, FuncBody, Line, Name, Stat, StatKind,
+        UnOp,
     };
+
+    /// Where the main chunk's statements go (see [`super::parse_each`]).
+    pub type Top<'s> = std::cell::RefCell<dyn FnMut(Stat) + 's>;
+
+    /// Hands a statement of the main chunk to its receiver.
+    pub fn top(top: &Top<'_>, s: Stat) {
+        (top.borrow_mut())(s)
+    }
 
     /// Appends to a vector (for left-recursive list rules).
     pub fn push<T>(mut list: Vec<T>, item: T) -> Vec<T> {
@@ -144,14 +174,90 @@ mod build {
         list
     }
 
-    /// A statement.
-    pub fn stat(kind: StatKind, line: Line) -> Stat {
-        Stat { kind, line }
+    /// A statement (boxed while it is on the parser's stack).
+    pub fn stat(kind: StatKind, line: Line) -> Box<Stat> {
+        Box::new(Stat { kind, line })
     }
 
     /// A binary operation.
     pub fn bin(op: BinOp, a: Expr, b: Expr, line: Line) -> Expr {
         Expr::new(ExprKind::Bin(op, Box::new(a), Box::new(b)), line)
+    }
+
+    /// An element of an expression read flat (see `Exp` in the grammar).
+    pub enum Item {
+        /// A unary operator and its line.
+        Un(UnOp, Line),
+        /// An operand.
+        Atom(Expr),
+        /// A binary operator and its line.
+        Bin(BinOp, Line),
+    }
+
+    /// Appends an operand and the binary operator after it.
+    pub fn atom_op(mut list: Vec<Item>, e: Expr, op: BinOp, line: Line) -> Vec<Item> {
+        list.reserve(2);
+        list.push(Item::Atom(e));
+        list.push(Item::Bin(op, line));
+        list
+    }
+
+    /// `UNARY_PRIORITY` of `lparser.c`.
+    const UNARY_PRIORITY: u8 = 12;
+
+    /// Left and right priorities of a binary operator (`priority` in
+    /// `lparser.c`).
+    fn priority(op: BinOp) -> (u8, u8) {
+        use BinOp::*;
+        match op {
+            Add | Sub => (10, 10),
+            Mul | Mod | Div | IDiv => (11, 11),
+            Pow => (14, 13),
+            BAnd => (6, 6),
+            BOr => (4, 4),
+            BXor => (5, 5),
+            Shl | Shr => (7, 7),
+            Concat => (9, 8),
+            Eq | Lt | Le | Ne | Gt | Ge => (3, 3),
+            And => (2, 2),
+            Or => (1, 1),
+        }
+    }
+
+    /// Builds the tree of an expression read flat: `seq` (ending with an
+    /// operator) then the last operand `last`. The same algorithm as
+    /// `subexpr` in `lparser.c`; it recurses where that does (a unary
+    /// operator, the right operand of a binary operator), so no deeper than
+    /// the checker's bound on `subexpr`'s C levels, and loops over a chain
+    /// of operators of the same left-associative priority.
+    pub fn climb(mut seq: Vec<Item>, last: Expr) -> Expr {
+        seq.push(Item::Atom(last));
+        let mut items = seq.into_iter().peekable();
+        subexpr(&mut items, 0)
+    }
+
+    /// `subexpr`: an operand with its unary operators, then the binary
+    /// operators whose left priority is above `limit`.
+    fn subexpr(items: &mut std::iter::Peekable<std::vec::IntoIter<Item>>, limit: u8) -> Expr {
+        let mut e = match items.next() {
+            Some(Item::Un(op, line)) => {
+                let operand = subexpr(items, UNARY_PRIORITY);
+                Expr::new(ExprKind::Un(op, Box::new(operand)), line)
+            }
+            Some(Item::Atom(e)) => e,
+            // cannot happen: the grammar alternates operands and operators
+            Some(Item::Bin(..)) | None => Expr::new(ExprKind::Nil, 0),
+        };
+        while let Some(&Item::Bin(op, line)) = items.peek() {
+            let (left, right) = priority(op);
+            if left <= limit {
+                break;
+            }
+            items.next();
+            let rhs = subexpr(items, right);
+            e = bin(op, e, rhs, line);
+        }
+        e
     }
 
     /// An index expression.
@@ -185,11 +291,11 @@ mod build {
     /// the line of the `function` keyword.
     pub fn function_stat(
         (path, method): (Vec<Name>, Option<Name>),
-        mut func: FuncBody,
+        mut func: Box<FuncBody>,
         line: Line,
-    ) -> Stat {
+    ) -> Box<Stat> {
         func.line = line;
-        stat(StatKind::Function { path, method, func: Box::new(func) }, line)
+        stat(StatKind::Function { path, method, func }, line)
     }
 
     /// A numeric `for` statement.
@@ -200,7 +306,7 @@ mod build {
         step: Option<Expr>,
         body: Block,
         line: Line,
-    ) -> Stat {
+    ) -> Box<Stat> {
         let (start, limit, step) = (Box::new(start), Box::new(limit), step.map(Box::new));
         stat(StatKind::NumericFor { var, start, limit, step, body }, line)
     }
@@ -211,7 +317,7 @@ mod build {
         elseifs: Vec<(Expr, Line, Block)>,
         else_block: Option<Block>,
         line: Line,
-    ) -> Stat {
+    ) -> Box<Stat> {
         let mut conds = Vec::with_capacity(elseifs.len() + 1);
         let mut then_lines = Vec::with_capacity(elseifs.len() + 1);
         for (c, tl, b) in std::iter::once(first).chain(elseifs) {

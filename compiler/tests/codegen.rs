@@ -931,7 +931,10 @@ mod random_ast {
             7 | 8 => ExprKind::Name(name(r)),
             9 => ExprKind::Index(Box::new(expr(r, depth - 1)), Box::new(expr(r, depth - 1))),
             10 => ExprKind::Call(Box::new(expr(r, depth - 1)), exprs(r, depth - 1)),
-            11 => ExprKind::MethodCall(Box::new(expr(r, depth - 1)), name(r), exprs(r, depth - 1)),
+            11 => ExprKind::MethodCall(
+                Box::new(expr(r, depth - 1)),
+                Box::new((name(r), exprs(r, depth - 1))),
+            ),
             12 => ExprKind::Function(Box::new(body(r, depth - 1))),
             13 => ExprKind::Paren(Box::new(expr(r, depth - 1))),
             14 => ExprKind::Table(
@@ -994,8 +997,8 @@ mod random_ast {
 
     pub fn block(r: &mut Rng, depth: u32) -> Block {
         let stats = (0..r.below(5)).map(|_| stat(r, depth)).collect();
-        let ret =
-            (r.below(4) == 0).then(|| Return { exprs: exprs(r, depth.saturating_sub(1)), line: 3 });
+        let ret = (r.below(4) == 0)
+            .then(|| Box::new(Return { exprs: exprs(r, depth.saturating_sub(1)), line: 3 }));
         Block { stats, ret }
     }
 
@@ -1118,7 +1121,7 @@ mod print_ast {
             ExprKind::Name(n) => s(n),
             ExprKind::Index(o, k) => format!("{}[{}]", prefix(o), expr(k)),
             ExprKind::Call(f, a) => format!("{}({})", prefix(f), list(a)),
-            ExprKind::MethodCall(o, n, a) => format!("{}:{}({})", prefix(o), s(n), list(a)),
+            ExprKind::MethodCall(o, m) => format!("{}:{}({})", prefix(o), s(&m.0), list(&m.1)),
             ExprKind::Function(b) => format!("function{}", body(b)),
             ExprKind::Paren(x) => format!("({})", expr(x)),
             ExprKind::Table(fs) => {

@@ -372,8 +372,8 @@ fn expr(e: &Expr) -> String {
         ExprKind::Name(n) => name(n),
         ExprKind::Index(a, k) => format!("(index {} {})", expr(a), expr(k)),
         ExprKind::Call(f, args) => format!("(call {}{})", expr(f), prefixed(args)),
-        ExprKind::MethodCall(o, m, args) => {
-            format!("(method {} {}{})", expr(o), name(m), prefixed(args))
+        ExprKind::MethodCall(o, m) => {
+            format!("(method {} {}{})", expr(o), name(&m.0), prefixed(&m.1))
         }
         ExprKind::Function(f) => {
             let params: Vec<_> = f.params.iter().map(|p| name(p)).collect();

@@ -63,7 +63,7 @@ fn first_token(e: &Expr) -> Option<String> {
             ExprKind::Bin(_, l, _)
             | ExprKind::Index(l, _)
             | ExprKind::Call(l, _)
-            | ExprKind::MethodCall(l, _, _) => {
+            | ExprKind::MethodCall(l, _) => {
                 e = l;
                 continue;
             }
@@ -144,7 +144,7 @@ impl Compiler<'_> {
     fn suffixed(&mut self, e: &Expr) -> R<ExpDesc> {
         let mut spine: Vec<&Expr> = Vec::new();
         let mut cur = e;
-        while let ExprKind::Index(o, _) | ExprKind::Call(o, _) | ExprKind::MethodCall(o, _, _) =
+        while let ExprKind::Index(o, _) | ExprKind::Call(o, _) | ExprKind::MethodCall(o, _) =
             &cur.kind
         {
             spine.push(cur);
@@ -160,7 +160,8 @@ impl Compiler<'_> {
                     self.exp_to_val(&mut k)?;
                     self.indexed(&mut v, &mut k)?;
                 }
-                ExprKind::MethodCall(_, name, args) => {
+                ExprKind::MethodCall(_, m) => {
+                    let (name, args) = &**m;
                     self.line = s.line;
                     let mut key = ExpDesc::new(ExpKind::KStr(name.clone()));
                     self.self_op(&mut v, &mut key)?;
@@ -346,7 +347,7 @@ impl Compiler<'_> {
             self.adjust_local_vars(1);
         }
         self.par_list(func, line)?;
-        self.stat_list(&func.block.stats, func.block.ret.as_ref(), false, func.end_line)?;
+        self.stat_list(&func.block.stats, func.block.ret.as_deref(), false, func.end_line)?;
         self.fs.f.last_line_defined = func.end_line;
         self.line = func.end_line;
         let proto = self.close_func(func.end_line)?;

@@ -122,7 +122,7 @@ impl Compiler<'_> {
     /// `do ... end` and other plain blocks (`block`).
     fn block(&mut self, b: &Block, line: u32) -> R<()> {
         self.enter_block(false);
-        self.stat_list(&b.stats, b.ret.as_ref(), false, line)?;
+        self.stat_list(&b.stats, b.ret.as_deref(), false, line)?;
         self.leave_block(self.line)?;
         Ok(())
     }
@@ -397,7 +397,7 @@ impl Compiler<'_> {
         let repeat_init = self.get_label();
         self.enter_block(true);
         self.enter_block(false);
-        self.stat_list(&body.stats, body.ret.as_ref(), true, cond.line.max(line))?;
+        self.stat_list(&body.stats, body.ret.as_deref(), true, cond.line.max(line))?;
         let mut condexit = self.cond(cond)?;
         let bl2 = self.leave_block(self.line)?;
         if bl2.upval {
@@ -467,7 +467,7 @@ impl Compiler<'_> {
                 rest = &b.stats;
             }
         }
-        self.stat_list(rest, b.ret.as_ref(), false, self.line)?;
+        self.stat_list(rest, b.ret.as_deref(), false, self.line)?;
         self.leave_block(self.line)?;
         if more {
             let j = self.jump();

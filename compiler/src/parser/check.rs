@@ -583,8 +583,11 @@ impl<I: Iterator<Item = Result<Token, LexError>>> Checker<'_, I> {
             self.checkname()?;
             self.new_localvar()?;
             if self.testnext(&Tok::Lt)? {
-                let attr = match self.cur() {
-                    Tok::Name(n) => n.clone(),
+                // the name's bytes are its span (see `Tokens::without_names`)
+                let attr = match &self.cur {
+                    Some(t @ Token { tok: Tok::Name(_), .. }) => {
+                        self.source.get(t.span.clone()).unwrap_or_default().to_vec()
+                    }
                     _ => Vec::new(),
                 };
                 self.checkname()?;
@@ -901,7 +904,8 @@ pub fn near_token(t: &Token, source: &[u8]) -> Near {
             let text = other_text(*c);
             Near::Text(text.as_bytes()[1..text.len() - 1].to_vec())
         }
-        Tok::Name(n) => Near::Text(n.clone()),
+        // the span, not the token's bytes (see `Tokens::without_names`)
+        Tok::Name(_) => Near::Text(source.get(t.span.clone()).unwrap_or_default().to_vec()),
         Tok::Num(_) => Near::Text(source.get(t.span.clone()).unwrap_or_default().to_vec()),
         Tok::Str(s) => Near::Text(string_text(s, source.get(t.span.clone()).unwrap_or_default())),
         other => Near::Text(other.symbol().unwrap_or("?").as_bytes().to_vec()),
