@@ -194,7 +194,8 @@ def main():
             for who, interp in (("ref", ref), ("ours", ours)):
                 ok, out, err, cpu, rss = run(interp, driver, data)
                 if not ok and status == "ok":
-                    status = "FAIL (%s): %s" % (who, err.decode(errors="replace").strip()[:200])
+                    msg = err.decode(errors="replace") if isinstance(err, bytes) else str(err)
+                    status = "FAIL (%s): %s" % (who, msg.strip()[:200])
                 outs.setdefault(who, out)
                 best[who][0] = min(best[who][0], cpu)
                 best[who][1] = min(best[who][1], rss)
