@@ -14,29 +14,15 @@
 
 #[path = "support/packages.rs"]
 mod packages;
+#[path = "support/scratch.rs"]
+mod scratch;
 #[path = "support/tmux.rs"]
 mod tmux;
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tmux::Tmux;
 
 const WAIT: Duration = Duration::from_secs(10);
-
-/// A scratch copy of `lua/` (the test may not touch the real one).
-fn scratch_world() -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("lua");
-    let dst = std::env::temp_dir().join(format!("luprex-tui-tmux-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dst);
-    std::fs::create_dir_all(&dst).unwrap();
-    for e in std::fs::read_dir(&src).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_file() {
-            std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
-        }
-    }
-    dst
-}
 
 /// The player's position on the status line (`│ at X,Y`).
 fn position(screen: &str) -> Option<(i64, i64)> {
@@ -71,7 +57,7 @@ fn distance(screen: &str, id: &str) -> Option<String> {
 fn play_walk_chat_craft_and_a_second_client() {
     packages::ensure(&[("tmux", "tmux")]).unwrap_or_else(|e| panic!("{e}"));
     assert!(Tmux::available(), "this test needs tmux (apt-get install tmux; .ci/run installs it)");
-    let dir = scratch_world();
+    let dir = scratch::scratch_world("tui-tmux");
     let bin = env!("CARGO_BIN_EXE_luprex");
     let ann =
         Tmux::start("ann", &dir, 110, 36, &format!("{bin} play {} --name ann", dir.display()));

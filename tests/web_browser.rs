@@ -23,13 +23,15 @@
 
 #[path = "support/packages.rs"]
 mod packages;
+#[path = "support/scratch.rs"]
+mod scratch;
 
 use fantoccini::actions::{InputSource, MouseActions, PointerAction, MOUSE_BUTTON_LEFT};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -84,21 +86,6 @@ fn line_after(rx: &mpsc::Receiver<String>, prefix: &str) -> String {
         }
     }
     panic!("no line starting with {prefix:?}; stdout was:\n{}", seen.join("\n"));
-}
-
-/// A scratch copy of `lua/`.
-fn scratch_world() -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("lua");
-    let dst = std::env::temp_dir().join(format!("luprex-web-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dst);
-    std::fs::create_dir_all(&dst).unwrap();
-    for e in std::fs::read_dir(&src).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_file() {
-            std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
-        }
-    }
-    dst
 }
 
 fn free_port() -> u16 {
@@ -193,7 +180,7 @@ const WORLD_POS: &str = "[document.getElementById('status').dataset.worldX, \
 async fn click_to_walk_chat_and_a_second_player_in_a_real_browser() {
     packages::ensure(&[(CHROMEDRIVER, "chromium-driver"), (CHROMIUM, "chromium")])
         .unwrap_or_else(|e| panic!("{e}"));
-    let dir = scratch_world();
+    let dir = scratch::scratch_world("web");
     let d = dir.display().to_string();
     let (alice, alice_out) = luprex(&["play", &d, "--name", "alice", "--web", "127.0.0.1:0"]);
     let game = line_after(&alice_out, "listening on ");

@@ -22,7 +22,6 @@ use crate::tui::{self, Action, Status, Ui};
 use crate::web;
 use anyhow::Context;
 use luprex_engine::World;
-use luprex_net::client::Client;
 use luprex_net::ClientCore;
 use ratatui::crossterm::event::{self, Event, KeyEvent};
 use std::net::SocketAddr;
@@ -86,11 +85,7 @@ pub fn play_terminal(
     intro: Vec<String>,
     notes: Option<mpsc::Receiver<String>>,
 ) -> anyhow::Result<()> {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let core = ClientCore::new(name, secret, Vec::new())?;
-    let client = rt
-        .block_on(Client::connect(addr, core, Duration::from_secs(15)))
-        .with_context(|| format!("connecting to {addr} as {name}"))?;
+    let (rt, client) = crate::session::connect(addr, name, secret)?;
     let stop = Arc::new(AtomicBool::new(false));
     let (key_tx, key_rx) = mpsc::channel();
     let reader = {

@@ -43,6 +43,22 @@ pub trait Frontend {
     fn show(&mut self, core: &mut ClientCore, status: &Status) -> anyhow::Result<()>;
 }
 
+/// The client thread's runtime and a session with the server at `addr`
+/// as `name` (what the terminal client and the web view both start with).
+pub fn connect(
+    addr: std::net::SocketAddr,
+    name: &str,
+    secret: &str,
+) -> anyhow::Result<(tokio::runtime::Runtime, Client)> {
+    use anyhow::Context;
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let core = ClientCore::new(name, secret, Vec::new())?;
+    let client = rt
+        .block_on(Client::connect(addr, core, Duration::from_secs(15)))
+        .with_context(|| format!("connecting to {addr} as {name}"))?;
+    Ok((rt, client))
+}
+
 /// The command an action sends (`None`: quitting).
 pub fn command_of(action: Action) -> Option<Command> {
     match action {

@@ -47,7 +47,6 @@ use crate::tui::{Action, Status};
 use anyhow::Context;
 use axum::extract::ws::Utf8Bytes;
 use luprex_engine::World;
-use luprex_net::client::Client;
 use luprex_net::ClientCore;
 use protocol::PageMsg;
 use server::{Published, WebServer};
@@ -55,7 +54,6 @@ use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
-use std::time::Duration;
 use tokio::sync::{mpsc as tmpsc, watch};
 
 /// Where `--web` without a value serves.
@@ -90,11 +88,7 @@ pub fn play(
     intro: Vec<String>,
     notes: Option<mpsc::Receiver<String>>,
 ) -> anyhow::Result<()> {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let core = ClientCore::new(name, secret, Vec::new())?;
-    let client = rt
-        .block_on(Client::connect(server, core, Duration::from_secs(15)))
-        .with_context(|| format!("connecting to {server} as {name}"))?;
+    let (rt, client) = crate::session::connect(server, name, secret)?;
     let listener = std::net::TcpListener::bind(bind)
         .with_context(|| format!("serving the web view on {bind}"))?;
     let (frames_tx, frames_rx) = watch::channel(Published::default());
