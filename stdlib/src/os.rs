@@ -9,9 +9,9 @@
 //!   from [`crate::strftime`]; local time from [`localtime`] (the `TZ`
 //!   variable or `/etc/localtime`, TZif files and POSIX TZ strings read
 //!   without libc). The C locale is the only locale.
-//! * `os.clock`: the process's CPU time from `/proc/self/schedstat`
-//!   (nanoseconds; the main thread's time), else `utime + stime` of
-//!   `/proc/self/stat` (clock ticks), else wall time since the first call.
+//! * `os.clock`: the process's CPU time, `clock_gettime` with
+//!   `CLOCK_PROCESS_CPUTIME_ID` (the `cpu-time` crate), what glibc's
+//!   `clock()` reads: nanosecond resolution, no file read per call.
 //! * `os.execute`: `/bin/sh -c command` through `std::process::Command`,
 //!   with `luaL_execresult`'s triple (`true|nil, "exit"|"signal", code`).
 //!   The state's stdout is flushed first so output stays in order.
@@ -176,24 +176,10 @@ fn os_tmpname(st: &mut State) -> R {
 
 // ----- clock ----------------------------------------------------------------
 
-/// CPU time of the process in seconds (see the module docs).
+/// CPU time of the process in seconds (see the module docs):
+/// `clock_gettime(CLOCK_PROCESS_CPUTIME_ID)`, what C's `clock()` reads.
 pub fn cpu_time() -> f64 {
-    if let Ok(s) = std::fs::read_to_string("/proc/self/schedstat") {
-        if let Some(ns) = s.split_whitespace().next().and_then(|f| f.parse::<u64>().ok()) {
-            return ns as f64 / 1e9;
-        }
-    }
-    if let Ok(s) = std::fs::read_to_string("/proc/self/stat") {
-        // Fields after the command name (which is in parentheses).
-        if let Some(rest) = s.rfind(')').map(|i| &s[i + 1..]) {
-            let f: Vec<&str> = rest.split_whitespace().collect();
-            let ticks = |i: usize| f.get(i).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
-            // utime and stime are fields 14 and 15 of the whole line.
-            return (ticks(11) + ticks(12)) as f64 / 100.0;
-        }
-    }
-    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64()
+    cpu_time::ProcessTime::try_now().map_or(0.0, |t| t.as_duration().as_secs_f64())
 }
 
 fn os_clock(st: &mut State) -> R {

@@ -39,8 +39,9 @@
 //! caller refuses to roll back over it ([`Arena::journal_poison`]).
 //!
 //! With no snapshot open the journal costs one predictable branch per
-//! `get_mut`, `alloc` and `free`. The mark bitmap is transient (it is clear
-//! outside a collection) and is not journaled.
+//! `get_mut`, `alloc` and `free`. The collector's state of the arena (mark
+//! bits, barrier, sweep cursor: `arena/marks.rs`) is saved whole when a
+//! level opens, a few words when no cycle runs.
 //!
 //! **Invariants:**
 //! * a live handle always names an occupied slot (the collector frees only
@@ -52,6 +53,9 @@
 //!   dirty bit set exactly when the innermost level holds an entry for it,
 //!   and each level holds at most one entry per slot.
 
+mod marks;
+
+pub(crate) use marks::Marks;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
@@ -178,6 +182,8 @@ struct Jr<T> {
     dirty: Vec<u64>,
     /// `slots` of the innermost level.
     limit: u32,
+    /// The collector's state at each level's opening (`arena/marks.rs`).
+    marks: Vec<Marks>,
 }
 
 impl<T> Default for Jr<T> {
@@ -188,6 +194,7 @@ impl<T> Default for Jr<T> {
             popped: Vec::new(),
             dirty: Vec::new(),
             limit: 0,
+            marks: Vec::new(),
         }
     }
 }
@@ -236,15 +243,24 @@ impl<T> Jr<T> {
     }
 }
 
+/// Sweep work for a slot passed (a bit and a slot read in sequence).
+pub const SWEEP_PASS: usize = 8;
+
+/// Sweep work for an object freed, beyond [`SWEEP_PASS`] (its memory is
+/// touched at random: a cache miss or two).
+pub const SWEEP_FREE: usize = 504;
+
 /// A vector of slots with a free list, a mark bitmap and an undo journal.
 #[derive(Clone)]
 pub struct Arena<T> {
     slots: Vec<Option<T>>,
     free: Vec<u32>,
-    marks: Vec<u64>,
+    marks: Marks,
     live: usize,
-    /// Whether a snapshot is open (the one branch of the hot paths).
+    /// Whether a snapshot is open.
     on: bool,
+    /// `on` or the collector's barrier: the one branch of `get_mut`.
+    hook: bool,
     /// The journal; kept when the last level closes, to reuse its buffers.
     jr: Box<Jr<T>>,
 }
@@ -254,9 +270,10 @@ impl<T> Default for Arena<T> {
         Arena {
             slots: Vec::new(),
             free: Vec::new(),
-            marks: Vec::new(),
+            marks: Marks::default(),
             live: 0,
             on: false,
+            hook: false,
             jr: Box::default(),
         }
     }
@@ -278,14 +295,27 @@ impl<T> Arena<T> {
                 self.journal_reuse(idx);
             }
             self.slots[idx as usize] = Some(value);
+            self.born(idx);
             return Handle::from_index(idx);
         }
         let idx = self.slots.len() as u32;
         self.slots.push(Some(value));
-        if self.slots.len() > self.marks.len() * 64 {
-            self.marks.push(0);
+        if self.slots.len() > self.marks.bits.len() * 64 {
+            self.marks.bits.push(0);
         }
+        self.born(idx);
         Handle::from_index(idx)
+    }
+
+    /// An object born where the sweep has not passed yet is marked, so
+    /// that the sweep spares it (`arena/marks.rs`).
+    #[inline(always)]
+    fn born(&mut self, idx: u32) {
+        if let Some(from) = self.marks.sweep_from {
+            if idx >= from {
+                self.marks.set(idx);
+            }
+        }
     }
 
     /// The object behind `h`. Panics if the slot is free, which would be a
@@ -361,8 +391,8 @@ impl<T> Arena<T> {
             return Err("a free slot is missing from the free list".into());
         }
         let live = slots.len() - empty;
-        let marks = vec![0; slots.len().div_ceil(64)];
-        Ok(Arena { slots, free, marks, live, on: false, jr: Box::default() })
+        let marks = Marks { bits: vec![0; slots.len().div_ceil(64)], ..Marks::default() };
+        Ok(Arena { slots, free, marks, live, on: false, hook: false, jr: Box::default() })
     }
 
     /// Iterates over live objects in index order.
@@ -376,38 +406,122 @@ impl<T> Arena<T> {
     /// Sets the mark bit of `h`; returns true if it was not set before.
     #[inline]
     pub fn mark(&mut self, h: Handle<T>) -> bool {
-        let (w, b) = (h.idx as usize / 64, h.idx % 64);
-        let word = &mut self.marks[w];
-        let was = *word & (1 << b) != 0;
-        *word |= 1 << b;
-        !was
+        self.marks.set(h.idx)
     }
 
     /// Whether `h` is marked.
     #[inline]
     pub fn is_marked(&self, h: Handle<T>) -> bool {
-        let (w, b) = (h.idx as usize / 64, h.idx % 64);
-        self.marks[w] & (1 << b) != 0
+        self.marks.get(h.idx)
     }
 
-    /// Frees every unmarked live object, in index order, calling `on_free`
-    /// for each (before it is dropped or moved into the journal), then
-    /// clears all marks. Returns the number freed.
-    pub fn sweep(&mut self, mut on_free: impl FnMut(Handle<T>, &T)) -> usize {
-        let mut freed = 0;
-        for i in 0..self.slots.len() {
-            let marked = self.marks[i / 64] & (1 << (i % 64)) != 0;
-            if !marked {
+    /// The collector's state of this arena (`arena/marks.rs`).
+    pub(crate) fn marks(&self) -> &Marks {
+        &self.marks
+    }
+
+    /// Replaces the collector's state (loading a saved state); fails if it
+    /// does not fit the arena.
+    pub(crate) fn set_marks(&mut self, mut m: Marks) -> Result<(), String> {
+        if m.clear && m.bits.is_empty() {
+            m.bits = vec![0; self.slots.len().div_ceil(64)];
+        }
+        if m.bits.len() != self.slots.len().div_ceil(64) {
+            return Err("a mark bitmap of the wrong size".into());
+        }
+        let occupied = |i: u32| matches!(self.slots.get(i as usize), Some(Some(_)));
+        let marked_free = (0..self.slots.len() as u32).any(|i| m.get(i) && !occupied(i));
+        if marked_free || !m.again.iter().all(|&i| occupied(i)) {
+            return Err("a mark on a free slot".into());
+        }
+        if m.sweep_from.is_some_and(|c| c as usize > self.slots.len()) {
+            return Err("a sweep cursor beyond the arena".into());
+        }
+        if m.clear && m.bits.iter().any(|&w| w != 0) {
+            return Err("marks said clear are not".into());
+        }
+        self.marks = m;
+        self.hook = self.on || self.marks.watch;
+        Ok(())
+    }
+
+    /// Turns the barrier on or off.
+    pub(crate) fn set_watch(&mut self, on: bool) {
+        self.marks.watch = on;
+        self.hook = self.on || on;
+    }
+
+    /// Takes the objects the barrier unmarked since the last call.
+    pub(crate) fn take_again(&mut self, into: &mut Vec<u32>) {
+        into.append(&mut self.marks.again);
+    }
+
+    /// The barrier for a mutation of `h` that does not go through
+    /// [`Arena::get_mut`] (tables, whose contents live in their store).
+    #[inline]
+    pub(crate) fn barrier(&mut self, h: Handle<T>) {
+        self.marks.barrier(h.idx);
+    }
+
+    /// Clears every mark and the barrier's list (a cycle abandoned).
+    pub(crate) fn reset_marks(&mut self) {
+        self.marks.clear_all();
+        self.marks.again.clear();
+        self.marks.sweep_from = None;
+        self.set_watch(false);
+    }
+
+    /// Starts the sweep: every slot is ahead of the cursor.
+    pub(crate) fn begin_sweep(&mut self) {
+        self.marks.sweep_from = Some(0);
+    }
+
+    /// Sweeps from the cursor until `budget` units of work are done, a
+    /// slot passed costing [`SWEEP_PASS`] and an object freed
+    /// [`SWEEP_FREE`] more: frees the unmarked objects (calling `on_free`
+    /// first) and clears the marks of the others. Returns the work done and
+    /// whether the sweep reached the end (then every mark is clear).
+    pub fn sweep_step(
+        &mut self,
+        budget: usize,
+        mut on_free: impl FnMut(Handle<T>, &T),
+    ) -> (usize, bool) {
+        let Some(from) = self.marks.sweep_from else { return (0, true) };
+        let mut i = from as usize;
+        let mut work = 0;
+        while i < self.slots.len() && work < budget {
+            work += SWEEP_PASS;
+            if !self.marks.unset(i as u32) {
                 if let Some(v) = self.slots[i].take() {
-                    freed += 1;
+                    work += SWEEP_FREE;
                     self.live -= 1;
                     self.free.push(i as u32);
                     on_free(Handle::from_index(i as u32), &v);
                     self.journal_freed(i as u32, v);
                 }
             }
+            i += 1;
         }
-        self.marks.iter_mut().for_each(|w| *w = 0);
+        if i >= self.slots.len() {
+            self.marks.sweep_from = None;
+            self.marks.clear = true;
+            return (work, true);
+        }
+        self.marks.sweep_from = Some(i as u32);
+        (work, false)
+    }
+
+    /// Frees every unmarked live object, in index order, calling `on_free`
+    /// for each (before it is dropped or moved into the journal), then
+    /// clears all marks. Returns the number freed.
+    #[cfg(test)]
+    pub fn sweep(&mut self, mut on_free: impl FnMut(Handle<T>, &T)) -> usize {
+        let mut freed = 0;
+        self.begin_sweep();
+        self.sweep_step(usize::MAX, |h, v| {
+            freed += 1;
+            on_free(h, v)
+        });
         freed
     }
 }
@@ -418,8 +532,8 @@ impl<T: SnapClone> Arena<T> {
     /// module docs); otherwise this costs one predictable branch.
     #[inline(always)]
     pub fn get_mut(&mut self, h: Handle<T>) -> &mut T {
-        if self.on {
-            self.touch(h.idx);
+        if self.hook {
+            self.on_mut(h.idx);
         }
         match self.slots.get_mut(h.idx as usize) {
             Some(Some(v)) => v,
@@ -440,8 +554,18 @@ impl<T: SnapClone> Arena<T> {
         Some(v)
     }
 
-    /// Saves slot `idx` in the innermost level if it is old and not saved.
+    /// A mutation while a snapshot is open or the barrier is on.
     #[inline(never)]
+    fn on_mut(&mut self, idx: u32) {
+        if self.on {
+            self.touch(idx);
+        }
+        if self.marks.watch {
+            self.marks.barrier(idx);
+        }
+    }
+
+    /// Saves slot `idx` in the innermost level if it is old and not saved.
     fn touch(&mut self, idx: u32) {
         let Some(Some(v)) = self.slots.get(idx as usize) else {
             return;
@@ -488,7 +612,9 @@ impl<T> Arena<T> {
         if jr.dirty.len() < words {
             jr.dirty.resize(words, 0);
         }
+        jr.marks.push(self.marks.saved());
         self.on = true;
+        self.hook = true;
     }
 
     /// The type name of an object that could not be copied for a level at
@@ -519,6 +645,7 @@ impl<T> Arena<T> {
                 break;
             }
             self.jr.levels.pop();
+            self.jr.marks.pop();
         }
         if let Some(top) = self.jr.levels.last() {
             self.jr.limit = top.slots;
@@ -538,7 +665,9 @@ impl<T> Arena<T> {
             }
         }
         self.slots.truncate(keep);
-        self.marks.truncate(keep.div_ceil(64));
+        if let Some(saved) = jr.marks.last() {
+            self.marks.restore(saved, keep);
+        }
         for (idx, saved) in jr.entries.drain(top.start..) {
             let (w, b) = (idx as usize / 64, idx % 64);
             jr.dirty[w] &= !(1 << b);
@@ -559,6 +688,7 @@ impl<T> Arena<T> {
         self.free.extend(jr.popped[top.popped_start..].iter().rev());
         jr.popped.truncate(top.popped_start);
         self.live = top.live;
+        self.hook = true;
         if let Some(t) = jr.levels.last_mut() {
             t.low = self.free.len();
         }
@@ -581,12 +711,14 @@ impl<T> Arena<T> {
             return;
         };
         jr.mark_entries(top.start, false);
+        jr.marks.pop();
         let moved = jr.entries.split_off(top.start);
         let tail = jr.popped.split_off(top.popped_start);
         let Some(parent) = jr.levels.last_mut() else {
             jr.entries.clear();
             jr.popped.clear();
             self.on = false;
+            self.hook = self.marks.watch;
             return;
         };
         if top.low < parent.low {

@@ -11,6 +11,7 @@
 //! counterparts.
 
 use crate::error::Error;
+use crate::gc::Phase;
 use crate::meta::{TM_METATABLE, TM_PAIRS};
 use crate::number;
 use crate::state::{Action, State, Status};
@@ -458,12 +459,15 @@ fn collectgarbage(st: &mut State) -> R {
         // is invalid and `collectgarbage` returns fail.
         return ret1(st, Value::Nil);
     }
-    let v = gc_option(st, &opt, args[0]);
+    let v = gc_option(st, &opt, args);
     ret1(st, v)
 }
 
-/// Carries out a `collectgarbage` option (`n`: its integer argument).
-fn gc_option(st: &mut State, opt: &str, n: i64) -> Value {
+/// Carries out a `collectgarbage` option (`args`: its integer arguments,
+/// 0 when absent).
+fn gc_option(st: &mut State, opt: &str, args: [i64; 3]) -> Value {
+    let n = args[0];
+    let param = |x: i64| x.clamp(0, u32::MAX as i64) as u32;
     match opt {
         "stop" => {
             st.gc.running = false;
@@ -471,7 +475,11 @@ fn gc_option(st: &mut State, opt: &str, n: i64) -> Value {
         }
         "restart" => {
             st.gc.running = true;
-            st.gc.reset_threshold(st.heap.bytes);
+            if st.gc.phase == Phase::Pause {
+                st.gc.reset_threshold(st.heap.bytes);
+            } else {
+                st.gc.threshold = st.heap.bytes;
+            }
             Value::Int(0)
         }
         "collect" => {
@@ -479,38 +487,58 @@ fn gc_option(st: &mut State, opt: &str, n: i64) -> Value {
             Value::Int(0)
         }
         "count" => Value::Float(st.heap.bytes as f64 / 1024.0),
-        // Generational mode: a step is a minor collection, which collects
-        // all young garbage; the full collection collects at least that
-        // (and, as a minor collection, never reports the end of a cycle).
+        // Generational mode is not implemented (`gc.rs`): a step stands for
+        // a minor collection, which collects all young garbage; the full
+        // collection collects at least that (and, as a minor collection,
+        // never reports the end of a cycle).
         "step" if st.gc.mode == "generational" => {
             st.collect_garbage();
             Value::Bool(false)
         }
+        // A basic step, or the work of allocating `n` KB; true if a cycle
+        // ended, as `lua_gc(L, LUA_GCSTEP, n)`.
         "step" => {
-            let gap = st.gc.threshold.saturating_sub(st.gc.estimate) / 4 + 1;
-            let debt = if n > 0 { (n as usize).saturating_mul(1024) } else { gap };
-            st.heap.bytes = st.heap.bytes.saturating_add(debt);
-            if st.heap.bytes >= st.gc.threshold {
-                st.collect_garbage();
-                Value::Bool(true)
-            } else {
-                Value::Bool(false)
+            let budget = match n {
+                1.. => {
+                    (n as usize).saturating_mul(1024).saturating_mul(st.gc.stepmul.max(1) as usize)
+                }
+                _ => st.gc.step_budget(),
+            };
+            let ended = st.gc_run(budget);
+            if ended {
+                st.run_finalizers();
             }
+            Value::Bool(ended)
         }
         "setpause" => {
             let old = st.gc.pause;
-            st.gc.pause = n.clamp(0, u32::MAX as i64) as u32;
+            st.gc.pause = param(n);
             Value::Int(old as i64)
         }
         "setstepmul" => {
             let old = st.gc.stepmul;
-            st.gc.stepmul = n.clamp(0, u32::MAX as i64) as u32;
+            st.gc.stepmul = param(n);
             Value::Int(old as i64)
         }
         "isrunning" => Value::Bool(st.gc.running),
         mode => {
             let old = st.gc.mode;
-            st.gc.mode = if mode == "generational" { "generational" } else { "incremental" };
+            if mode == "generational" {
+                // Its parameters (minor and major multipliers) are accepted
+                // and unused: the collector stays incremental.
+                st.gc.mode = "generational";
+            } else {
+                st.gc.mode = "incremental";
+                if args[0] != 0 {
+                    st.gc.pause = param(args[0]);
+                }
+                if args[1] != 0 {
+                    st.gc.stepmul = param(args[1]);
+                }
+                if args[2] != 0 {
+                    st.gc.stepsize = param(args[2]).min(40);
+                }
+            }
             st.new_string(old.as_bytes())
         }
     }

@@ -861,7 +861,7 @@ impl State {
                                 Value::Int(n) => {
                                     let idx = (n as u64).wrapping_sub(1);
                                     let tables = &mut self.heap.tables;
-                                    if let Some(slot) = tables.array_slot_for_set(h, idx) {
+                                    if let Some(slot) = tables.array_slot_for_set(h, idx, v) {
                                         store(slot, v);
                                         continue;
                                     }

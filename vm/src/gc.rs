@@ -1,73 +1,131 @@
-//! The tracing garbage collector: stop-the-world mark & sweep over the
-//! arenas.
+//! The tracing garbage collector: incremental mark & sweep over the
+//! arenas, paced by the VM's own allocation accounting.
 //!
 //! # Cycle
 //!
-//! 1. **Mark** from the roots — every reference held by a field of the
-//!    `State`'s *world* class (`schema.rs`): the registry, the per-type
-//!    metatables, the interned metamethod names, pinned values, the last
-//!    API error, pending finalizers, the host data, and the running
-//!    thread's execution state (which lives in the `State`, not in its
-//!    thread object); objects flagged for finalization are weak, not roots
-//!    — with an explicit gray stack of `ObjRef`s: no recursion, whatever
-//!    the shape of the heap. An object's references come from the one
-//!    object visitor (`schema::visit_object`), except for weak tables.
-//!    Marking an object adds its estimated size to the live-bytes figure.
-//! 2. **Weak tables** (`__mode` with `k`, `v` or both) are not traversed
-//!    normally. Weak-value tables mark only their keys; weak-key tables are
-//!    ephemerons: a value is marked only once its key is, iterating to a
-//!    fixpoint (`convergeephemerons`); all-weak tables mark nothing. Strings
-//!    are values, not objects, for weakness: never removed from weak
-//!    tables, and kept alive by a weak table only through an entry that
-//!    stays (marked by the clearing passes, as `iscleared` in lgc.c).
-//! 3. **Finalizers**: objects whose metatable had `__gc` when
-//!    `setmetatable` was called were recorded (in order). Unreachable ones
-//!    are moved to the pending list — most recently flagged first, which is
-//!    the order 5.4 calls them in — and resurrected (marked, with
-//!    everything they reach).
-//! 4. **Clear** dead entries from weak tables (values before resurrection,
-//!    keys after, as `atomic` in lgc.c).
-//! 5. **Sweep** every arena in index order (so reuse of slots, hence every
-//!    later handle, is deterministic); freed strings leave the interner.
-//! 6. Set the threshold for the next cycle from the live bytes:
-//!    `live * pause / 100` (at least `live + 1 MiB`), then run the pending
-//!    finalizers (nested, protected calls; errors become warnings).
+//! A cycle runs in steps, between which the program runs:
 //!
-//! The collector is not incremental: `collectgarbage("incremental")` and
-//! `"generational"` are accepted and only change the reported mode and
-//! `collectgarbage("step")`: in generational mode each step is a full
-//! collection (standing for a minor one, which collects all young
-//! garbage). While finalizers run, every `collectgarbage` option returns
-//! fail, as in 5.4.4.
+//! 1. **Start** (from the pause): mark the roots — every reference held by
+//!    a field of the `State`'s *world* class (`schema.rs`): the registry,
+//!    the per-type metatables, the interned metamethod names, pinned
+//!    values, the last API error, pending finalizers, the host data, and
+//!    the running thread's execution state; objects flagged for
+//!    finalization are weak, not roots — and turn the **barriers** on.
+//! 2. **Propagate**, a budget's worth per step (`gc/mark.rs`): traverse
+//!    gray objects, a big table a chunk at a time. While the program runs
+//!    between steps, the barriers keep the invariant that no traversed
+//!    ("black") object points at an unmarked one that nothing will mark:
+//!    a mutated object is unmarked and listed to be marked again
+//!    (`arena/marks.rs`), a value stored by the dispatch loop's fast paths
+//!    into a marked table is listed to be marked (`table.rs`).
+//! 3. **Atomic**, in one step once nothing is gray: barriers off, mark the
+//!    roots again (the stack changed) and what the barriers listed, then
+//!    as a stop-the-world collector would: ephemerons to a fixpoint, clear
+//!    weak values, move the unreachable objects flagged for finalization
+//!    to the pending list (most recently flagged first, the order 5.4
+//!    calls them in) and resurrect them, clear weak keys. Only the work
+//!    done since the last step is left for this step, so it is short.
+//! 4. **Sweep**, a budget's worth per step: the arenas in index order (so
+//!    reuse of slots, hence every later handle, is deterministic), freeing
+//!    unmarked objects and clearing the survivors' marks; freed strings
+//!    leave the interner. An object born where the sweep has not passed is
+//!    born marked; an interned string found there is marked (it may be
+//!    garbage brought back by its content).
+//! 5. **End**: the live bytes become the marked bytes plus what was
+//!    allocated since the atomic step, the next cycle starts when the heap
+//!    reaches `live * pause / 100` (at least `live + 1 MiB`), and the
+//!    pending finalizers run (nested protected calls; errors become
+//!    warnings).
+//!
+//! # Pacing
+//!
+//! Only `heap.bytes`, the VM's estimate of what its objects hold, drives
+//! the collector: the same program with the same inputs collects at the
+//! same points, runs the same finalizers in the same order and reaches the
+//! same state hash. During a cycle a step is due every `2^stepsize` bytes
+//! allocated (8 KB by default), and each step does `2^stepsize * stepmul`
+//! units of work (the parameters of 5.4's incremental mode,
+//! `collectgarbage("incremental", pause, stepmul, stepsize)`): 16 per value
+//! traversed and 512 per object traversed or freed, whose memory is a
+//! cache miss away (`gc/mark.rs`, `arena.rs`), about half a millisecond
+//! per step here. A cycle whose marking has done [`WORK_LIMIT`] times the
+//! heap's bytes in work without finishing (a program rewriting big
+//! structures faster than they are traversed; a first traversal costs
+//! about ten times the bytes) finishes its marking in one step.
+//!
+//! **Generational mode is not implemented.** `collectgarbage("generational")`
+//! is accepted and reported, and the collector keeps running incrementally
+//! in it; an explicit `collectgarbage("step")` in that mode is a full
+//! collection (standing for a minor one, which collects all young garbage)
+//! and never reports the end of a cycle, as a minor collection does not.
+//! While finalizers run, every `collectgarbage` option returns fail, as in
+//! 5.4.4. A full collection (`collectgarbage()`) abandons a cycle still
+//! marking (nothing has changed but marks) or finishes one sweeping, then
+//! runs a whole cycle in one go.
+//!
+//! # Snapshots and saved states
+//!
+//! The cycle is world state: the phase and the marking state ([`Cycle`])
+//! are fields of the collector's state, rolled back, saved and part of the
+//! heap hash; the arenas keep their marks, barrier lists and sweep cursors
+//! per journal level (`arena/marks.rs`) and in saved states. A rollback
+//! or a load therefore continues the very cycle that was running.
 //!
 //! # Safe points
 //!
-//! Collection starts only at safe points (see `state.rs` for the rooting
+//! Collection steps run only at safe points (see `state.rs` for the rooting
 //! rules): NEWTABLE, CONCAT and CLOSURE in the loop after writing their
 //! result, after a native returns to a Lua frame, and explicit requests.
 
-use crate::func::UpVal;
+mod mark;
+
+pub(crate) use mark::Cycle;
+use mark::{is_alive_in, Marker};
+
 use crate::heap::Heap;
 use crate::meta::{TM_GC, TM_MODE};
-use crate::schema::{visit_object, ObjRef, Refs, Visit};
+use crate::schema::{ObjRef, Refs};
 use crate::state::State;
-use crate::value::{StrRef, TableRef, Value};
+use crate::value::{TableRef, Value};
 use std::collections::BTreeSet;
+
+mod check;
+pub(crate) mod io;
 
 /// Minimum distance between the live size and the next threshold.
 const MIN_GAP: usize = 1 << 20;
 
+/// Default `stepsize` (log2 of the bytes between two steps), as 5.4.
+pub(crate) const STEPSIZE: u32 = 13;
+
+/// Marking work, in multiples of the heap's bytes, after which a cycle
+/// finishes its marking in one step (see the module docs).
+const WORK_LIMIT: usize = 64;
+
+/// Where the collector is in its cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Between cycles.
+    Pause,
+    /// Marking, in steps.
+    Propagate,
+    /// Sweeping arena `k` (in the heap's arena order), in steps.
+    Sweep(u8),
+}
+
 /// Collector state.
 #[derive(Clone, Debug)]
 pub struct GcState {
-    /// Collect when `heap.bytes` reaches this.
+    /// Take a step when `heap.bytes` reaches this.
     pub threshold: usize,
     /// Live bytes after the last collection.
     pub estimate: usize,
     /// `setpause` percentage.
     pub pause: u32,
-    /// `setstepmul` value (recorded only).
+    /// `setstepmul` value.
     pub stepmul: u32,
+    /// log2 of the bytes allocated between two steps.
+    pub stepsize: u32,
     /// False after `collectgarbage("stop")`.
     pub running: bool,
     /// Reported mode.
@@ -82,6 +140,10 @@ pub struct GcState {
     pub(crate) in_fin: bool,
     /// Completed cycles.
     pub cycles: u64,
+    /// Where the cycle is.
+    pub phase: Phase,
+    /// The cycle's marking state.
+    pub(crate) cycle: Cycle,
 }
 
 impl GcState {
@@ -92,6 +154,7 @@ impl GcState {
             estimate: 0,
             pause: 200,
             stepmul: 100,
+            stepsize: STEPSIZE,
             running: true,
             mode: "generational",
             finobj: Vec::new(),
@@ -99,6 +162,8 @@ impl GcState {
             tobefnz: Default::default(),
             in_fin: false,
             cycles: 0,
+            phase: Phase::Pause,
+            cycle: Cycle::default(),
         }
     }
 
@@ -108,255 +173,62 @@ impl GcState {
         let by_pause = live / 100 * self.pause as usize;
         self.threshold = by_pause.max(live + MIN_GAP);
     }
-}
 
-/// The marking machinery. Gray objects are [`ObjRef`]s (`schema.rs`).
-struct Marker<'a> {
-    heap: &'a mut Heap,
-    gray: Vec<ObjRef>,
-    live: usize,
-    weak_values: Vec<TableRef>,
-    ephemerons: Vec<TableRef>,
-    all_weak: Vec<TableRef>,
-    scratch: Vec<Value>,
-    /// The references of the object being traversed.
-    children: Vec<ObjRef>,
-    mode_name: StrRef,
-}
-
-impl Marker<'_> {
-    #[inline]
-    fn mark_str(&mut self, s: StrRef) {
-        if self.heap.strings.mark(s) {
-            self.live += crate::string::interned_size(self.heap.strings.get(s));
-        }
+    /// Bytes allocated between two steps of a cycle.
+    fn step_bytes(&self) -> usize {
+        1usize << self.stepsize.min(40)
     }
 
-    #[inline]
-    fn mark(&mut self, v: Value) {
-        if let Some(o) = ObjRef::of(v) {
-            self.mark_ref(o);
-        }
-    }
-
-    /// Marks an object; queues it gray if it has references to traverse.
-    #[inline(always)]
-    fn mark_ref(&mut self, o: ObjRef) {
-        let h = &mut *self.heap;
-        let newly = match o {
-            ObjRef::Str(s) => return self.mark_str(s),
-            ObjRef::Table(x) => h.tables.mark(x),
-            ObjRef::LuaFn(x) => h.lua_fns.mark(x),
-            ObjRef::RustFn(x) => h.rust_fns.mark(x),
-            ObjRef::Upval(x) => h.upvals.mark(x),
-            ObjRef::Proto(x) => h.protos.mark(x),
-            ObjRef::Thread(x) => h.threads.mark(x),
-            ObjRef::UserData(x) => h.userdata.mark(x),
-        };
-        if newly {
-            self.gray.push(o);
-        }
-    }
-
-    /// Whether a key or value is (or will stay) alive.
-    fn is_alive(&self, v: Value) -> bool {
-        match v {
-            Value::Table(h) => self.heap.tables.is_marked(h),
-            Value::LuaFn(h) => self.heap.lua_fns.is_marked(h),
-            Value::RustFn(h) => self.heap.rust_fns.is_marked(h),
-            Value::Thread(h) => self.heap.threads.is_marked(h),
-            Value::UserData(h) => self.heap.userdata.is_marked(h),
-            _ => true,
-        }
-    }
-
-    /// The weakness of a table: (weak keys, weak values).
-    fn weakness(&self, t: TableRef) -> (bool, bool) {
-        let Some(mt) = self.heap.tables.get(t).meta else { return (false, false) };
-        match self.heap.tables.get(mt).get_str(self.mode_name) {
-            Value::Str(s) => {
-                let m = self.heap.str(s);
-                (m.contains(&b'k'), m.contains(&b'v'))
-            }
-            _ => (false, false),
-        }
-    }
-
-    /// A weak table (`wk` weak keys, `wv` weak values): the one object the
-    /// collector traverses by its own rules rather than by
-    /// [`visit_object`].
-    fn traverse_weak(&mut self, h: TableRef, wk: bool, wv: bool) {
-        let tab = self.heap.tables.get(h);
-        self.live += tab.estimated_bytes();
-        if let Some(mt) = tab.meta {
-            self.mark(Value::Table(mt));
-        }
-        let mut sc = std::mem::take(&mut self.scratch);
-        sc.clear();
-        for (k, v) in self.heap.tables.get(h).iter() {
-            sc.push(k);
-            sc.push(v);
-        }
-        match (wk, wv) {
-            (false, true) => {
-                for pair in sc.chunks(2) {
-                    self.mark(pair[0]);
-                    if let Value::Str(s) = pair[1] {
-                        self.mark_str(s);
-                    }
-                }
-                self.weak_values.push(h);
-            }
-            (true, false) => {
-                self.ephemeron_pass(&sc);
-                self.ephemerons.push(h);
-            }
-            // Nothing marked now: the clearing passes mark the strings of
-            // the entries that survive.
-            _ => self.all_weak.push(h),
-        }
-        self.scratch = sc;
-    }
-
-    /// Marks the values of live keys; returns whether anything was marked.
-    fn ephemeron_pass(&mut self, pairs: &[Value]) -> bool {
-        let mut changed = false;
-        for pair in pairs.chunks(2) {
-            let (k, v) = (pair[0], pair[1]);
-            if let Value::Str(s) = k {
-                self.mark_str(s);
-            }
-            if !self.is_alive(k) {
-                continue;
-            }
-            if !self.is_alive(v) {
-                self.mark(v);
-                changed = true;
-            } else if let Value::Str(s) = v {
-                self.mark_str(s);
-            }
-        }
-        changed
-    }
-
-    fn propagate(&mut self) {
-        while let Some(g) = self.gray.pop() {
-            let hp = &*self.heap;
-            let size = match g {
-                ObjRef::Table(h) => {
-                    let (wk, wv) = self.weakness(h);
-                    if wk || wv {
-                        self.traverse_weak(h, wk, wv);
-                        continue;
-                    }
-                    hp.tables.get(h).estimated_bytes()
-                }
-                ObjRef::LuaFn(_) | ObjRef::RustFn(_) => 48,
-                ObjRef::Upval(_) => 24,
-                ObjRef::Proto(p) => hp.protos.get(p).estimated_bytes(),
-                ObjRef::Thread(t) => hp.threads.get(t).estimated_bytes(),
-                ObjRef::UserData(u) => 64 + hp.userdata.get(u).user_values.len() * 16,
-                ObjRef::Str(_) => 0,
-            };
-            self.live += size;
-            let mut ch = std::mem::take(&mut self.children);
-            ch.clear();
-            visit_object(hp, g, &mut Refs(&mut ch));
-            ch.iter().for_each(|&o| self.mark_ref(o));
-            self.children = ch;
-        }
-    }
-
-    /// Iterates the ephemeron tables until no value gets marked.
-    fn converge_ephemerons(&mut self) {
-        loop {
-            self.propagate();
-            let mut changed = false;
-            let eph = self.ephemerons.clone();
-            for h in eph {
-                let mut sc = std::mem::take(&mut self.scratch);
-                sc.clear();
-                for (k, v) in self.heap.tables.get(h).iter() {
-                    sc.push(k);
-                    sc.push(v);
-                }
-                changed |= self.ephemeron_pass(&sc);
-                self.scratch = sc;
-            }
-            if !changed {
-                self.propagate();
-                return;
-            }
-        }
-    }
-
-    /// Removes the entries whose value is dead (`clearbyvalues`).
-    fn clear_values(&mut self, list: &[TableRef]) {
-        for &h in list {
-            self.clear_entries(h, |_, v| v);
-        }
-    }
-
-    /// Removes the entries whose key is dead (`clearbykeys`).
-    fn clear_keys(&mut self, list: &[TableRef]) {
-        for &h in list {
-            self.clear_entries(h, |k, _| k);
-        }
-    }
-
-    /// Removes the entries of `h` whose part chosen by `part` is dead; the
-    /// strings of that part in the surviving entries are marked (strings
-    /// are values for weakness, alive only while an entry holds them, as
-    /// `iscleared` in lgc.c).
-    fn clear_entries(&mut self, h: TableRef, part: fn(Value, Value) -> Value) {
-        let mut keep = Vec::new();
-        let mut strs = Vec::new();
-        for (k, v) in self.heap.tables.get(h).iter() {
-            let x = part(k, v);
-            keep.push(is_alive_in(self.heap, x));
-            if let Value::Str(s) = x {
-                strs.push(s);
-            }
-        }
-        strs.into_iter().for_each(|s| self.mark_str(s));
-        if keep.iter().all(|&b| b) {
-            return;
-        }
-        // `retain` visits the entries in the order of `iter`.
-        let mut it = keep.into_iter();
-        self.heap.tables.get_mut(h).retain(|_, _| it.next().unwrap_or(true));
+    /// Work (bytes' worth of traversal) of one step.
+    pub(crate) fn step_budget(&self) -> usize {
+        self.step_bytes().saturating_mul(self.stepmul.max(1) as usize)
     }
 }
 
-/// Whether object `o`'s mark bit is set.
-fn is_marked(h: &Heap, o: ObjRef) -> bool {
-    match o {
-        ObjRef::Str(x) => h.strings.is_marked(x),
-        ObjRef::Table(x) => h.tables.is_marked(x),
-        ObjRef::LuaFn(x) => h.lua_fns.is_marked(x),
-        ObjRef::RustFn(x) => h.rust_fns.is_marked(x),
-        ObjRef::Upval(x) => h.upvals.is_marked(x),
-        ObjRef::Proto(x) => h.protos.is_marked(x),
-        ObjRef::Thread(x) => h.threads.is_marked(x),
-        ObjRef::UserData(x) => h.userdata.is_marked(x),
-    }
-}
-
-fn is_alive_in(heap: &Heap, v: Value) -> bool {
-    match v {
-        Value::Table(h) => heap.tables.is_marked(h),
-        Value::LuaFn(h) => heap.lua_fns.is_marked(h),
-        Value::RustFn(h) => heap.rust_fns.is_marked(h),
-        Value::Thread(h) => heap.threads.is_marked(h),
-        Value::UserData(h) => heap.userdata.is_marked(h),
-        _ => true,
-    }
+/// Runs `$body` with `$a` bound to each arena's collector state in turn,
+/// the tables' header arena included.
+macro_rules! for_each_marks {
+    ($heap:expr, $a:ident => $body:expr) => {{
+        let h = $heap;
+        {
+            let $a = &mut h.strings;
+            $body;
+        }
+        {
+            let $a = h.tables.arena_mut();
+            $body;
+        }
+        {
+            let $a = &mut h.lua_fns;
+            $body;
+        }
+        {
+            let $a = &mut h.rust_fns;
+            $body;
+        }
+        {
+            let $a = &mut h.upvals;
+            $body;
+        }
+        {
+            let $a = &mut h.protos;
+            $body;
+        }
+        {
+            let $a = &mut h.threads;
+            $body;
+        }
+        {
+            let $a = &mut h.userdata;
+            $body;
+        }
+    }};
 }
 
 impl State {
-    /// Checked at safe points of the loop: collects if the debt is due.
+    /// Checked at safe points of the loop: runs a step if the debt is due.
     /// With a memory limit (`limits.rs`) the threshold never passes the
-    /// limit, and a heap still over it after the collection is a memory
+    /// limit, and a heap still over it after a full collection is a memory
     /// error (even with the collector stopped, as the reference's emergency
     /// collection).
     #[inline(never)]
@@ -364,11 +236,21 @@ impl State {
         if !self.gc.running || self.gc.in_fin {
             // Postpone: try again after another gap.
             self.gc.threshold = self.heap.bytes + MIN_GAP;
-        } else {
-            self.full_gc();
+        } else if self.gc_run(self.gc.step_budget()) {
+            self.run_finalizers();
         }
         self.clamp_gc_threshold();
         self.enforce_memory_limit()
+    }
+
+    /// Where the collector is in its cycle.
+    pub fn gc_phase(&self) -> Phase {
+        self.gc.phase
+    }
+
+    /// Collection cycles completed.
+    pub fn gc_cycles(&self) -> u64 {
+        self.gc.cycles
     }
 
     /// Runs a full collection cycle, then the pending finalizers.
@@ -376,32 +258,101 @@ impl State {
         self.full_gc();
     }
 
-    fn full_gc(&mut self) {
-        self.collect_cycle();
-        self.run_finalizers();
+    /// Does `budget` bytes' worth of collection work (at least one step),
+    /// starting a cycle if none runs. True if a cycle ended (its
+    /// finalizers are then pending: the caller runs them).
+    pub(crate) fn gc_run(&mut self, budget: usize) -> bool {
+        if self.gc.phase == Phase::Pause {
+            self.start_cycle();
+        }
+        let mut left = budget.max(1);
+        loop {
+            let used = self.single_step(left).max(1);
+            if self.gc.phase == Phase::Pause {
+                return true;
+            }
+            left = left.saturating_sub(used);
+            if left == 0 {
+                break;
+            }
+        }
+        self.gc.threshold = self.heap.bytes.saturating_add(self.gc.step_bytes());
+        false
     }
 
-    /// Mark, clear, sweep (steps 1-5 of the module docs).
-    fn collect_cycle(&mut self) {
+    /// One piece of work in the current phase, within `budget`; returns
+    /// the work done.
+    fn single_step(&mut self, budget: usize) -> usize {
+        match self.gc.phase {
+            Phase::Pause => 0,
+            Phase::Propagate => {
+                let mode_name = self.tm_names[TM_MODE];
+                let limit = self.heap.bytes.max(self.gc.estimate).saturating_mul(WORK_LIMIT);
+                let mut m = Marker::new(&mut self.heap, &mut self.gc.cycle, mode_name);
+                let idle = m.c.gray.is_empty() && m.c.partial.is_empty() && !m.barriers_pending();
+                let forced = m.c.work > limit;
+                let before = m.c.work;
+                if (idle || forced) && self.atomic(budget, forced) {
+                    return self.gc.cycle.work.saturating_sub(before);
+                }
+                let mut m = Marker::new(&mut self.heap, &mut self.gc.cycle, mode_name);
+                m.drain_barriers();
+                m.propagate(budget)
+            }
+            Phase::Sweep(k) => {
+                let (work, finished) = self.sweep_arena(k, budget);
+                if finished {
+                    if k + 1 < ObjRef::KINDS as u8 {
+                        self.gc.phase = Phase::Sweep(k + 1);
+                    } else {
+                        self.end_cycle();
+                    }
+                }
+                work
+            }
+        }
+    }
+
+    /// Starts a cycle: marks the roots, turns the barriers on.
+    fn start_cycle(&mut self) {
+        let gray = std::mem::take(&mut self.gc.cycle.gray);
+        self.gc.cycle = Cycle { gray, ..Cycle::default() };
+        self.gc.phase = Phase::Propagate;
+        self.mark_roots();
+        self.set_barriers(true);
+    }
+
+    /// Marks every root (step 1 of the module docs).
+    fn mark_roots(&mut self) {
         let mut roots = Vec::new();
         self.visit_world(&mut Refs(&mut roots));
         let mode_name = self.tm_names[TM_MODE];
-        let mut m = Marker {
-            heap: &mut self.heap,
-            gray: Vec::new(),
-            live: 0,
-            weak_values: Vec::new(),
-            ephemerons: Vec::new(),
-            all_weak: Vec::new(),
-            scratch: Vec::new(),
-            children: Vec::new(),
-            mode_name,
-        };
+        let mut m = Marker::new(&mut self.heap, &mut self.gc.cycle, mode_name);
         roots.into_iter().for_each(|o| m.mark_ref(o));
+    }
+
+    /// The atomic step (step 3 of the module docs); enters the sweep and
+    /// returns true. Unless `forced`, it backs out (barriers on again,
+    /// nothing else changed) if marking the roots again leaves more than
+    /// `budget` of work, which the propagation steps then do.
+    fn atomic(&mut self, budget: usize, forced: bool) -> bool {
+        self.set_barriers(false);
+        self.mark_roots();
+        let mode_name = self.tm_names[TM_MODE];
+        let mut m = Marker::new(&mut self.heap, &mut self.gc.cycle, mode_name);
+        m.drain_barriers();
+        if !forced && m.pending_work() > budget {
+            self.set_barriers(true);
+            return false;
+        }
+        for list in [&mut m.c.weak_values, &mut m.c.ephemerons, &mut m.c.all_weak] {
+            list.sort_unstable();
+            list.dedup();
+        }
         m.converge_ephemerons();
         // Clear weak values before resurrection.
-        let wv = m.weak_values.clone();
-        let aw = m.all_weak.clone();
+        let wv = m.c.weak_values.clone();
+        let aw = m.c.all_weak.clone();
         m.clear_values(&wv);
         m.clear_values(&aw);
         // Separate unreachable finalizable objects (most recent first).
@@ -424,33 +375,90 @@ impl State {
         // Keys of every weak-key table, including those first reached by
         // resurrection; values of the weak-value tables so reached (as
         // `clearbyvalues(g, g->weak, origweak)` in `atomic`).
-        let eph = m.ephemerons.clone();
-        let aw_all = m.all_weak.clone();
+        let eph = m.c.ephemerons.clone();
+        let aw_all = m.c.all_weak.clone();
         m.clear_keys(&eph);
         m.clear_keys(&aw_all);
-        let wv2: Vec<TableRef> = m.weak_values.get(wv.len()..).unwrap_or_default().to_vec();
+        let wv2: Vec<TableRef> = m.c.weak_values.get(wv.len()..).unwrap_or_default().to_vec();
         let aw2: Vec<TableRef> = aw_all.get(aw.len()..).unwrap_or_default().to_vec();
         m.clear_values(&wv2);
         m.clear_values(&aw2);
-        let live = m.live;
         self.gc.tobefnz.extend(newly);
-        self.sweep();
-        self.heap.bytes = live;
-        self.gc.reset_threshold(live);
+        let c = &mut self.gc.cycle;
+        c.gray.clear();
+        c.weak_values = Vec::new();
+        c.ephemerons = Vec::new();
+        c.all_weak = Vec::new();
+        c.bytes_at_atomic = self.heap.bytes;
+        for_each_marks!(&mut self.heap, a => a.begin_sweep());
+        self.gc.phase = Phase::Sweep(0);
+        true
+    }
+
+    /// Turns the barriers on or off (the table arena's own stays off:
+    /// tables have theirs).
+    fn set_barriers(&mut self, on: bool) {
+        for_each_marks!(&mut self.heap, a => a.set_watch(on));
+        self.heap.tables.arena_mut().set_watch(false);
+        self.heap.tables.set_watch(on);
+    }
+
+    /// Sweeps `budget` units of work of arena `k`; returns the work done
+    /// and whether the arena is done.
+    fn sweep_arena(&mut self, k: u8, slots: usize) -> (usize, bool) {
+        let heap = &mut self.heap;
+        match k {
+            0 => {
+                let interner = &mut heap.interner;
+                heap.strings.sweep_step(slots, |h, s| interner.remove(h, s.hash()))
+            }
+            1 => heap.tables.sweep_step(slots),
+            2 => heap.lua_fns.sweep_step(slots, |_, _| {}),
+            3 => heap.rust_fns.sweep_step(slots, |_, _| {}),
+            4 => heap.upvals.sweep_step(slots, |_, _| {}),
+            5 => heap.protos.sweep_step(slots, |_, _| {}),
+            6 => heap.threads.sweep_step(slots, |_, _| {}),
+            _ => heap.userdata.sweep_step(slots, |_, _| {}),
+        }
+    }
+
+    /// The end of a cycle (step 5 of the module docs, but the finalizers).
+    fn end_cycle(&mut self) {
+        let c = std::mem::take(&mut self.gc.cycle);
+        self.gc.cycle.gray = c.gray;
+        let since = self.heap.bytes.saturating_sub(c.bytes_at_atomic);
+        self.heap.bytes = c.live + since;
+        self.gc.phase = Phase::Pause;
+        self.gc.reset_threshold(self.heap.bytes);
         self.gc.cycles += 1;
     }
 
-    fn sweep(&mut self) {
-        let heap = &mut self.heap;
-        let interner = &mut heap.interner;
-        heap.strings.sweep(|h, s: &crate::string::LuaStr| interner.remove(h, s.hash()));
-        heap.tables.sweep(|_, _| {});
-        heap.lua_fns.sweep(|_, _| {});
-        heap.rust_fns.sweep(|_, _| {});
-        heap.upvals.sweep(|_, _| {});
-        heap.protos.sweep(|_, _| {});
-        heap.threads.sweep(|_, _| {});
-        heap.userdata.sweep(|_, _| {});
+    /// A whole cycle in one go, then the pending finalizers.
+    fn full_gc(&mut self) {
+        match self.gc.phase {
+            Phase::Pause => {}
+            Phase::Propagate => self.abandon_cycle(),
+            Phase::Sweep(_) => {
+                while self.gc.phase != Phase::Pause {
+                    self.single_step(usize::MAX);
+                }
+            }
+        }
+        self.start_cycle();
+        self.atomic(0, true);
+        while self.gc.phase != Phase::Pause {
+            self.single_step(usize::MAX);
+        }
+        self.run_finalizers();
+    }
+
+    /// Drops a cycle that is still marking: nothing but marks has changed.
+    fn abandon_cycle(&mut self) {
+        for_each_marks!(&mut self.heap, a => a.reset_marks());
+        self.heap.tables.set_watch(false);
+        self.heap.tables.fwd_mut().clear();
+        self.gc.cycle = Cycle::default();
+        self.gc.phase = Phase::Pause;
     }
 
     /// Runs pending finalizers (each in a nested protected call).
@@ -536,76 +544,5 @@ impl State {
     /// times 1024).
     pub fn memory_in_use(&self) -> usize {
         self.heap.bytes
-    }
-
-    /// Heap-consistency check: every handle reachable from the roots names
-    /// a live object, the interner maps every live string to itself, and no
-    /// mark bit is left set.
-    pub fn check_heap(&self) -> Result<(), String> {
-        /// Every reference, weak ones included.
-        struct All<'a>(&'a mut Vec<ObjRef>);
-        impl Visit for All<'_> {
-            fn obj(&mut self, o: ObjRef) {
-                self.0.push(o);
-            }
-            fn weak(&mut self, v: Value) {
-                self.value(v);
-            }
-        }
-        let h = &self.heap;
-        let mut seen: [Vec<bool>; ObjRef::KINDS] = [
-            vec![false; h.strings.capacity_slots()],
-            vec![false; h.tables.capacity_slots()],
-            vec![false; h.lua_fns.capacity_slots()],
-            vec![false; h.rust_fns.capacity_slots()],
-            vec![false; h.upvals.capacity_slots()],
-            vec![false; h.protos.capacity_slots()],
-            vec![false; h.threads.capacity_slots()],
-            vec![false; h.userdata.capacity_slots()],
-        ];
-        let mut work = Vec::new();
-        self.visit_world(&mut All(&mut work));
-        while let Some(o) = work.pop() {
-            let i = o.index() as usize;
-            if !o.is_live(h) {
-                return Err(format!("dangling {} handle #{i}", o.kind_name()));
-            }
-            if is_marked(h, o) {
-                return Err(format!("{} #{i} left marked", o.kind_name()));
-            }
-            if std::mem::replace(&mut seen[o.kind()][i], true) {
-                continue;
-            }
-            match o {
-                ObjRef::Str(s) if h.interner.find(&h.strings, h.str(s)) != Some(s) => {
-                    return Err(format!("string #{i} not interned"));
-                }
-                ObjRef::RustFn(f) if h.rust_fns.get(f).id.0 as usize >= self.natives.len() => {
-                    return Err(format!("native closure #{i} has a bad id"));
-                }
-                ObjRef::Upval(u) => {
-                    if let UpVal::Open { thread, slot } = *h.upvals.get(u) {
-                        let len = if thread == self.running {
-                            self.ex.stack.len()
-                        } else {
-                            h.threads.try_get(thread.index()).map_or(0, |t| t.ex.stack.len())
-                        };
-                        if slot as usize >= len {
-                            return Err(format!("open upvalue #{i} beyond stack"));
-                        }
-                    }
-                }
-                _ => {}
-            }
-            visit_object(h, o, &mut All(&mut work));
-        }
-        if h.interner.len() != h.strings.len() {
-            return Err(format!(
-                "interner holds {} strings, arena {}",
-                h.interner.len(),
-                h.strings.len()
-            ));
-        }
-        Ok(())
     }
 }

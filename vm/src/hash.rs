@@ -381,6 +381,9 @@ impl<'a> Walker<'a> {
         self.w(a.len() as u64);
         self.w(a.free_list().len() as u64);
         a.free_list().iter().for_each(|&i| self.w(u64::from(i)));
+        let mut words = Vec::new();
+        a.marks().layout_words(|x| words.push(x));
+        words.into_iter().for_each(|x| self.w(x));
     }
 
     /// The heap class's layout (`schema.rs`), and whether every scratch
@@ -397,6 +400,10 @@ impl<'a> Walker<'a> {
         self.arena(&hp.protos);
         self.arena(&hp.threads);
         self.arena(&hp.userdata);
+        let (watch, fwd) = hp.tables.barrier_state();
+        self.w(u64::from(watch));
+        self.w(fwd.len() as u64);
+        fwd.iter().for_each(|&v| self.w(crate::heap::Heap::object_id(v)));
         for (s, ls) in hp.strings.iter() {
             self.w(u64::from(s.index()));
             self.w(ls.hash());

@@ -108,8 +108,22 @@ impl Heap {
         let s = self.interner.intern(&mut self.strings, bytes);
         if self.strings.len() != before {
             self.bytes += interned_size(self.strings.get(s));
+        } else {
+            self.revive_str(s);
         }
         s
+    }
+
+    /// A string found by content: while the collector's sweep has not
+    /// passed it, it may be garbage brought back, so it is marked (see
+    /// `gc.rs`).
+    #[inline]
+    fn revive_str(&mut self, s: StrRef) {
+        if let Some(from) = self.strings.marks().sweep_from {
+            if s.index() >= from {
+                self.strings.mark(s);
+            }
+        }
     }
 
     /// The bytes of string `s`.

@@ -50,7 +50,7 @@
 //! under it ([`State::register_host_data_loader`]). An unknown name on
 //! either side is an error that names it.
 //!
-//! # Format (version 2)
+//! # Format (version 3)
 //!
 //! Little-endian throughout. `u8`, `u32`, `u64`/`i64` are fixed width; a
 //! *count* is a `u32` that must not exceed the bytes left (every element
@@ -67,6 +67,10 @@
 //!   upvalues, prototypes, threads, userdata; each is
 //!   slot count, (present u8, [object])*, free-list count, (index u32)*
 //! heap bytes u64
+//! collector state of each arena, in the same order (`arena/marks.rs`):
+//!   flags u8 (1 clear, 2 barrier on), [mark words: count, u64*, unless
+//!   clear], barrier list (count, u32*), sweep cursor (u8 present + u32);
+//!   then the tables' barrier (on u8, listed values)
 //! world fields, in the State's declaration order (`schema.rs`): the
 //!   running execution state, host data (count, (name bytes, data
 //!   bytes)*), running and main thread (u32), registry,
@@ -74,7 +78,11 @@
 //!   TM_N metamethod names (u32 each), collector (threshold, estimate
 //!   u64, pause, stepmul u32, running u8, mode u8: 0 generational,
 //!   1 incremental, finobj and tobefnz (count, values), in_fin u8, cycles
-//!   u64), pins (count, values), free pins (count, u32*), warnings on
+//!   u64, then the cycle of `gc/io.rs`: stepsize u32, phase u8, gray
+//!   objects (count, (kind u8, index u32)*), the tables traversed in
+//!   chunks (count, (u32 table, u32 position)*), weak-value,
+//!   ephemeron and all-weak tables (count, u32* each), live, work and
+//!   bytes at the atomic step u64), pins (count, values), free pins (count, u32*), warnings on
 //!   (u8), warning buffer (bytes), last error (value), hooks (nothing:
 //!   refused when set)
 //! end marker "END!"
@@ -127,7 +135,7 @@
 //! and no input makes the loader panic or allocate much more than the size
 //! of its input (fuzzed by `fuzz/fuzz_targets/snapshot_load.rs`).
 
-use crate::arena::{Arena, Handle};
+use crate::arena::{Arena, Handle, Marks};
 use crate::error::{Error, ErrorKind};
 use crate::func::{FnProto, LuaClosure, NativeId, RustClosure, UpVal};
 use crate::heap::Heap;
@@ -175,7 +183,7 @@ impl Registry {
 /// File signature.
 const MAGIC: &[u8; 8] = b"LPRXSNAP";
 /// Format version (see the module docs).
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 /// Closing marker.
 const END: &[u8; 4] = b"END!";
 /// Largest stack length or frame extent accepted (the VM's own bound plus
@@ -403,9 +411,54 @@ impl Writer<'_> {
         self.arena(&hp.threads, |w, t| w.thread(t))?;
         self.arena(&hp.userdata, |w, u| w.userdata(u))?;
         self.u64(hp.bytes as u64);
+        self.collector(hp)?;
         st.save_world(self)?;
         self.out.extend_from_slice(END);
         Ok(())
+    }
+
+    /// The collector's state kept by the arenas (`arena/marks.rs`) and the
+    /// tables' barrier.
+    fn collector(&mut self, hp: &Heap) -> WResult {
+        for m in [
+            hp.strings.marks(),
+            hp.tables.headers().marks(),
+            hp.lua_fns.marks(),
+            hp.rust_fns.marks(),
+            hp.upvals.marks(),
+            hp.protos.marks(),
+            hp.threads.marks(),
+            hp.userdata.marks(),
+        ] {
+            self.marks(m)?;
+        }
+        let (watch, fwd) = hp.tables.barrier_state();
+        self.u8(u8::from(watch));
+        self.values(fwd)
+    }
+
+    fn marks(&mut self, m: &Marks) -> WResult {
+        self.u8(u8::from(m.clear) | u8::from(m.watch) << 1);
+        if !m.clear {
+            self.len(m.bits.len())?;
+            m.bits.iter().for_each(|&w| self.u64(w));
+        }
+        self.len(m.again.len())?;
+        m.again.iter().for_each(|&i| self.u32(i));
+        match m.sweep_from {
+            Some(c) => {
+                self.u8(1);
+                self.u32(c);
+            }
+            None => self.u8(0),
+        }
+        Ok(())
+    }
+
+    /// A collector object reference: its kind and index.
+    pub(crate) fn obj_ref(&mut self, o: ObjRef) {
+        self.u8(o.kind() as u8);
+        self.u32(o.index());
     }
 
     fn table(&mut self, t: TableView<'_>) -> WResult {
@@ -707,11 +760,66 @@ impl<'a> Reader<'a> {
         heap.threads = arena(threads)?;
         heap.userdata = arena(userdata)?;
         heap.bytes = self.usize()?;
+        self.collector(&mut heap)?;
         let world = World::load(&mut self)?;
         if self.take(END.len())? != END || self.pos != self.data.len() {
             return Err("bad end of snapshot".into());
         }
         Ok(Decoded { heap, world })
+    }
+
+    /// The collector's state kept by the arenas, checked against them
+    /// (`Arena::set_marks`); how it fits the collector's phase is checked
+    /// with the world fields (`GcState::check`).
+    fn collector(&mut self, heap: &mut Heap) -> RResult<()> {
+        heap.strings.set_marks(self.marks()?)?;
+        heap.tables.arena_mut().set_marks(self.marks()?)?;
+        heap.lua_fns.set_marks(self.marks()?)?;
+        heap.rust_fns.set_marks(self.marks()?)?;
+        heap.upvals.set_marks(self.marks()?)?;
+        heap.protos.set_marks(self.marks()?)?;
+        heap.threads.set_marks(self.marks()?)?;
+        heap.userdata.set_marks(self.marks()?)?;
+        let watch = self.bool()?;
+        let fwd = self.values()?;
+        heap.tables.set_barrier_state(watch, fwd);
+        Ok(())
+    }
+
+    fn marks(&mut self) -> RResult<Marks> {
+        let flags = self.u8()?;
+        if flags > 3 {
+            return Err(format!("bad mark flags {flags}"));
+        }
+        let clear = flags & 1 != 0;
+        let bits = if clear {
+            Vec::new()
+        } else {
+            let n = self.count(8)?;
+            (0..n).map(|_| self.u64()).collect::<RResult<Vec<_>>>()?
+        };
+        let n = self.count(4)?;
+        let again = (0..n).map(|_| self.u32()).collect::<RResult<Vec<_>>>()?;
+        let sweep_from = if self.bool()? { Some(self.u32()?) } else { None };
+        Ok(Marks { bits, clear, watch: flags & 2 != 0, again, sweep_from })
+    }
+
+    /// A collector object reference (see `Writer::obj_ref`); its liveness
+    /// is checked with the world fields.
+    pub(crate) fn obj_ref(&mut self) -> RResult<ObjRef> {
+        let kind = self.u8()?;
+        let i = self.u32()?;
+        Ok(match kind {
+            0 => ObjRef::Str(Handle::from_index(i)),
+            1 => ObjRef::Table(Handle::from_index(i)),
+            2 => ObjRef::LuaFn(Handle::from_index(i)),
+            3 => ObjRef::RustFn(Handle::from_index(i)),
+            4 => ObjRef::Upval(Handle::from_index(i)),
+            5 => ObjRef::Proto(Handle::from_index(i)),
+            6 => ObjRef::Thread(Handle::from_index(i)),
+            7 => ObjRef::UserData(Handle::from_index(i)),
+            k => return Err(format!("bad object kind {k}")),
+        })
     }
 
     fn natives_table(&mut self) -> RResult<()> {
@@ -993,24 +1101,36 @@ impl Check<'_> {
         let hp = &self.s.heap;
         // Every reference of every object and world field names a live
         // object of its kind (the one object visitor, `schema.rs`).
+        // Garbage a pending sweep has not reached is skipped: it may name
+        // objects freed already, and nothing but the sweep reads it; no
+        // reachable object may be such garbage (`gc/io.rs`).
         let mut live = Live { heap: hp, err: None };
-        hp.tables.iter().for_each(|(h, _)| visit_object(hp, ObjRef::Table(h), &mut live));
-        hp.lua_fns.iter().for_each(|(h, _)| visit_object(hp, ObjRef::LuaFn(h), &mut live));
-        hp.rust_fns.iter().for_each(|(h, _)| visit_object(hp, ObjRef::RustFn(h), &mut live));
-        hp.upvals.iter().for_each(|(h, _)| visit_object(hp, ObjRef::Upval(h), &mut live));
-        hp.protos.iter().for_each(|(h, _)| visit_object(hp, ObjRef::Proto(h), &mut live));
-        hp.threads.iter().for_each(|(h, _)| visit_object(hp, ObjRef::Thread(h), &mut live));
-        hp.userdata.iter().for_each(|(h, _)| visit_object(hp, ObjRef::UserData(h), &mut live));
+        let mut visit = |o: ObjRef| {
+            if !crate::gc::io::is_garbage(hp, o) {
+                visit_object(hp, o, &mut live);
+            }
+        };
+        hp.tables.iter().for_each(|(h, _)| visit(ObjRef::Table(h)));
+        hp.lua_fns.iter().for_each(|(h, _)| visit(ObjRef::LuaFn(h)));
+        hp.rust_fns.iter().for_each(|(h, _)| visit(ObjRef::RustFn(h)));
+        hp.upvals.iter().for_each(|(h, _)| visit(ObjRef::Upval(h)));
+        hp.protos.iter().for_each(|(h, _)| visit(ObjRef::Proto(h)));
+        hp.threads.iter().for_each(|(h, _)| visit(ObjRef::Thread(h)));
+        hp.userdata.iter().for_each(|(h, _)| visit(ObjRef::UserData(h)));
         self.s.world.visit(&mut live);
         if let Some(e) = live.err {
             return Err(e);
         }
-        for (_, c) in hp.lua_fns.iter() {
+        let mut roots = Vec::new();
+        self.s.world.visit(&mut crate::schema::Refs(&mut roots));
+        crate::gc::io::check_sweep(hp, roots)?;
+        let garbage = |o: ObjRef| crate::gc::io::is_garbage(hp, o);
+        for (_, c) in hp.lua_fns.iter().filter(|(h, _)| !garbage(ObjRef::LuaFn(*h))) {
             if c.upvals.len() != hp.protos.get(c.proto).upvals.len() {
                 return Err("a closure's upvalue count differs from its prototype's".into());
             }
         }
-        for (_, p) in hp.protos.iter() {
+        for (_, p) in hp.protos.iter().filter(|(h, _)| !garbage(ObjRef::Proto(*h))) {
             self.proto(p)?;
         }
         self.s.world.check(hp)?;
@@ -1090,8 +1210,9 @@ impl Check<'_> {
         }
         let mut open_seen = BTreeSet::new();
         self.exec(s.main_thread, &s.ex, true, &mut open_seen)?;
+        let garbage = |o: ObjRef| crate::gc::io::is_garbage(hp, o);
         for (h, t) in hp.threads.iter() {
-            if h == s.main_thread {
+            if h == s.main_thread || garbage(ObjRef::Thread(h)) {
                 continue;
             }
             if t.is_main {
@@ -1101,7 +1222,9 @@ impl Check<'_> {
             self.thread_status(t)?;
             self.exec(h, &t.ex, t.status != CoStatus::Dead, &mut open_seen)?;
         }
-        let open_total = hp.upvals.iter().filter(|(_, u)| matches!(u, UpVal::Open { .. })).count();
+        let open =
+            |(h, u): &(_, &UpVal)| matches!(u, UpVal::Open { .. }) && !garbage(ObjRef::Upval(*h));
+        let open_total = hp.upvals.iter().filter(open).count();
         if open_total != open_seen.len() {
             return Err("an open upvalue missing from its thread's list".into());
         }

@@ -850,6 +850,7 @@ impl WorldField for GcState {
             v.layout(x);
         }
         v.layout(u64::from(self.in_fin));
+        crate::gc::io::visit(self, v);
     }
     fn save(&self, w: &mut Writer<'_>) -> WResult {
         w.u64(self.threshold as u64);
@@ -866,7 +867,7 @@ impl WorldField for GcState {
         w.values(&tobefnz)?;
         w.u8(u8::from(self.in_fin));
         w.u64(self.cycles);
-        Ok(())
+        crate::gc::io::save(self, w)
     }
     fn load(r: &mut Reader<'_>) -> RResult<Self> {
         let mut gc = GcState::new();
@@ -880,6 +881,7 @@ impl WorldField for GcState {
         gc.tobefnz = r.values()?.into();
         gc.in_fin = r.bool()?;
         gc.cycles = r.u64()?;
+        crate::gc::io::load(&mut gc, r)?;
         for v in &gc.finobj {
             if !gc.finset.insert(Heap::object_id(*v)) {
                 return Err("an object flagged for finalization twice".into());
@@ -887,7 +889,7 @@ impl WorldField for GcState {
         }
         Ok(gc)
     }
-    fn check(&self, _heap: &Heap) -> RResult<()> {
+    fn check(&self, heap: &Heap) -> RResult<()> {
         for &v in self.finobj.iter().chain(self.tobefnz.iter()) {
             if !matches!(v, Value::Table(_) | Value::UserData(_)) {
                 return Err("a finalizer list holds a value that is not a table or userdata".into());
@@ -900,7 +902,7 @@ impl WorldField for GcState {
         if self.in_fin {
             return Err("a snapshot taken while finalizers ran".into());
         }
-        Ok(())
+        crate::gc::io::check(self, heap)
     }
 }
 

@@ -65,8 +65,10 @@
 //! instructions a prediction ran), `allow_binary_chunks`, the `Lua`
 //! back-pointer, stdout/stderr and what was written to them, and the
 //! budget hook. The *scratch* class must be at rest: snapshots are
-//! refused while it is not (see Refusals). The collector's mark bits are
-//! clear outside a collection and need nothing.
+//! refused while it is not (see Refusals). The collector's cycle is world
+//! state: its phase and marking state are in `GcState` (copied above), and
+//! each arena keeps its mark bits, barrier list and sweep cursor per level
+//! (`arena/marks.rs`), so a rollback in the middle of a cycle continues it.
 //!
 //! **Pins** are roots held by the host, whose handles ([`crate::raw::Pin`]) are
 //! not rolled back; each carries a generation. A rollback restores the pin

@@ -484,11 +484,25 @@ fn shift_for(hcap: usize) -> u8 {
 /// in a [`TableStore`]. Both keep undo journals and are rolled back
 /// together. Every write to a table passes through one of its methods,
 /// which report it to the write log (`writes.rs`).
+///
+/// **The collector's barrier** (on while it marks, see `gc.rs`): a write
+/// through [`Tables::get_mut`] to a marked table unmarks it and lists it to
+/// be traversed again (the backward barrier of `arena/marks.rs`); the
+/// dispatch loop's fast paths, which know the value they store, instead
+/// list that value to be marked (`fwd`, Lua's forward barrier), so that
+/// storing into a big table that the collector has traversed does not make
+/// it traverse the whole table again.
 #[derive(Default)]
 pub struct Tables {
     arena: Arena<Table>,
     store: TableStore,
     writes: WriteLog,
+    /// The collector's barrier is on.
+    watch: bool,
+    /// Values stored into marked tables by the fast paths, to mark.
+    fwd: Vec<Value>,
+    /// `watch` and `fwd` at each journal level's opening.
+    gc_saved: Vec<(bool, Vec<Value>)>,
 }
 
 impl Tables {
@@ -513,6 +527,9 @@ impl Tables {
     #[inline(always)]
     pub fn get_mut(&mut self, h: TableRef) -> TableMut<'_> {
         self.writes.touch(h.index());
+        if self.watch {
+            self.arena.barrier(h);
+        }
         let t = *self.arena.get(h);
         TableMut { t, orig: t, dst: HeaderDst::Slot(&mut self.arena, h), s: &mut self.store }
     }
@@ -561,16 +578,49 @@ impl Tables {
         self.arena.is_marked(h)
     }
 
-    /// Frees every unmarked table in index order (its blocks too), calling
-    /// `on_free` for each first; clears the marks. Returns the number freed.
-    pub fn sweep(&mut self, mut on_free: impl FnMut(TableRef, TableView<'_>)) -> usize {
+    /// Sweeps `budget` units of work (see [`Arena::sweep_step`]),
+    /// freeing the unmarked tables' blocks too.
+    pub fn sweep_step(&mut self, budget: usize) -> (usize, bool) {
         let store = &mut self.store;
         let writes = &mut self.writes;
-        self.arena.sweep(|h, t| {
+        self.arena.sweep_step(budget, |h, t| {
             writes.touch_life(h.index());
-            on_free(h, TableView { t, s: store });
             store.free_table(t);
         })
+    }
+
+    /// The collector's state of the header arena.
+    pub(crate) fn arena_mut(&mut self) -> &mut Arena<Table> {
+        &mut self.arena
+    }
+
+    /// Turns the barrier on or off.
+    pub(crate) fn set_watch(&mut self, on: bool) {
+        self.watch = on;
+    }
+
+    /// The barrier's state: whether it is on, and the values listed.
+    pub(crate) fn barrier_state(&self) -> (bool, &[Value]) {
+        (self.watch, &self.fwd)
+    }
+
+    /// Sets the barrier's state (loading a saved state).
+    pub(crate) fn set_barrier_state(&mut self, watch: bool, fwd: Vec<Value>) {
+        self.watch = watch;
+        self.fwd = fwd;
+    }
+
+    /// The values the forward barrier listed.
+    pub(crate) fn fwd_mut(&mut self) -> &mut Vec<Value> {
+        &mut self.fwd
+    }
+
+    /// The forward barrier of the fast paths: `v` stored into `h`.
+    #[inline(always)]
+    fn forward(&mut self, h: TableRef, v: Value) {
+        if self.watch && crate::schema::ObjRef::of(v).is_some() && self.arena.is_marked(h) {
+            self.fwd.push(v);
+        }
     }
 
     /// Rebuilds the tables from their layouts ([`TableView::to_parts`],
@@ -588,11 +638,7 @@ impl Tables {
                 None => None,
             });
         }
-        Ok(Tables {
-            arena: Arena::from_raw_parts(headers, free)?,
-            store,
-            writes: WriteLog::default(),
-        })
+        Ok(Tables { arena: Arena::from_raw_parts(headers, free)?, store, ..Tables::default() })
     }
 
     /// Opens a journal level (headers and contents).
@@ -600,6 +646,7 @@ impl Tables {
         self.arena.journal_begin();
         self.store.journal_begin();
         self.writes.journal_begin();
+        self.gc_saved.push((self.watch, self.fwd.clone()));
     }
 
     /// Undoes every change since level `level` (which stays open).
@@ -607,6 +654,11 @@ impl Tables {
         self.arena.journal_rollback_to(level, |_, _, _| {});
         self.store.journal_rollback_to(level);
         self.writes.journal_rollback_to(level);
+        self.gc_saved.truncate(level + 1);
+        if let Some((watch, fwd)) = self.gc_saved.last() {
+            self.watch = *watch;
+            self.fwd.clone_from(fwd);
+        }
     }
 
     /// Closes level `level` and those above it, keeping the current state.
@@ -614,6 +666,7 @@ impl Tables {
         self.arena.journal_commit_to(level);
         self.store.journal_commit_to(level);
         self.writes.journal_commit_to(level);
+        self.gc_saved.truncate(level);
     }
 
     /// Headers saved by the open levels.
@@ -626,13 +679,15 @@ impl Tables {
     /// assignment is raw (no metatable, or the slot holds a value, so no
     /// `__newindex` applies). Touches no header.
     #[inline(always)]
-    pub fn array_slot_for_set(&mut self, h: TableRef, idx: u64) -> Option<&mut Value> {
+    pub fn array_slot_for_set(&mut self, h: TableRef, idx: u64, v: Value) -> Option<&mut Value> {
         let t = self.arena.get(h);
         if idx < u64::from(t.alen) {
             let i = 3 * t.hcap as usize + idx as usize;
             if t.meta.is_none() || !self.store.vals.get(t.body, i).is_nil() {
+                let body = t.body;
                 self.writes.touch_fast(h.index());
-                return Some(self.store.vals.get_mut(t.body, i));
+                self.forward(h, v);
+                return Some(self.store.vals.get_mut(body, i));
             }
         }
         None
@@ -658,6 +713,7 @@ impl Tables {
             *self.store.vals.get_mut(body, cell) = v;
             self.arena.get_mut(h).alen = n + 1;
             self.writes.touch_fast(h.index());
+            self.forward(h, v);
             return true;
         }
         false
@@ -678,6 +734,7 @@ impl Tables {
                     self.arena.get_mut(h).flags = 0;
                 }
                 self.writes.touch_fast(h.index());
+                self.forward(h, v);
                 true
             }
             _ => false,
@@ -798,7 +855,7 @@ impl<'a> TableView<'a> {
 
     /// The entries, as `key, value` cell pairs.
     #[inline(always)]
-    fn ents(self) -> &'a [Value] {
+    pub(crate) fn ents(self) -> &'a [Value] {
         &self.body()[..2 * self.t.elen as usize]
     }
 

@@ -1,0 +1,180 @@
+//! The collector's cycle as world state: hashed (as layout), saved, loaded
+//! and checked with the other fields of `GcState` (`schema.rs` calls these).
+//!
+//! A saved state continues the very cycle that was running, so the loaded
+//! state collects at the same points as the one saved. Loading trusts
+//! nothing: every object the cycle names must be live, and the arenas'
+//! marks, barriers and sweep cursors (`arena/marks.rs`, read with the heap)
+//! must fit the phase — barriers on only while marking, sweep cursors
+//! only on the arenas not swept yet, and no mark at all between cycles —
+//! or the collector could free a live object.
+
+use super::{Cycle, GcState, Phase};
+use crate::arena::Marks;
+use crate::heap::Heap;
+use crate::persist::{RResult, Reader, WResult, Writer};
+use crate::schema::{visit_object, ObjRef, Refs, Visit};
+use crate::value::TableRef;
+
+/// The phase as a byte: 0 pause, 1 propagate, 2 + k sweeping arena k.
+fn phase_code(p: Phase) -> u8 {
+    match p {
+        Phase::Pause => 0,
+        Phase::Propagate => 1,
+        Phase::Sweep(k) => 2 + k,
+    }
+}
+
+/// Layout words of the cycle (heap hash only).
+pub(crate) fn visit<V: Visit>(gc: &GcState, v: &mut V) {
+    v.layout(u64::from(gc.stepsize));
+    v.layout(u64::from(phase_code(gc.phase)));
+    let c = &gc.cycle;
+    v.layout(c.gray.len() as u64);
+    c.gray.iter().for_each(|o| v.layout((o.kind() as u64) << 32 | u64::from(o.index())));
+    v.layout(c.partial.len() as u64);
+    for (t, pos) in &c.partial {
+        v.layout(u64::from(t.index()) << 32 | u64::from(*pos));
+    }
+    for list in [&c.weak_values, &c.ephemerons, &c.all_weak] {
+        v.layout(list.len() as u64);
+        list.iter().for_each(|t| v.layout(u64::from(t.index())));
+    }
+    for x in [c.live, c.work, c.bytes_at_atomic] {
+        v.layout(x as u64);
+    }
+}
+
+pub(crate) fn save(gc: &GcState, w: &mut Writer<'_>) -> WResult {
+    w.u32(gc.stepsize);
+    w.u8(phase_code(gc.phase));
+    let c = &gc.cycle;
+    w.len(c.gray.len())?;
+    c.gray.iter().for_each(|&o| w.obj_ref(o));
+    w.len(c.partial.len())?;
+    for (t, pos) in &c.partial {
+        w.u32(t.index());
+        w.u32(*pos);
+    }
+    for list in [&c.weak_values, &c.ephemerons, &c.all_weak] {
+        w.len(list.len())?;
+        list.iter().for_each(|t| w.u32(t.index()));
+    }
+    for x in [c.live, c.work, c.bytes_at_atomic] {
+        w.u64(x as u64);
+    }
+    Ok(())
+}
+
+pub(crate) fn load(gc: &mut GcState, r: &mut Reader<'_>) -> RResult<()> {
+    gc.stepsize = r.u32()?.min(40);
+    gc.phase = match r.u8()? {
+        0 => Phase::Pause,
+        1 => Phase::Propagate,
+        k @ 2..=9 => Phase::Sweep(k - 2),
+        k => return Err(format!("bad collector phase {k}")),
+    };
+    let mut c = Cycle::default();
+    let n = r.count(5)?;
+    c.gray = (0..n).map(|_| r.obj_ref()).collect::<RResult<_>>()?;
+    let n = r.count(8)?;
+    c.partial = (0..n).map(|_| Ok((r.handle()?, r.u32()?))).collect::<RResult<_>>()?;
+    for list in [&mut c.weak_values, &mut c.ephemerons, &mut c.all_weak] {
+        let n = r.count(4)?;
+        *list = (0..n).map(|_| r.handle()).collect::<RResult<_>>()?;
+    }
+    c.live = r.usize()?;
+    c.work = r.usize()?;
+    c.bytes_at_atomic = r.usize()?;
+    gc.cycle = c;
+    Ok(())
+}
+
+/// The arenas' collector states, in the heap's arena order.
+fn all_marks(heap: &Heap) -> [&Marks; ObjRef::KINDS] {
+    [
+        heap.strings.marks(),
+        heap.tables.headers().marks(),
+        heap.lua_fns.marks(),
+        heap.rust_fns.marks(),
+        heap.upvals.marks(),
+        heap.protos.marks(),
+        heap.threads.marks(),
+        heap.userdata.marks(),
+    ]
+}
+
+/// Checks the cycle against the heap (see the module docs).
+pub(crate) fn check(gc: &GcState, heap: &Heap) -> RResult<()> {
+    let c = &gc.cycle;
+    let live_table = |t: &TableRef| heap.tables.try_get(t.index()).is_some();
+    if !c.gray.iter().all(|o| o.is_live(heap)) {
+        return Err("the collector's gray list names a dead object".into());
+    }
+    let lists = [&c.weak_values, &c.ephemerons, &c.all_weak];
+    if !c.partial.iter().map(|(t, _)| t).chain(lists.into_iter().flatten()).all(live_table) {
+        return Err("the collector's cycle names a dead table".into());
+    }
+    let (twatch, fwd) = heap.tables.barrier_state();
+    if !fwd.iter().filter_map(|&v| ObjRef::of(v)).all(|o| o.is_live(heap)) {
+        return Err("the tables' barrier names a dead object".into());
+    }
+    let marks = all_marks(heap);
+    let marking = gc.phase == Phase::Propagate;
+    if twatch != marking || (!marking && !fwd.is_empty()) {
+        return Err("the tables' barrier does not fit the collector's phase".into());
+    }
+    for (k, m) in marks.into_iter().enumerate() {
+        // The tables' header arena keeps its own barrier off.
+        let watch = marking && k != 1;
+        let sweeping = matches!(gc.phase, Phase::Sweep(s) if k >= s as usize);
+        let fits = m.watch == watch
+            && m.sweep_from.is_some() == sweeping
+            && (marking || m.again.is_empty())
+            && (gc.phase != Phase::Pause || m.clear);
+        if !fits {
+            return Err("an arena's marks do not fit the collector's phase".into());
+        }
+    }
+    let idle = c.gray.is_empty() && c.partial.is_empty() && lists.iter().all(|l| l.is_empty());
+    if !marking && !idle {
+        return Err("a cycle's marking state outside marking".into());
+    }
+    Ok(())
+}
+
+/// Whether `o` is garbage the sweep has not reached yet: unmarked, at or
+/// above its arena's sweep cursor. Such an object may name objects already
+/// freed; nothing reads it but the sweep.
+pub(crate) fn is_garbage(heap: &Heap, o: ObjRef) -> bool {
+    let m = all_marks(heap)[o.kind()];
+    m.sweep_from.is_some_and(|c| o.index() >= c) && !m.get(o.index())
+}
+
+/// While a sweep is pending, no object reachable from `roots` may be
+/// garbage (or the sweep would free it): checked by a walk of the live
+/// graph, which also finds every reference it follows alive.
+pub(crate) fn check_sweep(heap: &Heap, roots: Vec<ObjRef>) -> RResult<()> {
+    if all_marks(heap).iter().all(|m| m.sweep_from.is_none()) {
+        return Ok(());
+    }
+    let mut seen: Vec<Vec<bool>> =
+        all_marks(heap).iter().map(|m| vec![false; m.bits.len() * 64]).collect();
+    let mut work = roots;
+    let mut children = Vec::new();
+    while let Some(o) = work.pop() {
+        if !o.is_live(heap) || is_garbage(heap, o) {
+            return Err(format!("reachable {} #{} would be swept", o.kind_name(), o.index()));
+        }
+        let Some(s) = seen[o.kind()].get_mut(o.index() as usize) else {
+            return Err("a reference beyond its arena".into());
+        };
+        if std::mem::replace(s, true) {
+            continue;
+        }
+        children.clear();
+        visit_object(heap, o, &mut Refs(&mut children));
+        work.extend_from_slice(&children);
+    }
+    Ok(())
+}

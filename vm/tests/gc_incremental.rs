@@ -1,0 +1,225 @@
+//! The incremental collector: a cycle spread over many steps while the
+//! program rewrites the heap keeps everything reachable alive, frees the
+//! rest, and is world state — a rollback or a load in the middle of a
+//! cycle continues it exactly.
+//!
+//! The programs run with tiny steps (`collectgarbage("incremental", 200,
+//! 10, 10)`: a step every KB allocated, a few objects' worth of work each),
+//! so that every cycle spans thousands of steps and every barrier is
+//! exercised: stores into traversed tables by the dispatch loop's fast
+//! paths (forward barrier) and by the general path (backward barrier),
+//! upvalue writes, suspended coroutines' stacks, weak tables, finalizers.
+//! A missing barrier frees a reachable object: the program's own checks
+//! then fail, or a dangling handle is found by `check_heap`.
+
+use luprex_vm::raw::{GcPhase, State};
+
+include!("support/capture.rs");
+
+fn new_state() -> (State, Out) {
+    let mut st = State::new();
+    let out = Out::default();
+    st.set_stdout(Box::new(out.clone()));
+    (st, out)
+}
+
+fn run(st: &mut State, src: &str) {
+    st.exec(src.as_bytes(), b"=gc").unwrap_or_else(|e| panic!("{e}"));
+    st.flush_stdout();
+}
+
+/// Builds a heap of `n` old objects with tiny collector steps.
+const SETUP: &str = r#"
+collectgarbage("incremental", 200, 10, 10)
+ROUNDS = 6000
+seed = 7
+function rnd(n) seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n end
+old = {}
+for i = 1, 3000 do old[i] = {v = i, s = "s" .. i, list = {i}} end
+named = {}
+app = {}
+up = nil
+function setup(x) up = x end
+function getup() return up end
+co = coroutine.create(function(t)
+  local mine = t
+  while true do
+    local n = coroutine.yield(mine.v + mine.list[1])
+    mine = {v = n, list = {n}}
+  end
+end)
+coroutine.resume(co, {v = 0, list = {0}})
+weakv = setmetatable({}, {__mode = "v"})
+ephem = setmetatable({}, {__mode = "k"})
+finalized = 0
+"#;
+
+/// Rewrites the heap while cycles run; prints a checksum that does not
+/// depend on when collections happen.
+const WORK: &str = r#"
+local sum = 0
+for round = 1, ROUNDS do
+  local i = rnd(3000) + 1
+  old[i] = {v = round, s = "r" .. round, list = {round}}    -- fast path into a traversed table
+  old[i].extra = {round}                                   -- a new key: the general path
+  named["k" .. rnd(400)] = {v = round, list = {round}}     -- string keys, inserted and updated
+  app[#app + 1] = {v = -round}; app[#app] = nil            -- appends
+  setup({round})                                           -- an upvalue write
+  local _, back = coroutine.resume(co, round)              -- a suspended thread's stack
+  assert(back == 2 * round, "coroutine")
+  weakv[rnd(50)] = old[i]
+  ephem[old[i]] = {round}
+  if rnd(20) == 0 then
+    setmetatable({}, {__gc = function() finalized = finalized + 1 end})
+  end
+  for j = 1, 4 do local g = {j, {j}, "g" .. j} end         -- garbage
+  assert(getup()[1] == round, "upvalue")
+  local t = old[i]
+  assert(t.v == round and t.list[1] == round and t.extra[1] == round and t.s == "r" .. round)
+end
+for i = 1, 3000 do
+  local t = old[i]
+  assert(t.list[1] == t.v and (t.extra == nil or t.extra[1] == t.v), "old " .. i)
+  sum = sum + t.v + #t.s
+end
+for k, t in pairs(named) do sum = sum + t.v + #k end
+print(sum)
+"#;
+
+fn checked_run(gc_stopped: bool) -> (String, u64) {
+    let (mut st, out) = new_state();
+    run(&mut st, SETUP);
+    run(&mut st, "ROUNDS = 30000");
+    if gc_stopped {
+        run(&mut st, "collectgarbage('stop')");
+    }
+    run(&mut st, WORK);
+    st.check_heap().unwrap();
+    (out.take(), st.gc_cycles())
+}
+
+#[test]
+fn cycles_spread_over_steps_keep_every_reachable_object() {
+    let (with_gc, cycles) = checked_run(false);
+    let (without, _) = checked_run(true);
+    assert!(cycles >= 3, "only {cycles} cycles ran: the test exercises nothing");
+    assert_eq!(with_gc, without);
+}
+
+#[test]
+fn a_cycle_frees_garbage_made_during_it() {
+    let (mut st, _) = new_state();
+    run(&mut st, SETUP);
+    run(&mut st, WORK);
+    let before = st.memory_in_use();
+    run(&mut st, "old = nil named = nil weakv = nil ephem = nil");
+    run(&mut st, "repeat local x = {} until collectgarbage('step', 0)");
+    run(&mut st, "repeat local x = {} until collectgarbage('step', 0)");
+    assert!(st.memory_in_use() < before / 2, "{} of {before}", st.memory_in_use());
+    st.check_heap().unwrap();
+}
+
+/// Runs small chunks until the collector is in `want`.
+fn run_until(st: &mut State, want: fn(GcPhase) -> bool) {
+    for _ in 0..100_000 {
+        if want(st.gc_phase()) {
+            return;
+        }
+        run(st, "for j = 1, 3 do local g = {j} end");
+    }
+    panic!("the collector never reached the phase");
+}
+
+fn marking(p: GcPhase) -> bool {
+    p == GcPhase::Propagate
+}
+
+fn sweeping(p: GcPhase) -> bool {
+    matches!(p, GcPhase::Sweep(1..))
+}
+
+#[test]
+fn a_rollback_in_the_middle_of_a_cycle_continues_it_exactly() {
+    for want in [marking as fn(GcPhase) -> bool, sweeping] {
+        let (mut st, out) = new_state();
+        run(&mut st, SETUP);
+        run_until(&mut st, want);
+        st.check_heap().unwrap();
+        let at_snap = (st.state_hash(), st.heap_hash(), st.gc_cycles());
+        let snap = st.snapshot().unwrap();
+        run(&mut st, WORK);
+        let first = (out.take(), st.state_hash(), st.heap_hash(), st.gc_cycles());
+        assert!(first.3 > at_snap.2, "no cycle ended after the snapshot");
+        st.rollback(snap).unwrap();
+        st.check_heap().unwrap();
+        assert_eq!((st.state_hash(), st.heap_hash(), st.gc_cycles()), at_snap);
+        assert!(want(st.gc_phase()));
+        run(&mut st, WORK);
+        st.check_heap().unwrap();
+        assert_eq!((out.take(), st.state_hash(), st.heap_hash(), st.gc_cycles()), first);
+    }
+}
+
+#[test]
+fn a_state_saved_in_the_middle_of_a_cycle_continues_it_exactly() {
+    for want in [marking as fn(GcPhase) -> bool, sweeping] {
+        let (mut a, out_a) = new_state();
+        run(&mut a, SETUP);
+        run_until(&mut a, want);
+        let bytes = a.save_state().unwrap();
+        let (mut b, out_b) = new_state();
+        b.load_state(&bytes).unwrap();
+        b.check_heap().unwrap();
+        assert_eq!((b.state_hash(), b.heap_hash()), (a.state_hash(), a.heap_hash()));
+        assert_eq!(b.gc_phase(), a.gc_phase());
+        run(&mut a, WORK);
+        run(&mut b, WORK);
+        assert_eq!(out_a.take(), out_b.take());
+        assert_eq!((b.state_hash(), b.heap_hash()), (a.state_hash(), a.heap_hash()));
+        assert_eq!(b.gc_cycles(), a.gc_cycles());
+    }
+}
+
+#[test]
+fn a_full_collection_in_the_middle_of_a_cycle_clears_weak_tables() {
+    let (mut st, out) = new_state();
+    run(&mut st, SETUP);
+    run_until(&mut st, marking);
+    run(
+        &mut st,
+        r#"local w = setmetatable({}, {__mode = "v"})
+           w[1] = {}; w[2] = old[1]
+           collectgarbage()
+           print(w[1] == nil, w[2] == old[1], collectgarbage("step", 0) ~= nil)"#,
+    );
+    assert_eq!(out.take(), "true\ttrue\ttrue\n");
+    st.check_heap().unwrap();
+}
+
+#[test]
+fn step_reports_the_end_of_a_cycle_and_the_parameters_read_back() {
+    let (mut st, out) = new_state();
+    run(
+        &mut st,
+        r#"print(collectgarbage("incremental", 150, 1, 10))
+           print(collectgarbage("setpause", 200), collectgarbage("setstepmul", 1))
+           local n = 0
+           repeat n = n + 1; local x = {} until collectgarbage("step", 0)
+           print(n > 1, collectgarbage("step", 100000))"#,
+    );
+    assert_eq!(out.take(), "generational\n150\t1\ntrue\ttrue\n");
+}
+
+#[test]
+fn a_string_made_again_before_the_sweep_reaches_it_survives() {
+    let (mut st, out) = new_state();
+    run(&mut st, SETUP);
+    run_until(&mut st, marking);
+    run(&mut st, "for i = 1, 3000 do local s = 'dead' .. i end");
+    run_until(&mut st, |p| p == GcPhase::Sweep(0));
+    run(&mut st, "kept = {} for i = 1, 3000 do kept[i] = 'dead' .. i end");
+    run_until(&mut st, |p| p == GcPhase::Pause);
+    st.check_heap().unwrap();
+    run(&mut st, "for i = 1, 3000 do assert(kept[i] == 'dead' .. i) end print(#kept)");
+    assert_eq!(out.take(), "3000\n");
+}
