@@ -11,7 +11,6 @@
 //! counterparts.
 
 use crate::error::Error;
-use crate::gc::Phase;
 use crate::meta::{TM_METATABLE, TM_PAIRS};
 use crate::number;
 use crate::state::{Action, State, Status};
@@ -469,17 +468,8 @@ fn gc_option(st: &mut State, opt: &str, args: [i64; 3]) -> Value {
     let n = args[0];
     let param = |x: i64| x.clamp(0, u32::MAX as i64) as u32;
     match opt {
-        "stop" => {
-            st.gc.running = false;
-            Value::Int(0)
-        }
-        "restart" => {
-            st.gc.running = true;
-            if st.gc.phase == Phase::Pause {
-                st.gc.reset_threshold(st.heap.bytes);
-            } else {
-                st.gc.threshold = st.heap.bytes;
-            }
+        "stop" | "restart" => {
+            st.gc_set_running(opt == "restart");
             Value::Int(0)
         }
         "collect" => {
@@ -487,29 +477,7 @@ fn gc_option(st: &mut State, opt: &str, args: [i64; 3]) -> Value {
             Value::Int(0)
         }
         "count" => Value::Float(st.heap.bytes as f64 / 1024.0),
-        // Generational mode is not implemented (`gc.rs`): a step stands for
-        // a minor collection, which collects all young garbage; the full
-        // collection collects at least that (and, as a minor collection,
-        // never reports the end of a cycle).
-        "step" if st.gc.mode == "generational" => {
-            st.collect_garbage();
-            Value::Bool(false)
-        }
-        // A basic step, or the work of allocating `n` KB; true if a cycle
-        // ended, as `lua_gc(L, LUA_GCSTEP, n)`.
-        "step" => {
-            let budget = match n {
-                1.. => {
-                    (n as usize).saturating_mul(1024).saturating_mul(st.gc.stepmul.max(1) as usize)
-                }
-                _ => st.gc.step_budget(),
-            };
-            let ended = st.gc_run(budget);
-            if ended {
-                st.run_finalizers();
-            }
-            Value::Bool(ended)
-        }
+        "step" => Value::Bool(st.gc_step(n.max(0) as usize)),
         "setpause" => {
             let old = st.gc.pause;
             st.gc.pause = param(n);
@@ -520,25 +488,15 @@ fn gc_option(st: &mut State, opt: &str, args: [i64; 3]) -> Value {
             st.gc.stepmul = param(n);
             Value::Int(old as i64)
         }
-        "isrunning" => Value::Bool(st.gc.running),
-        mode => {
-            let old = st.gc.mode;
-            if mode == "generational" {
-                // Its parameters (minor and major multipliers) are accepted
-                // and unused: the collector stays incremental.
-                st.gc.mode = "generational";
-            } else {
-                st.gc.mode = "incremental";
-                if args[0] != 0 {
-                    st.gc.pause = param(args[0]);
-                }
-                if args[1] != 0 {
-                    st.gc.stepmul = param(args[1]);
-                }
-                if args[2] != 0 {
-                    st.gc.stepsize = param(args[2]).min(40);
-                }
-            }
+        "isrunning" => Value::Bool(st.gc_is_running()),
+        // Generational parameters (minor and major multipliers) are
+        // accepted and unused: the collector stays incremental (`gc.rs`).
+        "generational" => {
+            let old = st.gc_generational();
+            st.new_string(old.as_bytes())
+        }
+        _ => {
+            let old = st.gc_incremental(param(args[0]), param(args[1]), param(args[2]));
             st.new_string(old.as_bytes())
         }
     }

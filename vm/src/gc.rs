@@ -253,6 +253,65 @@ impl State {
         self.gc.cycles
     }
 
+    /// A step of the collector (`lua_gc(L, LUA_GCSTEP, kbytes)`): a basic
+    /// step with 0, else the work of allocating `kbytes` KB; runs even
+    /// when the collector is stopped. True if a cycle ended (its
+    /// finalizers have run). In generational mode a full collection that
+    /// reports no end of cycle (see the module docs).
+    pub fn gc_step(&mut self, kbytes: usize) -> bool {
+        if self.gc.mode == "generational" {
+            self.collect_garbage();
+            return false;
+        }
+        let budget = match kbytes {
+            0 => self.gc.step_budget(),
+            k => k.saturating_mul(1024).saturating_mul(self.gc.stepmul.max(1) as usize),
+        };
+        let ended = self.gc_run(budget);
+        if ended {
+            self.run_finalizers();
+        }
+        ended
+    }
+
+    /// Stops (`false`) or restarts (`true`) automatic collection.
+    pub fn gc_set_running(&mut self, on: bool) {
+        self.gc.running = on;
+        if on && self.gc.phase == Phase::Pause {
+            self.gc.reset_threshold(self.heap.bytes);
+        } else if on {
+            self.gc.threshold = self.heap.bytes;
+        }
+    }
+
+    /// Whether automatic collection runs.
+    pub fn gc_is_running(&self) -> bool {
+        self.gc.running
+    }
+
+    /// Incremental mode with its parameters (`pause` %, step multiplier,
+    /// log2 of the step size in bytes; 0 keeps a parameter); returns the
+    /// previous mode's name.
+    pub fn gc_incremental(&mut self, pause: u32, stepmul: u32, stepsize: u32) -> &'static str {
+        let old = std::mem::replace(&mut self.gc.mode, "incremental");
+        if pause != 0 {
+            self.gc.pause = pause;
+        }
+        if stepmul != 0 {
+            self.gc.stepmul = stepmul;
+        }
+        if stepsize != 0 {
+            self.gc.stepsize = stepsize.min(40);
+        }
+        old
+    }
+
+    /// Generational mode, as reported; the collector stays incremental
+    /// (see the module docs). Returns the previous mode's name.
+    pub fn gc_generational(&mut self) -> &'static str {
+        std::mem::replace(&mut self.gc.mode, "generational")
+    }
+
     /// Runs a full collection cycle, then the pending finalizers.
     pub fn collect_garbage(&mut self) {
         self.full_gc();

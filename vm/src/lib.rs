@@ -288,9 +288,9 @@ pub use error::ErrorKind;
 pub use lua::InterruptHandle;
 pub use lua::{
     AnyUserData, Chunk, Error, ExternalError, ExternalResult, FromLua, FromLuaMulti, Function,
-    Integer, IntoLua, IntoLuaMulti, Lua, LuaOptions, LuaString, MetaMethod, MultiValue, Nil,
-    Number, RegistryKey, Result, Table, TablePairs, TableSequence, Thread, ThreadStatus, UserData,
-    UserDataFields, UserDataMethods, UserDataRef, UserDataRefMut, Value, Variadic,
+    GCMode, Integer, IntoLua, IntoLuaMulti, Lua, LuaOptions, LuaString, MetaMethod, MultiValue,
+    Nil, Number, RegistryKey, Result, Table, TablePairs, TableSequence, Thread, ThreadStatus,
+    UserData, UserDataFields, UserDataMethods, UserDataRef, UserDataRefMut, Value, Variadic,
 };
 pub use snapshot::Snapshot;
 

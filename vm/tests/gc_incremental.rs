@@ -254,3 +254,29 @@ fn two_processes_collect_alike() {
     };
     assert_eq!(child, here);
 }
+
+/// The embedding API's collector calls (mlua's names).
+#[test]
+fn the_embedding_api_steps_and_tunes_the_collector() {
+    use luprex_vm::{GCMode, Lua};
+    let lua = Lua::new();
+    assert_eq!(lua.gc_inc(150, 1, 10), GCMode::Generational);
+    assert_eq!(lua.gc_inc(0, 0, 0), GCMode::Incremental);
+    lua.load("t = {} for i = 1, 2000 do t[i] = {i} end").exec().unwrap();
+    let mut steps = 1;
+    while !lua.gc_step().unwrap() {
+        steps += 1;
+        assert!(steps < 1_000_000, "the cycle never ends");
+    }
+    assert!(steps > 1, "one step did a whole cycle with stepmul 1");
+    assert!(lua.gc_step_kbytes(100_000).unwrap());
+    lua.gc_stop();
+    assert!(!lua.gc_is_running());
+    lua.gc_restart();
+    assert!(lua.gc_is_running());
+    assert_eq!(lua.gc_gen(0, 0), GCMode::Incremental);
+    assert_eq!(
+        lua.load("return collectgarbage('incremental')").eval::<String>().unwrap(),
+        "generational"
+    );
+}

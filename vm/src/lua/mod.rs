@@ -173,6 +173,26 @@ impl<T, E: ExternalError> ExternalResult<T> for std::result::Result<T, E> {
 /// stack), it pushes its results on the stack and returns how many.
 pub(crate) type Callback = Rc<dyn Fn(&Lua, &[Raw]) -> Result<usize>>;
 
+/// The collector's mode, as `collectgarbage` reports it (mlua's
+/// `GCMode`). Generational collection is not implemented: in that mode the
+/// collector keeps running incrementally.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GCMode {
+    /// Incremental collection (the collector's only way of working).
+    Incremental,
+    /// Generational mode, as reported.
+    Generational,
+}
+
+impl GCMode {
+    fn of(name: &str) -> GCMode {
+        match name {
+            "generational" => GCMode::Generational,
+            _ => GCMode::Incremental,
+        }
+    }
+}
+
 /// A Lua state for embedding (see the module docs).
 ///
 /// `Lua` is a cheap handle (`Rc`): clones refer to the same state. It is
@@ -722,6 +742,49 @@ impl Lua {
     /// [`Lua::collect_garbage`]).
     pub fn gc_collect(&self) -> Result<()> {
         self.collect_garbage()
+    }
+
+    /// Does a basic step of the incremental collector; true if a cycle
+    /// ended (mlua's `gc_step`).
+    pub fn gc_step(&self) -> Result<bool> {
+        self.gc_step_kbytes(0)
+    }
+
+    /// Does the collector's work of allocating `kbytes` KB; true if a
+    /// cycle ended.
+    pub fn gc_step_kbytes(&self, kbytes: i32) -> Result<bool> {
+        self.run(|st| Ok(st.gc_step(kbytes.max(0) as usize)))
+    }
+
+    /// Stops automatic collection.
+    pub fn gc_stop(&self) {
+        let _ = self.with_state(|st| st.gc_set_running(false));
+    }
+
+    /// Restarts automatic collection.
+    pub fn gc_restart(&self) {
+        let _ = self.with_state(|st| st.gc_set_running(true));
+    }
+
+    /// Whether automatic collection runs.
+    pub fn gc_is_running(&self) -> bool {
+        self.with_state(|st| st.gc_is_running()).unwrap_or(false)
+    }
+
+    /// Incremental mode with its parameters (pause %, step multiplier, log2
+    /// of the step size; 0 keeps one); returns the previous mode.
+    pub fn gc_inc(&self, pause: i32, step_multiplier: i32, step_size: i32) -> GCMode {
+        let p = |x: i32| x.max(0) as u32;
+        let old =
+            self.with_state(|st| st.gc_incremental(p(pause), p(step_multiplier), p(step_size)));
+        GCMode::of(old.unwrap_or("incremental"))
+    }
+
+    /// Generational mode as reported (the collector stays incremental:
+    /// generational collection is not implemented); returns the previous
+    /// mode.
+    pub fn gc_gen(&self, _minor_multiplier: i32, _major_multiplier: i32) -> GCMode {
+        GCMode::of(self.with_state(|st| st.gc_generational()).unwrap_or("incremental"))
     }
 
     /// Stores `v` in the registry under the name `key` (replacing what was
