@@ -456,8 +456,8 @@ impl<T> Arena<T> {
         into.append(&mut self.marks.again);
     }
 
-    /// The barrier for a mutation of `h` that does not go through
-    /// [`Arena::get_mut`] (tables, whose contents live in their store).
+    /// The backward barrier for a change of `h` that does not go through
+    /// [`Arena::get_mut`]: unmarks it and lists it to be traversed again.
     #[inline]
     pub(crate) fn barrier(&mut self, h: Handle<T>) {
         self.marks.barrier(h.idx);

@@ -16,8 +16,9 @@
 //!    between steps, the barriers keep the invariant that no traversed
 //!    ("black") object points at an unmarked one that nothing will mark:
 //!    a mutated object is unmarked and listed to be marked again
-//!    (`arena/marks.rs`), a value stored by the dispatch loop's fast paths
-//!    into a marked table is listed to be marked (`table.rs`).
+//!    (`arena/marks.rs`), but a table, which may be big and written all
+//!    the time, stays marked and lists every key and value stored into it
+//!    to be marked (`table.rs`).
 //! 3. **Atomic**, in one step once nothing is gray: barriers off, mark the
 //!    roots again (the stack changed) and what the barriers listed, then
 //!    as a stop-the-world collector would: ephemerons to a fixpoint, clear
@@ -111,6 +112,21 @@ pub enum Phase {
     Propagate,
     /// Sweeping arena `k` (in the heap's arena order), in steps.
     Sweep(u8),
+}
+
+/// What the collector is doing ([`State::gc_stats`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GcStats {
+    /// Where the cycle is.
+    pub phase: Phase,
+    /// Cycles completed.
+    pub cycles: u64,
+    /// Gray objects waiting to be traversed.
+    pub gray: usize,
+    /// Big tables whose traversal, a chunk at a time, is under way.
+    pub tables_in_chunks: usize,
+    /// Marking work done by the current cycle.
+    pub work: usize,
 }
 
 /// Collector state.
@@ -251,6 +267,17 @@ impl State {
     /// Collection cycles completed.
     pub fn gc_cycles(&self) -> u64 {
         self.gc.cycles
+    }
+
+    /// What the collector is doing, for tests and profiling.
+    pub fn gc_stats(&self) -> GcStats {
+        GcStats {
+            phase: self.gc.phase,
+            cycles: self.gc.cycles,
+            gray: self.gc.cycle.gray.len(),
+            tables_in_chunks: self.gc.cycle.partial.len(),
+            work: self.gc.cycle.work,
+        }
     }
 
     /// A step of the collector (`lua_gc(L, LUA_GCSTEP, kbytes)`): a basic

@@ -57,7 +57,7 @@ pub use crate::api::{HeapStats, MsgHandler};
 pub use crate::arena::Handle;
 pub use crate::error::{Error, ErrorKind};
 pub use crate::func::NativeId;
-pub use crate::gc::Phase as GcPhase;
+pub use crate::gc::{GcStats, Phase as GcPhase};
 pub use crate::hash::{HashMode, PayloadHook, StateHasher};
 pub use crate::limits::{
     HeapView, InterruptHandle, WorkMeter, WorkStop, CALL_COST, GRACE, LOAD_COST, SLICE, WORK_BYTES,

@@ -422,7 +422,7 @@ impl TableStore {
     #[inline(always)]
     pub fn view_mut<'a>(&'a mut self, t: &'a mut Table) -> TableMut<'a> {
         let h = *t;
-        TableMut { t: h, orig: h, dst: HeaderDst::Plain(t), s: self }
+        TableMut { t: h, orig: h, dst: HeaderDst::Plain(t), s: self, fwd: None, moved: false }
     }
 
     /// Bytes reserved by the store's pages (a report figure; the
@@ -485,13 +485,14 @@ fn shift_for(hcap: usize) -> u8 {
 /// together. Every write to a table passes through one of its methods,
 /// which report it to the write log (`writes.rs`).
 ///
-/// **The collector's barrier** (on while it marks, see `gc.rs`): a write
-/// through [`Tables::get_mut`] to a marked table unmarks it and lists it to
-/// be traversed again (the backward barrier of `arena/marks.rs`); the
-/// dispatch loop's fast paths, which know the value they store, instead
-/// list that value to be marked (`fwd`, Lua's forward barrier), so that
-/// storing into a big table that the collector has traversed does not make
-/// it traverse the whole table again.
+/// **The collector's barrier** (on while it marks, see `gc.rs`): every key
+/// and value stored into a marked table, and a new metatable, is listed to
+/// be marked (`fwd`, Lua's forward barrier), by [`TableMut`]'s writes and
+/// by the dispatch loop's fast paths. A table is never unmarked to be
+/// traversed again (the backward barrier other objects get): a big table
+/// written all the time would be traversed again and again. No write
+/// stores a reference but through these, so a marked table never holds an
+/// unmarked object that nothing will mark.
 #[derive(Default)]
 pub struct Tables {
     arena: Arena<Table>,
@@ -527,11 +528,16 @@ impl Tables {
     #[inline(always)]
     pub fn get_mut(&mut self, h: TableRef) -> TableMut<'_> {
         self.writes.touch(h.index());
-        if self.watch {
-            self.arena.barrier(h);
-        }
         let t = *self.arena.get(h);
-        TableMut { t, orig: t, dst: HeaderDst::Slot(&mut self.arena, h), s: &mut self.store }
+        let fwd = (self.watch && self.arena.is_marked(h)).then_some(&mut self.fwd);
+        TableMut {
+            t,
+            orig: t,
+            dst: HeaderDst::Slot(&mut self.arena, h),
+            s: &mut self.store,
+            fwd,
+            moved: false,
+        }
     }
 
     /// Table at raw index `idx`, if the slot is occupied.

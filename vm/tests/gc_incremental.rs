@@ -280,3 +280,39 @@ fn the_embedding_api_steps_and_tunes_the_collector() {
         "generational"
     );
 }
+
+/// A big table traversed a chunk at a time and rehashed in between (its
+/// entries compacted below the traversal's position) keeps its values.
+#[test]
+fn a_big_table_rehashed_during_its_traversal_keeps_its_values() {
+    let (mut st, out) = new_state();
+    // Automatic steps off: the test takes every step itself.
+    run(
+        &mut st,
+        r#"collectgarbage("stop")
+           collectgarbage("incremental", 200, 100, 6)
+           big = {}
+           for i = 1, 30000 do big["k" .. i] = {i} end"#,
+    );
+    // A basic step does one chunk of a big table.
+    for _ in 0..100_000 {
+        if st.gc_stats().tables_in_chunks > 0 {
+            break;
+        }
+        run(&mut st, "collectgarbage('step', 0)");
+    }
+    assert!(st.gc_stats().tables_in_chunks > 0, "the big table was never traversed in chunks");
+    // Tombstones at the front, then inserts until the hash part is full:
+    // the rehash compacts the entries down, below the traversal's position.
+    run(
+        &mut st,
+        r#"for i = 1, 20000 do big["k" .. i] = nil end
+           for j = 1, 3000 do big["n" .. j] = j end
+           repeat until collectgarbage("step", 0)
+           local n = 0
+           for i = 20001, 30000 do assert(big["k" .. i][1] == i, i) n = n + 1 end
+           print(n)"#,
+    );
+    st.check_heap().unwrap();
+    assert_eq!(out.take(), "10000\n");
+}

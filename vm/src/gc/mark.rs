@@ -11,12 +11,13 @@
 //! outlasts its budget, however big one table is.
 //!
 //! **Work** is counted in the estimated bytes of what was traversed (the
-//! same figure as the live-bytes estimate): a step stops once it has done
-//! its budget's worth. A table written between two chunks of its traversal
-//! needs nothing special: a write through the general path unmarks it (the
-//! backward barrier) so it is traversed again whole, and the dispatch
-//! loop's fast paths, which neither move entries nor grow the table, list
-//! the value they store (the forward barrier).
+//! same figure as the live-bytes estimate; see `OBJECT_COST`): a step
+//! stops once it has done its budget's worth. A table written between two
+//! chunks of its traversal needs nothing special: what is stored into a
+//! marked table is listed to be marked (the forward barrier, `table.rs`),
+//! and a rehash between two chunks moves entries that were all there
+//! when the table was marked (the positions a chunk skips or sees twice
+//! are harmless: nothing reachable only through them is unmarked).
 //!
 //! **Weak tables** (`__mode` with `k`, `v` or both) mark only their strong
 //! part: weak-value tables their keys; weak-key tables are ephemerons, a

@@ -17,11 +17,21 @@ use super::*;
 /// only if it changed: most writes change only body cells, so the header's
 /// arena slot is neither written nor journaled (a snapshot then costs only
 /// the body's pages).
+///
+/// While the collector marks and the table is marked, `fwd` is the
+/// collector's list of values to mark: every key and value stored, and a
+/// new metatable, go on it (the forward barrier, see [`Tables`]). A write
+/// that moves the entries (a rehash, `moved`) sends the table back to be
+/// traversed again instead: a traversal in chunks could skip entries
+/// moved below its position. Moves cost as much as the table's size
+/// already, so this adds a constant factor, not a new cost.
 pub struct TableMut<'a> {
     pub(super) t: Table,
     pub(super) orig: Table,
     pub(super) dst: HeaderDst<'a>,
     pub(super) s: &'a mut TableStore,
+    pub(super) fwd: Option<&'a mut Vec<Value>>,
+    pub(super) moved: bool,
 }
 
 /// Where a [`TableMut`] writes its header back.
@@ -35,6 +45,9 @@ pub(super) enum HeaderDst<'a> {
 impl Drop for TableMut<'_> {
     #[inline]
     fn drop(&mut self) {
+        if self.fwd.is_some() {
+            self.barrier_at_end();
+        }
         if self.t != self.orig {
             match &mut self.dst {
                 HeaderDst::Plain(t) => **t = self.t,
@@ -125,6 +138,28 @@ impl<'a> TableMut<'a> {
         self.s.vals.get_mut(self.t.body, i)
     }
 
+    /// The barrier's part at the end of the write: a new metatable is
+    /// listed, moved entries send the table back to be traversed.
+    #[cold]
+    fn barrier_at_end(&mut self) {
+        if let (Some(f), Some(m)) = (&mut self.fwd, self.t.meta) {
+            if self.orig.meta != Some(m) {
+                f.push(Value::Table(m));
+            }
+        }
+        if let (true, HeaderDst::Slot(a, h)) = (self.moved, &mut self.dst) {
+            a.barrier(*h);
+        }
+    }
+
+    /// The forward barrier: `key` and `v` are stored (see the type's docs).
+    #[inline(always)]
+    fn barrier(&mut self, key: Value, v: Value) {
+        if let Some(f) = &mut self.fwd {
+            barrier_push(f, key, v);
+        }
+    }
+
     /// Sets the value of entry `e`.
     #[inline(always)]
     fn set_entry_val(&mut self, e: usize, v: Value) {
@@ -184,6 +219,7 @@ impl<'a> TableMut<'a> {
         if let Probe::Found(..) = self.view().probe(key, h) {
             return false;
         }
+        self.barrier(key, v);
         self.insert_new(key, h, v);
         true
     }
@@ -208,6 +244,7 @@ impl<'a> TableMut<'a> {
     /// Raw `t[i] = v`.
     #[inline(always)]
     pub fn set_int(&mut self, i: i64, v: Value) {
+        self.barrier(Value::Nil, v);
         let idx = (i as u64).wrapping_sub(1);
         if idx < u64::from(self.t.alen) {
             *self.array_slot_mut(idx as usize) = v;
@@ -219,6 +256,7 @@ impl<'a> TableMut<'a> {
     /// Raw `t[s] = v` for a string key (resets `flags`).
     #[inline]
     pub fn set_str(&mut self, s: StrRef, v: Value) {
+        self.barrier(Value::Str(s), v);
         self.t.flags = 0; // (the header is written back only if it changed)
         if let Some((pos, e, old)) = self.view().find_str(s) {
             if !old.is_nil() {
@@ -253,6 +291,7 @@ impl<'a> TableMut<'a> {
 
     /// Assignment to a normalized non-integer key.
     fn set_hash(&mut self, key: Value, h: u64, v: Value) {
+        self.barrier(key, v);
         if let Value::Str(_) = key {
             self.t.flags = 0;
         }
@@ -334,6 +373,7 @@ impl<'a> TableMut<'a> {
     /// larger block when the current one is too small (the array is last in
     /// the body, so it grows into the block's slack otherwise).
     fn grow_acap(&mut self, acap: usize) {
+        self.moved = true;
         let hc = self.t.hcap as usize;
         if body_cap(acap, hc) != body_cap(self.t.acap as usize, hc) {
             let used = 3 * hc + self.t.alen as usize;
@@ -370,6 +410,7 @@ impl<'a> TableMut<'a> {
     /// rewritten in place when neither capacity changes, else moved to a new
     /// block.
     fn rebuild(&mut self, na: usize, reserve: usize) {
+        self.moved = true;
         let view = self.view();
         let mut entries: Vec<(Value, Value)> = view.hash_pairs().collect();
         let had_garbage = entries.len() != self.t.elen as usize;
@@ -474,6 +515,16 @@ impl<'a> TableMut<'a> {
 }
 
 /// The index cells (`cap` cells, `2 * cap` slots) for `entries` in order.
+/// Lists `key` and `v` for the collector to mark, if they are objects.
+#[cold]
+fn barrier_push(f: &mut Vec<Value>, key: Value, v: Value) {
+    for x in [key, v] {
+        if crate::schema::ObjRef::of(x).is_some() {
+            f.push(x);
+        }
+    }
+}
+
 pub(super) fn build_index(entries: &[(Value, Value)], cap: usize) -> Vec<Value> {
     let mut index = vec![Value::Nil; cap];
     if cap > 0 {
