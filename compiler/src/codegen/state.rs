@@ -21,7 +21,9 @@
 //! operand written into an instruction is below 255 and every constant
 //! operand in a `C` field is at most 255, so encodings never overflow.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+
+use foldhash::fast::RandomState;
 
 use crate::number::{float_to_int, F2I};
 use crate::opcodes::{
@@ -168,7 +170,7 @@ impl FuncState {
 /// duplicated, exactly as there): a type tag and the value's bits. Strings
 /// have their own map, keyed by their bytes (the two kinds of key never
 /// compare equal in PUC's table either).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct KKey(u8, u64);
 
 impl KKey {
@@ -207,17 +209,16 @@ pub(crate) struct Compiler<'s> {
     /// Visible labels.
     pub labels: Vec<LabelDesc>,
     /// Constant cache shared by all functions (`ls->h`), for non-strings.
-    /// A B-tree, not a hash map: a data file's numerals are many (a
-    /// million-number constructor makes it hundreds of thousands of
-    /// entries) and often in increasing runs, which a B-tree looks up in
-    /// nodes already in cache where a hash map (SipHash, or any hash that
-    /// scatters keys, as one must for untrusted source) misses the cache
-    /// twice per numeral; and its worst case is logarithmic whatever the
-    /// keys, so no source can be crafted to make it slow. It is only looked
-    /// up, never iterated, so its order is not observable.
-    kcache: BTreeMap<KKey, u32>,
+    /// It is only looked up, never iterated, so its order is not
+    /// observable. A hash map with foldhash's per-process random seed: a
+    /// data file's numerals are many (a million-number constructor makes
+    /// hundreds of thousands of entries), which foldhash hashes in a few
+    /// instructions where a B-tree compares keys on every level (it took a
+    /// fifth of the compile time of such a file) and SipHash takes tens of
+    /// instructions; the seed keeps a source from being crafted to collide.
+    kcache: HashMap<KKey, u32, RandomState>,
     /// The same for strings.
-    kstrings: HashMap<Vec<u8>, u32>,
+    kstrings: HashMap<Vec<u8>, u32, RandomState>,
     /// Line given to new instructions (`ls->lastline`).
     pub line: u32,
     /// The token PUC's parser would be looking at, when known (for the
@@ -235,8 +236,8 @@ impl<'s> Compiler<'s> {
             actvar: Vec::new(),
             gotos: Vec::new(),
             labels: Vec::new(),
-            kcache: BTreeMap::new(),
-            kstrings: HashMap::new(),
+            kcache: HashMap::default(),
+            kstrings: HashMap::default(),
             line: 1,
             near: None,
         }
