@@ -55,6 +55,9 @@ impl PartialEq for Fields {
     }
 }
 
+/// Bytes reserved by the first field.
+const INITIAL_BYTES: usize = 48;
+
 const POS: u8 = 0;
 const NAMED: u8 = 1;
 const KEYED: u8 = 2;
@@ -87,6 +90,10 @@ impl Fields {
 
     /// Appends a field.
     pub fn push(&mut self, field: Field) {
+        if self.len == 0 {
+            // most constructors are small: one allocation, not four growths
+            self.bytes.reserve(INITIAL_BYTES);
+        }
         self.len = self.len.saturating_add(1);
         match field {
             Field::Positional(v) => {

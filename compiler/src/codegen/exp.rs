@@ -387,10 +387,7 @@ impl Compiler<'_> {
             ExpKind::Nil => self.nil_k()?,
             ExpKind::KInt(i) => self.int_k(*i)?,
             ExpKind::KFlt(f) => self.number_k(*f)?,
-            ExpKind::KStr(s) => {
-                let s = s.clone();
-                self.string_k(&s)?
-            }
+            ExpKind::KStr(s) => self.string_k(s)?,
             ExpKind::K(k) => *k,
             _ => return Ok(false),
         };
@@ -545,8 +542,7 @@ impl Compiler<'_> {
     /// Turns a string literal into a constant-table reference (`str2K`).
     pub fn str_to_k(&mut self, e: &mut ExpDesc) -> R<()> {
         if let ExpKind::KStr(s) = &e.k {
-            let s = s.clone();
-            e.k = ExpKind::K(self.string_k(&s)?);
+            e.k = ExpKind::K(self.string_k(s)?);
         }
         Ok(())
     }
