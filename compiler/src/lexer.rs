@@ -39,7 +39,7 @@
 
 use logos::{FilterResult, Lexer, Logos};
 
-use crate::ast::Line;
+use crate::ast::{Line, Name};
 use crate::number::{hex_digit, is_c_space, str_to_number, Number};
 
 /// A lexical error, with the text of `llex.c`'s message.
@@ -262,12 +262,12 @@ pub enum Tok {
     #[regex(r"(?-u:[\x00-\xFF])", |lex| lex.slice().first().copied().unwrap_or(0), priority = 0)]
     Other(u8),
     /// A name (identifier).
-    #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| if lex.extras.names { lex.slice().to_vec() } else { Vec::new() })]
-    Name(Vec<u8>),
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| if lex.extras.names { Name::new(lex.slice()) } else { Name::default() })]
+    Name(Name),
     /// A string literal (short or long), escapes processed.
     #[token("\"", short_string)]
     #[token("'", short_string)]
-    Str(Vec<u8>),
+    Str(Name),
     /// A numeral.
     #[regex(r"\.?[0-9]", numeral)]
     Num(Number),
@@ -520,7 +520,7 @@ fn bracket(lex: &mut Lexer<'_, Tok>) -> FilterResult<Tok, LexError> {
             match read {
                 Some((used, contents)) => {
                     lex.bump(used);
-                    FilterResult::Emit(Tok::Str(contents))
+                    FilterResult::Emit(Tok::Str(contents.into()))
                 }
                 None => {
                     let msg = format!("unfinished long string (starting at line {start_line})");
@@ -712,15 +712,24 @@ impl StrReader<'_> {
 }
 
 /// Callback for `"` and `'`: a short string.
-fn short_string(lex: &mut Lexer<'_, Tok>) -> Result<Vec<u8>, LexError> {
+fn short_string(lex: &mut Lexer<'_, Tok>) -> Result<Name, LexError> {
     let delim = lex.slice().first().copied().unwrap_or(b'"');
+    // the usual string, with no escape or line break: its bytes as they are
+    let rest = lex.remainder();
+    if let Some(end) = rest.iter().position(|&c| c == delim || matches!(c, b'\\' | b'\n' | b'\r')) {
+        if rest[end] == delim {
+            let s = Name::new(&rest[..end]);
+            lex.bump(end + 1);
+            return Ok(s);
+        }
+    }
     let mut reader =
         StrReader { rest: lex.remainder(), pos: 0, val: Vec::new(), delim, line: lex.extras.line };
     let result = reader.read();
     lex.extras.line = reader.line;
     result?;
     lex.bump(reader.pos);
-    Ok(reader.val)
+    Ok(reader.val.into())
 }
 
 /// Appends `x` (at most 2^31-1) in Lua's extended UTF-8 (`luaO_utf8esc`):

@@ -22,6 +22,7 @@
 //! register is either a local's or the top temporary (`freereg - 1`) at the
 //! time it is freed, so temporaries are released in stack order.
 
+use crate::ast::Name;
 use crate::opcodes::{Instruction, OpCode};
 use crate::proto::Constant;
 
@@ -42,7 +43,7 @@ pub(crate) enum ExpKind {
     /// Integer numeral.
     KInt(i64),
     /// String literal not yet in the constant table.
-    KStr(Vec<u8>),
+    KStr(Name),
     /// Value in a fixed register.
     NonReloc(u32),
     /// Local variable: its register and its index among the function's locals.
@@ -160,7 +161,7 @@ pub(crate) fn const_to_exp(v: &CtValue) -> ExpKind {
         CtValue::Bool(false) => ExpKind::False,
         CtValue::Int(i) => ExpKind::KInt(*i),
         CtValue::Flt(f) => ExpKind::KFlt(*f),
-        CtValue::Str(s) => ExpKind::KStr(s.clone()),
+        CtValue::Str(s) => ExpKind::KStr(Name::new(s)),
     }
 }
 

@@ -293,7 +293,7 @@ impl Compiler<'_> {
             ExpKind::False => Some(CtValue::Bool(false)),
             ExpKind::True => Some(CtValue::Bool(true)),
             ExpKind::Nil => Some(CtValue::Nil),
-            ExpKind::KStr(s) => Some(CtValue::Str(s.clone())),
+            ExpKind::KStr(s) => Some(CtValue::Str(s.to_vec())),
             ExpKind::Const(i) => self.actvar.get(*i).and_then(|v| v.value.clone()),
             ExpKind::KInt(i) => Some(CtValue::Int(*i)),
             ExpKind::KFlt(f) => Some(CtValue::Flt(*f)),
@@ -327,9 +327,9 @@ impl Compiler<'_> {
             return Err(self.error(line, "syntax error"));
         };
         let mut v = self.single_var(first, line)?;
-        for name in rest.iter().map(Vec::as_slice).chain(method) {
+        for name in rest.iter().map(|n| &**n).chain(method) {
             self.exp_to_any_reg_up(&mut v)?;
-            let mut key = ExpDesc::new(ExpKind::KStr(name.to_vec()));
+            let mut key = ExpDesc::new(ExpKind::KStr(Name::new(name)));
             self.indexed(&mut v, &mut key)?;
         }
         let mut b = self.body(func, method.is_some(), line)?;

@@ -33,7 +33,7 @@
 //! The checker itself recurses only through the C levels, so its recursion
 //! is bounded by 200 levels; every loop in `lparser.c` is a loop here.
 
-use crate::ast::Line;
+use crate::ast::{Line, Name};
 use crate::lexer::{LexError, Near, Tok, Token};
 use crate::number::Number;
 
@@ -248,7 +248,7 @@ impl<I: Iterator<Item = Result<Token, LexError>>> Checker<'_, I> {
     fn checkname(&mut self) -> Res<()> {
         match self.cur() {
             Tok::Name(_) => self.next(),
-            _ => Err(self.error_expected(&Tok::Name(Vec::new()))),
+            _ => Err(self.error_expected(&Tok::Name(Name::default()))),
         }
     }
 
