@@ -787,27 +787,41 @@ const POW10: [f64; 16] =
 /// digits as an integer below 2^53 and the power of ten are both exact, and
 /// one division rounds correctly.
 fn simple_numeral(s: &[u8]) -> Option<(usize, Number)> {
-    let digits = |from: usize| s.iter().skip(from).take_while(|c| c.is_ascii_digit()).count();
-    let value = |t: &[u8]| t.iter().fold(0u64, |m, &c| m * 10 + u64::from(c - b'0'));
     let ends =
         |i: usize| !s.get(i).is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.');
-    let int_n = digits(0);
-    if int_n == 0 || int_n > 18 {
+    let (int_n, m) = digits(s, 0, 0, 18)?;
+    if int_n == 0 {
         return None;
     }
     if ends(int_n) {
-        return Some((int_n, Number::Int(value(&s[..int_n]) as i64)));
+        return Some((int_n, Number::Int(m as i64)));
     }
-    if s.get(int_n) != Some(&b'.') {
+    if s.get(int_n) != Some(&b'.') || int_n > 15 {
         return None;
     }
-    let frac_n = digits(int_n + 1);
-    let len = int_n + 1 + frac_n;
-    if int_n + frac_n > 15 || !ends(len) {
+    let (len, m) = digits(s, int_n + 1, m, 15 - int_n)?;
+    if !ends(len) {
         return None;
     }
-    let m = value(&s[..int_n]) * 10u64.pow(frac_n as u32) + value(&s[int_n + 1..len]);
-    Some((len, Number::Float(m as f64 / POW10[frac_n])))
+    Some((len, Number::Float(m as f64 / POW10[len - int_n - 1])))
+}
+
+/// Reads the decimal digits of `s` from `i` on into `m` (ten times `m` plus
+/// the digit, for each), at most `max` of them: the position after them and
+/// the value, or `None` if there are more.
+fn digits(s: &[u8], mut i: usize, mut m: u64, max: usize) -> Option<(usize, u64)> {
+    let start = i;
+    while let Some(&c) = s.get(i) {
+        if !c.is_ascii_digit() {
+            break;
+        }
+        if i - start == max {
+            return None;
+        }
+        m = m * 10 + u64::from(c - b'0');
+        i += 1;
+    }
+    Some((i, m))
 }
 
 /// Length of the numeral at the start of `s` (which starts with a digit or

@@ -170,7 +170,7 @@ impl FuncState {
 /// duplicated, exactly as there): a type tag and the value's bits. Strings
 /// have their own map, keyed by their bytes (the two kinds of key never
 /// compare equal in PUC's table either).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct KKey(u8, u64);
 
 impl KKey {
@@ -216,7 +216,9 @@ pub(crate) struct Compiler<'s> {
     /// instructions where a B-tree compares keys on every level (it took a
     /// fifth of the compile time of such a file) and SipHash takes tens of
     /// instructions; the seed keeps a source from being crafted to collide.
-    kcache: HashMap<KKey, u32, RandomState>,
+    /// One map per type tag of [`KKey`], keyed by the value's bits: an
+    /// entry is 16 bytes where a `(KKey, u32)` would take 24.
+    kcache: [HashMap<u64, u32, RandomState>; 4],
     /// The same for strings.
     kstrings: HashMap<Vec<u8>, u32, RandomState>,
     /// Line given to new instructions (`ls->lastline`).
@@ -236,7 +238,7 @@ impl<'s> Compiler<'s> {
             actvar: Vec::new(),
             gotos: Vec::new(),
             labels: Vec::new(),
-            kcache: HashMap::default(),
+            kcache: Default::default(),
             kstrings: HashMap::default(),
             line: 1,
             near: None,
@@ -478,7 +480,8 @@ impl<'s> Compiler<'s> {
 
     /// `addk`: finds or adds a constant, using PUC's shared cache.
     fn add_k(&mut self, key: KKey, v: Constant) -> R<u32> {
-        if let Some(&k) = self.kcache.get(&key) {
+        let cache = usize::from(key.0);
+        if let Some(&k) = self.kcache[cache].get(&key.1) {
             if let Some(old) = self.fs.f.constants.get(k as usize) {
                 if same_constant(old, &v) {
                     return Ok(k);
@@ -486,7 +489,7 @@ impl<'s> Compiler<'s> {
             }
         }
         let k = self.push_k(v)?;
-        self.kcache.insert(key, k);
+        self.kcache[cache].insert(key.1, k);
         Ok(k)
     }
 
