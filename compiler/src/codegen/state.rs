@@ -479,18 +479,18 @@ impl<'s> Compiler<'s> {
     // Constants
 
     /// `addk`: finds or adds a constant, using PUC's shared cache.
+    /// The cache is probed once (a data file's numerals are mostly new).
     fn add_k(&mut self, key: KKey, v: Constant) -> R<u32> {
-        let cache = usize::from(key.0);
-        if let Some(&k) = self.kcache[cache].get(&key.1) {
-            if let Some(old) = self.fs.f.constants.get(k as usize) {
-                if same_constant(old, &v) {
-                    return Ok(k);
-                }
+        let constants = &mut self.fs.f.constants;
+        let new = constants.len() as u32;
+        let slot = self.kcache[usize::from(key.0)].entry(key.1).or_insert(new);
+        if *slot != new {
+            if constants.get(*slot as usize).is_some_and(|old| same_constant(old, &v)) {
+                return Ok(*slot);
             }
+            *slot = new;
         }
-        let k = self.push_k(v)?;
-        self.kcache[cache].insert(key.1, k);
-        Ok(k)
+        self.push_k(v)
     }
 
     /// Appends a constant to the current function's table.
