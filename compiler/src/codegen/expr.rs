@@ -142,17 +142,25 @@ impl Compiler<'_> {
 
     /// A primary expression followed by suffixes (`suffixedexp`).
     fn suffixed(&mut self, e: &Expr) -> R<ExpDesc> {
-        let mut spine: Vec<&Expr> = Vec::new();
+        // the suffixes, outermost first: the first few on the stack (a
+        // statement like `t[#t+1] = v` allocates nothing here)
+        let mut near: [Option<&Expr>; 4] = [None; 4];
+        let mut far: Vec<&Expr> = Vec::new();
+        let mut n = 0;
         let mut cur = e;
         while let ExprKind::Index(o, _) | ExprKind::Call(o, _) | ExprKind::MethodCall(o, _) =
             &cur.kind
         {
-            spine.push(cur);
+            match near.get_mut(n) {
+                Some(slot) => *slot = Some(cur),
+                None => far.push(cur),
+            }
+            n += 1;
             cur = o;
         }
         let line = cur.line;
         let mut v = self.simple(cur)?;
-        for s in spine.into_iter().rev() {
+        for s in near.iter().flatten().copied().chain(far).rev() {
             match &s.kind {
                 ExprKind::Index(_, key) => {
                     self.exp_to_any_reg_up(&mut v)?;
