@@ -184,11 +184,13 @@ impl<I: Iterator<Item = Result<Token, LexError>>> Checker<'_, I> {
         if matches!(self.cur(), Tok::Eof) {
             return Ok(());
         }
-        if self.fill_ahead().is_none() {
+        // straight from the stream unless a lookahead read it (a token is
+        // moved once, not through `ahead`)
+        let Some(t) = self.ahead.take().or_else(|| self.pull()) else {
             return Err(self.lex_failure());
-        }
-        self.cur = self.ahead.take();
-        self.linenumber = self.cur.as_ref().map_or(self.linenumber, |t| t.line);
+        };
+        self.linenumber = t.line;
+        self.cur = Some(t);
         self.lookahead = false;
         Ok(())
     }
