@@ -28,14 +28,13 @@
 //! is 48 bytes and no symbol is larger than 56.
 
 mod fields;
+mod name;
 
 pub use fields::Fields;
+pub use name::Name;
 
 /// A source line number (1-based).
 pub type Line = u32;
-
-/// A name (identifier) as it appeared in the source.
-pub type Name = Vec<u8>;
 
 /// A whole chunk: the body of the implicit main function (which is vararg).
 #[derive(Clone, Debug, PartialEq)]
@@ -293,7 +292,7 @@ pub enum ExprKind {
     /// A float numeral.
     Float(f64),
     /// A string literal, escapes already processed.
-    Str(Vec<u8>),
+    Str(Name),
     /// A variable reference (local, upvalue or global is resolved by codegen).
     Name(Name),
     /// `prefix[key]`; `a.b` is `Index(a, Str("b"))`.

@@ -39,7 +39,7 @@
 
 use logos::{FilterResult, Lexer, Logos};
 
-use crate::ast::Line;
+use crate::ast::{Line, Name};
 use crate::number::{hex_digit, is_c_space, str_to_number, Number};
 
 /// A lexical error, with the text of `llex.c`'s message.
@@ -262,12 +262,12 @@ pub enum Tok {
     #[regex(r"(?-u:[\x00-\xFF])", |lex| lex.slice().first().copied().unwrap_or(0), priority = 0)]
     Other(u8),
     /// A name (identifier).
-    #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| if lex.extras.names { lex.slice().to_vec() } else { Vec::new() })]
-    Name(Vec<u8>),
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| if lex.extras.names { Name::new(lex.slice()) } else { Name::default() })]
+    Name(Name),
     /// A string literal (short or long), escapes processed.
     #[token("\"", short_string)]
     #[token("'", short_string)]
-    Str(Vec<u8>),
+    Str(Name),
     /// A numeral.
     #[regex(r"\.?[0-9]", numeral)]
     Num(Number),
@@ -520,7 +520,7 @@ fn bracket(lex: &mut Lexer<'_, Tok>) -> FilterResult<Tok, LexError> {
             match read {
                 Some((used, contents)) => {
                     lex.bump(used);
-                    FilterResult::Emit(Tok::Str(contents))
+                    FilterResult::Emit(Tok::Str(contents.into()))
                 }
                 None => {
                     let msg = format!("unfinished long string (starting at line {start_line})");
@@ -712,15 +712,24 @@ impl StrReader<'_> {
 }
 
 /// Callback for `"` and `'`: a short string.
-fn short_string(lex: &mut Lexer<'_, Tok>) -> Result<Vec<u8>, LexError> {
+fn short_string(lex: &mut Lexer<'_, Tok>) -> Result<Name, LexError> {
     let delim = lex.slice().first().copied().unwrap_or(b'"');
+    // the usual string, with no escape or line break: its bytes as they are
+    let rest = lex.remainder();
+    if let Some(end) = rest.iter().position(|&c| c == delim || matches!(c, b'\\' | b'\n' | b'\r')) {
+        if rest[end] == delim {
+            let s = Name::new(&rest[..end]);
+            lex.bump(end + 1);
+            return Ok(s);
+        }
+    }
     let mut reader =
         StrReader { rest: lex.remainder(), pos: 0, val: Vec::new(), delim, line: lex.extras.line };
     let result = reader.read();
     lex.extras.line = reader.line;
     result?;
     lex.bump(reader.pos);
-    Ok(reader.val)
+    Ok(reader.val.into())
 }
 
 /// Appends `x` (at most 2^31-1) in Lua's extended UTF-8 (`luaO_utf8esc`):
@@ -755,10 +764,64 @@ fn numeral(lex: &mut Lexer<'_, Tok>) -> Result<Number, LexError> {
     let start = lex.span().start;
     let src = lex.source();
     let body = src.get(start..).unwrap_or_default();
+    if let Some((len, n)) = simple_numeral(body) {
+        lex.bump(len.saturating_sub(lex.span().len()));
+        return Ok(n);
+    }
     let len = numeral_len(body);
     let text = body.get(..len).unwrap_or_default();
     lex.bump(len.saturating_sub(lex.span().len()));
     str_to_number(text).ok_or_else(|| error(lex, "malformed number", Near::Text(text.to_vec())))
+}
+
+/// Powers of ten exactly representable as `f64`.
+const POW10: [f64; 16] =
+    [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+
+/// The numerals data files are made of, read directly: decimal digits
+/// (at most 18, so no overflow), optionally followed by `.` and more digits
+/// (at most 15 digits in all), and not followed by anything `numeral_len`
+/// would take into the numeral. Returns the length and the value, or
+/// `None` for any other numeral (read by `numeral_len` and
+/// `str_to_number`). The float is correctly rounded, as `strtod`'s: the
+/// digits as an integer below 2^53 and the power of ten are both exact, and
+/// one division rounds correctly.
+fn simple_numeral(s: &[u8]) -> Option<(usize, Number)> {
+    let ends =
+        |i: usize| !s.get(i).is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.');
+    let (int_n, m) = digits(s, 0, 0, 18)?;
+    if int_n == 0 {
+        return None;
+    }
+    if ends(int_n) {
+        return Some((int_n, Number::Int(m as i64)));
+    }
+    if s.get(int_n) != Some(&b'.') || int_n > 15 {
+        return None;
+    }
+    let (len, m) = digits(s, int_n + 1, m, 15 - int_n)?;
+    if !ends(len) {
+        return None;
+    }
+    Some((len, Number::Float(m as f64 / POW10[len - int_n - 1])))
+}
+
+/// Reads the decimal digits of `s` from `i` on into `m` (ten times `m` plus
+/// the digit, for each), at most `max` of them: the position after them and
+/// the value, or `None` if there are more.
+fn digits(s: &[u8], mut i: usize, mut m: u64, max: usize) -> Option<(usize, u64)> {
+    let start = i;
+    while let Some(&c) = s.get(i) {
+        if !c.is_ascii_digit() {
+            break;
+        }
+        if i - start == max {
+            return None;
+        }
+        m = m * 10 + u64::from(c - b'0');
+        i += 1;
+    }
+    Some((i, m))
 }
 
 /// Length of the numeral at the start of `s` (which starts with a digit or
@@ -767,9 +830,9 @@ fn numeral_len(s: &[u8]) -> usize {
     let mut i = usize::from(s.first() == Some(&b'.'));
     let hex = s.get(i) == Some(&b'0') && matches!(s.get(i + 1), Some(b'x' | b'X'));
     i += if hex { 2 } else { 1 };
-    let expo: &[u8] = if hex { b"Pp" } else { b"Ee" };
+    let (lower, upper) = if hex { (b'p', b'P') } else { (b'e', b'E') };
     while let Some(&c) = s.get(i) {
-        if expo.contains(&c) {
+        if c == lower || c == upper {
             i += 1;
             if matches!(s.get(i), Some(b'+' | b'-')) {
                 i += 1;
@@ -880,5 +943,52 @@ mod tests {
         v.clear();
         utf8_encode(0x800, &mut v);
         assert_eq!(v, [224, 160, 128]);
+    }
+
+    #[test]
+    fn simple_numerals_read_as_str_to_number() {
+        let cases = [
+            "0",
+            "7",
+            "007",
+            "123456789012345678",
+            "1234567890123456789",
+            "2.5",
+            "0.1",
+            "5.",
+            "123456789.012345",
+            "1234567890.12345678",
+            "9007199254740993.0",
+            "0.30000000000000004",
+            "1e5",
+            "0x10",
+            "3.5e2",
+            "12ab",
+            "1_",
+            "1..2",
+            "4.5.6",
+        ];
+        for c in cases {
+            let via_slow = str_to_number(&c.as_bytes()[..numeral_len(c.as_bytes())]);
+            match simple_numeral(c.as_bytes()) {
+                Some((len, n)) => {
+                    assert_eq!(len, numeral_len(c.as_bytes()), "{c}");
+                    assert_eq!(Some(n), via_slow, "{c}");
+                }
+                None => assert!(!c.starts_with('0') || c.len() > 3 || c.contains('x'), "{c}"),
+            }
+        }
+        for i in 0..20_000u64 {
+            let x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (i % 50 + 14);
+            let text = format!("{}.{}", x / 1000, x % 100_000);
+            let digits = text.len() - 1;
+            match simple_numeral(text.as_bytes()) {
+                Some((len, n)) => {
+                    assert_eq!(len, text.len(), "{text}");
+                    assert_eq!(Some(n), str_to_number(text.as_bytes()), "{text}");
+                }
+                None => assert!(digits > 15, "{text}"),
+            }
+        }
     }
 }

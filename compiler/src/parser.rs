@@ -196,7 +196,8 @@ mod build {
 
     /// Appends an operand and the binary operator after it.
     pub fn atom_op(mut list: Vec<Item>, e: Expr, op: BinOp, line: Line) -> Vec<Item> {
-        list.reserve(2);
+        // room for the usual short expression (`#t + 1`) in one allocation
+        list.reserve(if list.is_empty() { 8 } else { 2 });
         list.push(Item::Atom(e));
         list.push(Item::Bin(op, line));
         list

@@ -900,7 +900,7 @@ mod random_ast {
     const NAMES: &[&str] = &["a", "b", "c", "x", "_ENV", "self", "t"];
 
     fn name(r: &mut Rng) -> Name {
-        NAMES[r.below(NAMES.len() as u64) as usize].as_bytes().to_vec()
+        NAMES[r.below(NAMES.len() as u64) as usize].into()
     }
 
     fn e(kind: ExprKind, r: &mut Rng) -> Expr {
@@ -927,7 +927,7 @@ mod random_ast {
                 2 => f64::INFINITY,
                 _ => f64::from_bits(r.next()),
             }),
-            6 => ExprKind::Str(if r.below(2) == 0 { b"k".to_vec() } else { vec![b'z'; 50] }),
+            6 => ExprKind::Str(if r.below(2) == 0 { b"k".into() } else { vec![b'z'; 50].into() }),
             7 | 8 => ExprKind::Name(name(r)),
             9 => ExprKind::Index(Box::new(expr(r, depth - 1)), Box::new(expr(r, depth - 1))),
             10 => ExprKind::Call(Box::new(expr(r, depth - 1)), exprs(r, depth - 1)),

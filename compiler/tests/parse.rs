@@ -715,7 +715,7 @@ fn string_value(src: &str) -> Vec<u8> {
     let lexed = tokenize(src.as_bytes());
     assert_eq!(lexed.error, None, "{src}");
     match &lexed.tokens[0].tok {
-        Tok::Str(s) => s.clone(),
+        Tok::Str(s) => s.to_vec(),
         other => panic!("{src}: {other:?}"),
     }
 }

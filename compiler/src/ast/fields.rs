@@ -30,7 +30,7 @@
 //! malformed stream (impossible) decodes as `nil` values rather than
 //! panicking.
 
-use super::{Expr, ExprKind, Field, Line, UnOp};
+use super::{Expr, ExprKind, Field, Line, Name, UnOp};
 
 /// The fields of a table constructor, in source order (see the module doc).
 #[derive(Clone, Debug, Default)]
@@ -54,6 +54,9 @@ impl PartialEq for Fields {
         self.len == other.len && self.bytes == other.bytes && self.others == other.others
     }
 }
+
+/// Bytes reserved by the first field.
+const INITIAL_BYTES: usize = 48;
 
 const POS: u8 = 0;
 const NAMED: u8 = 1;
@@ -87,6 +90,10 @@ impl Fields {
 
     /// Appends a field.
     pub fn push(&mut self, field: Field) {
+        if self.len == 0 {
+            // most constructors are small: one allocation, not four growths
+            self.bytes.reserve(INITIAL_BYTES);
+        }
         self.len = self.len.saturating_add(1);
         match field {
             Field::Positional(v) => {
@@ -193,13 +200,21 @@ impl Iter<'_> {
         }
     }
 
-    fn bytes(&mut self) -> Vec<u8> {
+    fn slice(&mut self) -> &[u8] {
         let n = self.varint() as usize;
         let all = &self.fields.bytes;
         let start = self.pos.min(all.len());
         let end = start.saturating_add(n).min(all.len());
         self.pos = end;
-        all[start..end].to_vec()
+        &all[start..end]
+    }
+
+    fn bytes(&mut self) -> Vec<u8> {
+        self.slice().to_vec()
+    }
+
+    fn name(&mut self) -> Name {
+        Name::new(self.slice())
     }
 
     fn value(&mut self) -> Expr {
@@ -217,7 +232,7 @@ impl Iter<'_> {
                 }
                 ExprKind::Float(f64::from_bits(u64::from_le_bytes(b)))
             }
-            STR => ExprKind::Str(self.bytes()),
+            STR => ExprKind::Str(self.name()),
             UN => {
                 let op = match self.byte() {
                     x if x == UnOp::Neg as u8 => UnOp::Neg,
@@ -254,7 +269,7 @@ impl Iterator for Iter<'_> {
         }
         Some(match self.byte() {
             NAMED => {
-                let name = self.bytes();
+                let name = self.name();
                 Field::Named(name, self.value())
             }
             KEYED => {
@@ -297,16 +312,16 @@ mod tests {
 
     #[test]
     fn round_trip() {
-        let inner: Fields = vec![Field::Positional(e(ExprKind::Str(b"a".to_vec()), 3))].into();
+        let inner: Fields = vec![Field::Positional(e(ExprKind::Str(b"a".into()), 3))].into();
         let fields = vec![
             Field::Positional(e(ExprKind::Int(-5), 2)),
             Field::Positional(e(ExprKind::Int(i64::MIN), 2)),
             Field::Positional(e(ExprKind::Float(-0.0), 1)),
-            Field::Named(b"x".to_vec(), e(ExprKind::Nil, 7)),
+            Field::Named(b"x".into(), e(ExprKind::Nil, 7)),
             Field::Keyed(e(ExprKind::True, 7), e(ExprKind::False, 8)),
             Field::Positional(e(ExprKind::Un(UnOp::Neg, Box::new(e(ExprKind::Int(3), 9))), 9)),
             Field::Positional(e(ExprKind::Table(inner), 3)),
-            Field::Positional(e(ExprKind::Name(b"v".to_vec()), 12)),
+            Field::Positional(e(ExprKind::Name(b"v".into()), 12)),
             Field::Positional(e(ExprKind::Int(u32::MAX as i64 * 4), u32::MAX)),
         ];
         let packed: Fields = fields.clone().into();

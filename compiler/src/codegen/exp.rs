@@ -22,6 +22,7 @@
 //! register is either a local's or the top temporary (`freereg - 1`) at the
 //! time it is freed, so temporaries are released in stack order.
 
+use crate::ast::Name;
 use crate::opcodes::{Instruction, OpCode};
 use crate::proto::Constant;
 
@@ -42,7 +43,7 @@ pub(crate) enum ExpKind {
     /// Integer numeral.
     KInt(i64),
     /// String literal not yet in the constant table.
-    KStr(Vec<u8>),
+    KStr(Name),
     /// Value in a fixed register.
     NonReloc(u32),
     /// Local variable: its register and its index among the function's locals.
@@ -160,7 +161,7 @@ pub(crate) fn const_to_exp(v: &CtValue) -> ExpKind {
         CtValue::Bool(false) => ExpKind::False,
         CtValue::Int(i) => ExpKind::KInt(*i),
         CtValue::Flt(f) => ExpKind::KFlt(*f),
-        CtValue::Str(s) => ExpKind::KStr(s.clone()),
+        CtValue::Str(s) => ExpKind::KStr(Name::new(s)),
     }
 }
 
@@ -387,10 +388,7 @@ impl Compiler<'_> {
             ExpKind::Nil => self.nil_k()?,
             ExpKind::KInt(i) => self.int_k(*i)?,
             ExpKind::KFlt(f) => self.number_k(*f)?,
-            ExpKind::KStr(s) => {
-                let s = s.clone();
-                self.string_k(&s)?
-            }
+            ExpKind::KStr(s) => self.string_k(s)?,
             ExpKind::K(k) => *k,
             _ => return Ok(false),
         };
@@ -545,8 +543,7 @@ impl Compiler<'_> {
     /// Turns a string literal into a constant-table reference (`str2K`).
     pub fn str_to_k(&mut self, e: &mut ExpDesc) -> R<()> {
         if let ExpKind::KStr(s) = &e.k {
-            let s = s.clone();
-            e.k = ExpKind::K(self.string_k(&s)?);
+            e.k = ExpKind::K(self.string_k(s)?);
         }
         Ok(())
     }

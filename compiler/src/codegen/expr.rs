@@ -94,14 +94,22 @@ impl Compiler<'_> {
 
     /// A left-nested chain of binary operators, iteratively (`subexpr`).
     fn bin_chain(&mut self, e: &Expr) -> R<ExpDesc> {
-        let mut spine: Vec<(BinOp, &Expr, u32)> = Vec::new();
+        // the operators, outermost first: the first few on the stack, as
+        // in `suffixed`
+        let mut near: [Option<(BinOp, &Expr, u32)>; 4] = [None; 4];
+        let mut far: Vec<(BinOp, &Expr, u32)> = Vec::new();
+        let mut n = 0;
         let mut cur = e;
         while let ExprKind::Bin(op, l, r) = &cur.kind {
-            spine.push((*op, r, cur.line));
+            match near.get_mut(n) {
+                Some(slot) => *slot = Some((*op, r, cur.line)),
+                None => far.push((*op, r, cur.line)),
+            }
+            n += 1;
             cur = l;
         }
         let mut v = self.expr(cur)?;
-        for (op, r, line) in spine.into_iter().rev() {
+        for (op, r, line) in near.iter().flatten().copied().chain(far).rev() {
             self.line = line;
             self.infix(op, &mut v)?;
             let mut v2 = self.expr(r)?;
@@ -142,17 +150,25 @@ impl Compiler<'_> {
 
     /// A primary expression followed by suffixes (`suffixedexp`).
     fn suffixed(&mut self, e: &Expr) -> R<ExpDesc> {
-        let mut spine: Vec<&Expr> = Vec::new();
+        // the suffixes, outermost first: the first few on the stack (a
+        // statement like `t[#t+1] = v` allocates nothing here)
+        let mut near: [Option<&Expr>; 4] = [None; 4];
+        let mut far: Vec<&Expr> = Vec::new();
+        let mut n = 0;
         let mut cur = e;
         while let ExprKind::Index(o, _) | ExprKind::Call(o, _) | ExprKind::MethodCall(o, _) =
             &cur.kind
         {
-            spine.push(cur);
+            match near.get_mut(n) {
+                Some(slot) => *slot = Some(cur),
+                None => far.push(cur),
+            }
+            n += 1;
             cur = o;
         }
         let line = cur.line;
         let mut v = self.simple(cur)?;
-        for s in spine.into_iter().rev() {
+        for s in near.iter().flatten().copied().chain(far).rev() {
             match &s.kind {
                 ExprKind::Index(_, key) => {
                     self.exp_to_any_reg_up(&mut v)?;

@@ -24,6 +24,7 @@
 //! counts as outside the scope of the block's locals. `break` is a goto to
 //! the implicit label "break" created when a loop block is left.
 
+use crate::ast::Name;
 use crate::opcodes::OpCode;
 use crate::proto::{LocVar, UpvalDesc};
 
@@ -221,7 +222,7 @@ impl Compiler<'_> {
         let mut env = self.single_var_aux(0, b"_ENV", true, line)?;
         // As Lua 5.4.6: `_ENV` could be a compile-time constant.
         self.exp_to_any_reg_up(&mut env)?;
-        let mut key = ExpDesc::new(ExpKind::KStr(name.to_vec()));
+        let mut key = ExpDesc::new(ExpKind::KStr(Name::new(name)));
         self.indexed(&mut env, &mut key)?;
         Ok(env)
     }

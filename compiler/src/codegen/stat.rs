@@ -144,6 +144,9 @@ impl Compiler<'_> {
 
     /// `targets = exprs` (`restassign`, iteratively).
     fn assignment(&mut self, targets: &[Expr], exprs: &[Expr], line: u32) -> R<()> {
+        if let [target] = targets {
+            return self.single_assignment(target, exprs, line);
+        }
         let mut lhs: Vec<ExpDesc> = Vec::with_capacity(targets.len());
         for t in targets {
             let v = self.expr(t)?;
@@ -174,6 +177,25 @@ impl Compiler<'_> {
             self.store_var(var, &mut e)?;
         }
         Ok(())
+    }
+
+    /// An assignment to one target: [`Self::assignment`] without the list
+    /// of targets (nothing to protect from conflicts).
+    fn single_assignment(&mut self, target: &Expr, exprs: &[Expr], line: u32) -> R<()> {
+        let var = self.expr(target)?;
+        if !var.is_var() {
+            return Err(self.error(target.line, "syntax error"));
+        }
+        self.check_readonly(&var, target.line)?;
+        self.line = line;
+        let mut e = self.exp_list(exprs)?;
+        if exprs.len() != 1 {
+            self.adjust_assign(1, exprs.len(), &mut e)?;
+            e = ExpDesc::new(ExpKind::NonReloc(self.fs.freereg - 1));
+        } else {
+            self.set_one_ret(&mut e);
+        }
+        self.store_var(&var, &mut e)
     }
 
     /// Protects earlier table targets from an assignment to the local or
@@ -293,7 +315,7 @@ impl Compiler<'_> {
             ExpKind::False => Some(CtValue::Bool(false)),
             ExpKind::True => Some(CtValue::Bool(true)),
             ExpKind::Nil => Some(CtValue::Nil),
-            ExpKind::KStr(s) => Some(CtValue::Str(s.clone())),
+            ExpKind::KStr(s) => Some(CtValue::Str(s.to_vec())),
             ExpKind::Const(i) => self.actvar.get(*i).and_then(|v| v.value.clone()),
             ExpKind::KInt(i) => Some(CtValue::Int(*i)),
             ExpKind::KFlt(f) => Some(CtValue::Flt(*f)),
@@ -327,9 +349,9 @@ impl Compiler<'_> {
             return Err(self.error(line, "syntax error"));
         };
         let mut v = self.single_var(first, line)?;
-        for name in rest.iter().map(Vec::as_slice).chain(method) {
+        for name in rest.iter().map(|n| &**n).chain(method) {
             self.exp_to_any_reg_up(&mut v)?;
-            let mut key = ExpDesc::new(ExpKind::KStr(name.to_vec()));
+            let mut key = ExpDesc::new(ExpKind::KStr(Name::new(name)));
             self.indexed(&mut v, &mut key)?;
         }
         let mut b = self.body(func, method.is_some(), line)?;

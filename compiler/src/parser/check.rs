@@ -33,7 +33,7 @@
 //! The checker itself recurses only through the C levels, so its recursion
 //! is bounded by 200 levels; every loop in `lparser.c` is a loop here.
 
-use crate::ast::Line;
+use crate::ast::{Line, Name};
 use crate::lexer::{LexError, Near, Tok, Token};
 use crate::number::Number;
 
@@ -184,11 +184,13 @@ impl<I: Iterator<Item = Result<Token, LexError>>> Checker<'_, I> {
         if matches!(self.cur(), Tok::Eof) {
             return Ok(());
         }
-        if self.fill_ahead().is_none() {
+        // straight from the stream unless a lookahead read it (a token is
+        // moved once, not through `ahead`)
+        let Some(t) = self.ahead.take().or_else(|| self.pull()) else {
             return Err(self.lex_failure());
-        }
-        self.cur = self.ahead.take();
-        self.linenumber = self.cur.as_ref().map_or(self.linenumber, |t| t.line);
+        };
+        self.linenumber = t.line;
+        self.cur = Some(t);
         self.lookahead = false;
         Ok(())
     }
@@ -248,7 +250,7 @@ impl<I: Iterator<Item = Result<Token, LexError>>> Checker<'_, I> {
     fn checkname(&mut self) -> Res<()> {
         match self.cur() {
             Tok::Name(_) => self.next(),
-            _ => Err(self.error_expected(&Tok::Name(Vec::new()))),
+            _ => Err(self.error_expected(&Tok::Name(Name::default()))),
         }
     }
 
