@@ -40,6 +40,25 @@ pub const FUZZ_WORLDS: &[&str] = &[
     for i = 1, 100 do local g = {i} end
     collectgarbage()
     "#,
+    // Saved in the middle of a collection cycle: marking, then sweeping.
+    r#"
+    collectgarbage("stop")
+    collectgarbage("incremental", 200, 100, 6)
+    L = {}
+    for i = 1, 1500 do L[i] = {i, "s" .. i} end
+    WV = setmetatable({L[1], {}}, {__mode = "v"})
+    for i = 1, 20 do collectgarbage("step", 0) end
+    "#,
+    r#"
+    collectgarbage("stop")
+    collectgarbage("incremental", 200, 100, 6)
+    L = {}
+    for i = 1, 1500 do L[i] = {i, "s" .. i} end
+    for i = 1, 1500 do local g = {i} end
+    repeat local done = collectgarbage("step", 0) until done
+    for i = 1, 1500 do local g = {i} end
+    for i = 1, 170 do collectgarbage("step", 0) end
+    "#,
 ];
 
 /// Code run after a successful load.
