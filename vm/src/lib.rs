@@ -257,6 +257,7 @@ mod debug;
 mod dump;
 mod error;
 mod execute;
+mod forloop;
 mod format;
 mod func;
 mod gc;
