@@ -67,7 +67,7 @@ use crate::error::Error;
 use crate::func::{UpVal, UpvalRef};
 use crate::heap::Heap;
 use crate::meta::{index_via_meta, ArithOp, TM_INDEX, TM_LE, TM_LT};
-use crate::number;
+use crate::number::{self, F2I};
 use crate::state::{State, MAX_STACK};
 use crate::table::TableView;
 use crate::thread::{cist, set_stack_len_nil_from, u, CallInfo, Callee, MetaRet};
@@ -95,6 +95,29 @@ opconsts! {
     FORLOOP = ForLoop, FORPREP = ForPrep, TFORPREP = TForPrep, TFORCALL = TForCall,
     TFORLOOP = TForLoop, SETLIST = SetList, CLOSURE = Closure, VARARG = VarArg,
     VARARGPREP = VarArgPrep,
+}
+
+/// Converts a `for` operand to a float (strings coerce, as `tonumber`).
+fn for_num(st: &State, v: Value) -> Option<f64> {
+    match v {
+        Value::Int(i) => Some(i as f64),
+        Value::Float(f) => Some(f),
+        Value::Str(s) => Some(number::str_to_number(st.heap.str(s))?.to_float()),
+        _ => None,
+    }
+}
+
+/// Converts a `for` limit to an integer (`luaV_tointegerns`).
+fn for_int(st: &State, v: Value, mode: F2I) -> Option<i64> {
+    match v {
+        Value::Int(i) => Some(i),
+        Value::Float(f) => number::float_to_int(f, mode),
+        Value::Str(s) => match number::str_to_number(st.heap.str(s))? {
+            number::Number::Int(i) => Some(i),
+            number::Number::Float(f) => number::float_to_int(f, mode),
+        },
+        _ => None,
+    }
 }
 
 /// Reads a `Value` as two 8-byte words.
@@ -188,6 +211,76 @@ impl State {
     #[inline(never)]
     pub(crate) fn budget_exhausted(&mut self) -> Result<(), Error> {
         self.limits_check()
+    }
+
+    /// `forprep`: prepares a numeric loop at `ra`; true to skip it.
+    fn forprep(&mut self, ra: usize) -> Result<bool, Error> {
+        let st = &self.ex.stack;
+        let (init, limit, step) = (st[ra], st[ra + 1], st[ra + 2]);
+        if let (Value::Int(init), Value::Int(step)) = (init, step) {
+            if step == 0 {
+                return Err(self.rt_error("'for' step is zero"));
+            }
+            self.ex.stack[ra + 3] = Value::Int(init);
+            let lim = match for_int(self, limit, if step < 0 { F2I::Ceil } else { F2I::Floor }) {
+                Some(l) => l,
+                None => {
+                    let Some(fl) = for_num(self, limit) else {
+                        return Err(self.for_error(limit, "limit"));
+                    };
+                    if fl > 0.0 {
+                        if step < 0 {
+                            return Ok(true);
+                        }
+                        i64::MAX
+                    } else {
+                        if step > 0 {
+                            return Ok(true);
+                        }
+                        i64::MIN
+                    }
+                }
+            };
+            if if step > 0 { init > lim } else { init < lim } {
+                return Ok(true);
+            }
+            let count = if step > 0 {
+                let c = (lim as u64).wrapping_sub(init as u64);
+                if step != 1 {
+                    c / step as u64
+                } else {
+                    c
+                }
+            } else {
+                let c = (init as u64).wrapping_sub(lim as u64);
+                c / ((-(step + 1)) as u64 + 1)
+            };
+            self.ex.stack[ra + 1] = Value::Int(count as i64);
+            return Ok(false);
+        }
+        let Some(flimit) = for_num(self, limit) else { return Err(self.for_error(limit, "limit")) };
+        let Some(fstep) = for_num(self, step) else { return Err(self.for_error(step, "step")) };
+        let Some(finit) = for_num(self, init) else {
+            return Err(self.for_error(init, "initial value"));
+        };
+        if fstep == 0.0 {
+            return Err(self.rt_error("'for' step is zero"));
+        }
+        if if 0.0 < fstep { flimit < finit } else { finit < flimit } {
+            return Ok(true);
+        }
+        let st = &mut self.ex.stack;
+        st[ra] = Value::Float(finit);
+        st[ra + 1] = Value::Float(flimit);
+        st[ra + 2] = Value::Float(fstep);
+        st[ra + 3] = Value::Float(finit);
+        Ok(false)
+    }
+
+    #[cold]
+    fn for_error(&mut self, v: Value, what: &str) -> Error {
+        let t = self.obj_typename(v);
+        self.rt_error(format!("bad 'for' {what} (number expected, got {t})"))
     }
 
     /// The common case of `poscall`, inline: an ordinary call returning to
@@ -324,13 +417,9 @@ impl State {
             macro_rules! index_fast {
                 ($v:expr, $meta:expr, $get:expr) => {
                     match $meta {
-                        Some(mt) if $v.is_nil() => index_via_meta(
-                            &mut self.heap,
-                            &self.key_hints,
-                            self.tm_names[TM_INDEX],
-                            mt,
-                            $get,
-                        ),
+                        Some(mt) if $v.is_nil() => {
+                            index_via_meta(&mut self.heap, self.tm_names[TM_INDEX], mt, $get)
+                        }
                         _ => Some($v),
                     }
                 };
@@ -609,12 +698,10 @@ impl State {
                         let t = upval!(uv);
                         let key = kst!(i.c());
                         if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                            self.key_hints.cover(ks);
-                            let hints = &self.key_hints;
                             let tab = self.heap.tables.get(h);
-                            let (v, meta) = (tab.get_str_hinted(ks, hints), tab.meta);
-                            let get = |t: TableView<'_>| t.get_str_hinted(ks, hints);
-                            if let Some(v) = index_fast!(v, meta, get) {
+                            let (v, meta) = (tab.get_str(ks), tab.meta);
+                            if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
+                            {
                                 w!(i.a(), v);
                                 continue;
                             }
@@ -682,12 +769,10 @@ impl State {
                         let t = rv!(i.b());
                         let key = kst!(i.c());
                         if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                            self.key_hints.cover(ks);
-                            let hints = &self.key_hints;
                             let tab = self.heap.tables.get(h);
-                            let (v, meta) = (tab.get_str_hinted(ks, hints), tab.meta);
-                            let get = |t: TableView<'_>| t.get_str_hinted(ks, hints);
-                            if let Some(v) = index_fast!(v, meta, get) {
+                            let (v, meta) = (tab.get_str(ks), tab.meta);
+                            if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
+                            {
                                 w!(i.a(), v);
                                 continue;
                             }
@@ -710,7 +795,7 @@ impl State {
                         let v = rk!(i);
                         if let (Value::Table(h), Value::Str(ks)) = (t, key) {
                             // An existing key is updated raw, metatable or not.
-                            if self.heap.tables.set_str_existing(h, ks, v, &self.key_hints) {
+                            if self.heap.tables.set_str_existing(h, ks, v) {
                                 continue;
                             }
                             // Only a plain table is written here (taking
@@ -738,7 +823,7 @@ impl State {
                         let v = rk!(i);
                         if let (Value::Table(h), Value::Str(ks)) = (t, key) {
                             // An existing key is updated raw, metatable or not.
-                            if self.heap.tables.set_str_existing(h, ks, v, &self.key_hints) {
+                            if self.heap.tables.set_str_existing(h, ks, v) {
                                 continue;
                             }
                             // Only a plain table is written here (taking
@@ -785,14 +870,7 @@ impl State {
                                     }
                                 }
                                 // An existing key is updated raw, metatable or not.
-                                Value::Str(ks)
-                                    if self.heap.tables.set_str_existing(
-                                        h,
-                                        ks,
-                                        v,
-                                        &self.key_hints,
-                                    ) =>
-                                {
+                                Value::Str(ks) if self.heap.tables.set_str_existing(h, ks, v) => {
                                     continue;
                                 }
                                 _ => {}
@@ -828,12 +906,10 @@ impl State {
                         let key = rk!(i);
                         w!(i.a() + 1, t);
                         if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                            self.key_hints.cover(ks);
-                            let hints = &self.key_hints;
                             let tab = self.heap.tables.get(h);
-                            let (v, meta) = (tab.get_str_hinted(ks, hints), tab.meta);
-                            let get = |t: TableView<'_>| t.get_str_hinted(ks, hints);
-                            if let Some(v) = index_fast!(v, meta, get) {
+                            let (v, meta) = (tab.get_str(ks), tab.meta);
+                            if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
+                            {
                                 w!(i.a(), v);
                                 continue;
                             }

@@ -257,7 +257,6 @@ mod debug;
 mod dump;
 mod error;
 mod execute;
-mod forloop;
 mod format;
 mod func;
 mod gc;

@@ -30,7 +30,7 @@ use crate::error::Error;
 use crate::heap::Heap;
 use crate::number::{self, ArithError};
 use crate::state::State;
-use crate::table::{KeyHints, TableView};
+use crate::table::TableView;
 use crate::thread::MetaRet;
 use crate::value::{StrRef, TableRef, Value};
 
@@ -150,7 +150,6 @@ pub(crate) enum Idx {
 #[inline]
 pub(crate) fn index_via_meta(
     heap: &mut Heap,
-    hints: &KeyHints,
     tm_index: StrRef,
     mut mt: TableRef,
     get: impl Fn(TableView<'_>) -> Value,
@@ -160,7 +159,7 @@ pub(crate) fn index_via_meta(
         if m.flags & (1 << TM_INDEX) != 0 {
             return Some(Value::Nil);
         }
-        let h = match m.get_str_hinted(tm_index, hints) {
+        let h = match m.get_str(tm_index) {
             Value::Table(h) => h,
             Value::Nil => {
                 heap.tables.cache_tm_absent(mt, 1 << TM_INDEX);

@@ -178,9 +178,6 @@ crate::state_schema! { @state
         /// charged; the check sets it again). Host: one half of the limits'
         /// accounting (`schema.rs`).
         [host] pub(crate) budget: i64,
-        /// Entry hints of string-key lookups (`table/hints.rs`): a cache
-        /// whose contents never change a result, so no consumer's business.
-        [host] pub(crate) key_hints: crate::table::KeyHints,
         /// The budget hook, run at every limits check.
         [host] pub(crate) budget_hook: Option<BudgetHook>,
         /// Where `print` writes.
@@ -258,7 +255,6 @@ impl State {
             n_ccalls: 0,
             in_msgh: 0,
             budget: crate::limits::SLICE,
-            key_hints: crate::table::KeyHints::default(),
             budget_hook: None,
             stdout: Box::new(std::io::BufWriter::new(std::io::stdout())),
             stderr: Box::new(std::io::stderr()),

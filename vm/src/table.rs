@@ -668,10 +668,10 @@ impl Tables {
     /// header is written (to reset the metamethod cache, as every
     /// string-key assignment does) only if the cache is not already clear.
     #[inline(always)]
-    pub fn set_str_existing(&mut self, h: TableRef, s: StrRef, v: Value, hints: &KeyHints) -> bool {
+    pub fn set_str_existing(&mut self, h: TableRef, s: StrRef, v: Value) -> bool {
         let t = self.arena.get(h);
         let (body, flags) = (t.body, t.flags);
-        match (TableView { t, s: &self.store }).find_str_entry_hinted(s, hints) {
+        match (TableView { t, s: &self.store }).find_str_entry(s) {
             Some((e, old)) if !old.is_nil() => {
                 *self.store.vals.get_mut(body, 2 * e + 1) = v;
                 if flags != 0 {
@@ -1201,9 +1201,6 @@ fn binsearch(array: &[Value], mut i: usize, mut j: usize) -> usize {
 }
 
 mod write;
-
-mod hints;
-pub use hints::KeyHints;
 pub use write::TableMut;
 use write::{build_index, HeaderDst};
 
