@@ -20,6 +20,9 @@ installed. For each program the interpreters run alternately, --runs times
 lua5.4's (after masking the timings that some harnesses print, see `mask`),
 FAIL when ours exits non-zero. The geometric means leave those rows out.
 `--scale F` multiplies each program's size argument (rounded) for quick runs.
+`--before BIN` also runs another build of ours (say, of the previous commit,
+copied aside) in the same alternation, for a before/after comparison under
+the same machine load: an extra column before/lua5.4 and its geometric mean.
 """
 import math
 import os
@@ -153,6 +156,7 @@ def gmean(xs):
 def main():
     args = sys.argv[1:]
     runs, only, scale, pos, use_jit, mirror, do_fetch = 1, None, 1.0, [], True, None, False
+    before = None
     i = 0
     while i < len(args):
         a = args[i]
@@ -165,6 +169,9 @@ def main():
         elif a == "--scale":
             i += 1
             scale = float(args[i])
+        elif a == "--before":
+            i += 1
+            before = os.path.abspath(args[i])
         elif a == "--no-luajit":
             use_jit = False
         elif a == "--fetch":
@@ -188,12 +195,14 @@ def main():
     if use_jit and shutil.which("luajit"):
         interps.append(("luajit", ["luajit", "-joff"]))
     have_jit = len(interps) == 3
+    if before:
+        interps.append(("before", [before]))
     if not os.path.isdir(pubdir):
         sys.exit("public.py: no %s: run `python3 benches/public.py --fetch` first" % pubdir)
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
                             stdout=subprocess.PIPE).stdout.decode().strip()
-    rows, ours_r, jit_r, notes = [], [], [], []
+    rows, ours_r, jit_r, before_r, notes = [], [], [], [], []
     for name, d, script, argv, n, mask in MANIFEST:
         if only and name not in only:
             continue
@@ -226,7 +235,7 @@ def main():
                          % (name, outs["lua5.4"][-120:], outs["ours"][-120:]))
         r = best["ours"] / best["lua5.4"] if best["lua5.4"] > 0 else float("nan")
         row = [name, " ".join(a), "%.3f" % best["lua5.4"], "%.3f" % best["ours"], "%.2f" % r]
-        if status == "ok":
+        if status == "ok" and best["lua5.4"] > 0:
             ours_r.append(r)
         if have_jit:
             j = best["luajit"] / best["lua5.4"] if best["lua5.4"] > 0 else float("nan")
@@ -236,14 +245,26 @@ def main():
             elif outs["luajit"] != outs["lua5.4"]:
                 jflag = " (output differs)"
             row += ["%.3f%s" % (best["luajit"], jflag), "%.2f" % j]
-            if status != "REF ERROR" and not jflag:
+            if status != "REF ERROR" and not jflag and best["lua5.4"] > 0:
                 jit_r.append(j)
+        if before:
+            b = best["before"] / best["lua5.4"] if best["lua5.4"] > 0 else float("nan")
+            bflag = ""
+            if "before" in errs:
+                bflag = " (error)"
+            elif outs["before"] != outs["lua5.4"]:
+                bflag = " (output differs)"
+            row += ["%.3f%s" % (best["before"], bflag), "%.2f" % b]
+            if status == "ok" and not bflag and best["lua5.4"] > 0:
+                before_r.append(b)
         row.append(status)
         rows.append(row)
 
     header = ["program", "args", "lua5.4 s", "ours s", "ours/lua5.4"]
     if have_jit:
         header += ["luajit -joff s", "luajit/lua5.4"]
+    if before:
+        header += ["before s", "before/lua5.4"]
     header.append("status")
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join(["---", "---"] + ["---:"] * (len(header) - 3) + ["---"]) + "|")
@@ -255,6 +276,9 @@ def main():
         worst = max(zip(ours_r, [r[0] for r in rows if r[-1] == "ok"]))
         print("Geometric mean ours/lua5.4: %.2f over %d program(s) (worst %.2f, %s; %d above 1.3)"
               % (gmean(ours_r), len(ours_r), worst[0], worst[1], sum(1 for x in ours_r if x > 1.3)))
+    if before_r:
+        print("Geometric mean before/lua5.4: %.2f over %d program(s) (%s)"
+              % (gmean(before_r), len(before_r), before))
     if jit_r:
         print("Geometric mean luajit -joff/lua5.4: %.2f over %d program(s)" % (gmean(jit_r), len(jit_r)))
     if notes:
