@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""Issue 16, "interpreter speed": public benchmark programs, ours vs lua5.4 vs luajit -joff.
+
+    python3 benches/public.py --fetch [--mirror DIR]   # get the programs (once)
+    python3 benches/public.py [--runs N] [--only a,b] [--no-luajit] [--scale F] [OURS] [REF]
+
+The programs come from suites we did not write (the MANIFEST below names each
+one's repository, path and size argument). They are never committed: `--fetch`
+clones the repositories (`git clone --depth 1`) into `benches/public/`, which is
+git-ignored. `--mirror DIR` clones from local copies instead: for a repository
+`owner/name` it tries `DIR/owner+name/repo`, `DIR/owner+name`, `DIR/owner/name`
+and `DIR/name` (a bare git directory or a checkout).
+
+OURS defaults to target/release/luprex-lua (nothing is built here: run
+`cargo build --release --bin luprex-lua` first), REF to lua5.4. A third column
+runs `luajit -joff` (LuaJIT's interpreter, the long-term aim) when `luajit` is
+installed. For each program the interpreters run alternately, --runs times
+(1 by default), and the best user+sys CPU time of the child (from
+`/usr/bin/time`) is kept. A row is MISMATCH when ours' stdout differs from
+lua5.4's (after masking the timings that some harnesses print, see `mask`),
+FAIL when ours exits non-zero. The geometric means leave those rows out.
+`--scale F` multiplies each program's size argument (rounded) for quick runs.
+`--before BIN` also runs another build of ours (say, of the previous commit,
+copied aside) in the same alternation, for a before/after comparison under
+the same machine load: an extra column before/lua5.4 and its geometric mean.
+"""
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+root = os.path.dirname(here)
+pubdir = os.path.join(here, "public")
+
+REPOS = {
+    # directory under benches/public/ -> repository
+    "are-we-fast-yet": "smarr/are-we-fast-yet",
+    "LuaJIT-test-cleanup": "LuaJIT/LuaJIT-test-cleanup",
+    "Lua-Benchmarks": "gligneul/Lua-Benchmarks",
+}
+
+AWFY = "are-we-fast-yet/benchmarks/Lua"
+LJ = "LuaJIT-test-cleanup/bench"
+GL = "Lua-Benchmarks"
+# The Are-We-Fast-Yet harness prints the time of each iteration in microseconds.
+US = r"[0-9]+us"
+
+# (name, directory under benches/public/, script, arguments, size n, mask regex or None)
+# The argument "{n}" is replaced by the size n (for the AWFY harness it is the
+# inner iteration count, or the outer one where the benchmark verifies a fixed
+# inner size), chosen so that lua5.4 takes ~1 s on the
+# development machine (2026-11, a shared 2-core VM).
+MANIFEST = [
+    # smarr/are-we-fast-yet, benchmarks/Lua: harness.lua NAME ITERATIONS INNER
+    ("awfy-bounce", AWFY, "harness.lua", ["Bounce", "1", "{n}"], 1800, US),
+    ("awfy-cd", AWFY, "harness.lua", ["CD", "{n}", "100"], 1, US),
+    ("awfy-deltablue", AWFY, "harness.lua", ["DeltaBlue", "1", "{n}"], 8000, US),
+    ("awfy-havlak", AWFY, "harness.lua", ["Havlak", "{n}", "1"], 1, US),
+    ("awfy-json", AWFY, "harness.lua", ["Json", "1", "{n}"], 100, US),
+    ("awfy-list", AWFY, "harness.lua", ["List", "1", "{n}"], 3000, US),
+    ("awfy-mandelbrot", AWFY, "harness.lua", ["Mandelbrot", "{n}", "500"], 5, US),
+    ("awfy-nbody", AWFY, "harness.lua", ["NBody", "{n}", "250000"], 2, US),
+    ("awfy-permute", AWFY, "harness.lua", ["Permute", "1", "{n}"], 1500, US),
+    ("awfy-queens", AWFY, "harness.lua", ["Queens", "1", "{n}"], 2000, US),
+    ("awfy-richards", AWFY, "harness.lua", ["Richards", "1", "{n}"], 40, US),
+    ("awfy-sieve", AWFY, "harness.lua", ["Sieve", "1", "{n}"], 5000, US),
+    ("awfy-storage", AWFY, "harness.lua", ["Storage", "1", "{n}"], 700, US),
+    ("awfy-towers", AWFY, "harness.lua", ["Towers", "1", "{n}"], 750, US),
+    # LuaJIT/LuaJIT-test-cleanup, bench/ (those that run on Lua 5.4 unmodified)
+    ("lj-array3d", LJ, "array3d.lua", ["{n}"], 180, None),
+    ("lj-binary-trees", LJ, "binary-trees.lua", ["{n}"], 15, None),
+    ("lj-coroutine-ring", LJ, "coroutine-ring.lua", ["{n}"], 12000000, None),
+    ("lj-life", LJ, "life.lua", [], None, None),
+    ("lj-nbody", LJ, "nbody.lua", ["{n}"], 700000, None),
+    ("lj-nsieve", LJ, "nsieve.lua", ["{n}"], 10, None),
+    ("lj-nsieve-bit-fp", LJ, "nsieve-bit-fp.lua", ["{n}"], 9, None),
+    ("lj-partialsums", LJ, "partialsums.lua", ["{n}"], 6000000, None),
+    ("lj-ray", LJ, "ray.lua", ["6", "{n}"], 96, None),
+    ("lj-recursive-ack", LJ, "recursive-ack.lua", ["{n}"], 10, None),
+    ("lj-recursive-fib", LJ, "recursive-fib.lua", ["{n}"], 36, None),
+    ("lj-series", LJ, "series.lua", ["{n}"], 10000, r"[0-9.]+ s, [0-9.]+ iterations/s"),
+    ("lj-spectral-norm", LJ, "spectral-norm.lua", ["{n}"], 800, None),
+    # gligneul/Lua-Benchmarks
+    ("gl-ack", GL, "ack.lua", ["3", "{n}"], 10, None),
+    ("gl-fixpoint-fact", GL, "fixpoint-fact.lua", ["{n}"], 3000, None),
+    ("gl-heapsort", GL, "heapsort.lua", ["10", "{n}"], 130000, None),
+    ("gl-mandel", GL, "mandel.lua", [], None, None),
+    # qt.lua prints its own timings and collectgarbage("count") in MB
+    ("gl-juliaset", GL, "qt.lua", [], None, r"[-0-9.e]+ sec|\t[0-9]+M"),
+    ("gl-queen", GL, "queen.lua", ["{n}"], 12, None),
+    ("gl-sieve", GL, "sieve.lua", ["{n}"], 5000, None),
+    ("gl-fannkuch-redux", GL, "fannkuch-redux.lua", ["{n}"], 10, None),
+    ("gl-fasta", GL, "fasta.lua", ["{n}"], 2000000, None),
+]
+
+
+def mirror_source(mirror, repo):
+    owner, name = repo.split("/")
+    for cand in (
+        os.path.join(mirror, owner + "+" + name, "repo"),
+        os.path.join(mirror, owner + "+" + name),
+        os.path.join(mirror, owner, name),
+        os.path.join(mirror, name),
+    ):
+        if os.path.isdir(cand):
+            return cand
+    return None
+
+
+def fetch(mirror):
+    os.makedirs(pubdir, exist_ok=True)
+    for d, repo in REPOS.items():
+        dest = os.path.join(pubdir, d)
+        if os.path.isdir(dest):
+            print("%s: already in %s" % (repo, dest))
+            continue
+        src = "https://github.com/%s" % repo
+        if mirror:
+            src = mirror_source(mirror, repo)
+            if src is None:
+                sys.exit("public.py: no copy of %s under %s" % (repo, mirror))
+            src = "file://" + os.path.abspath(src)
+        print("%s: git clone --depth 1 %s" % (repo, src))
+        subprocess.run(["git", "clone", "-q", "--depth", "1", src, dest], check=True)
+
+
+def run(cmd, cwd):
+    """(ok, stdout, stderr, cpu seconds) of one run, CPU from /usr/bin/time."""
+    p = subprocess.run(
+        ["/usr/bin/time", "-f", "@@@ %U %S"] + cmd,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    err = p.stderr.decode(errors="replace")
+    m = re.search(r"@@@ ([0-9.]+) ([0-9.]+)\s*$", err)
+    cpu = float(m.group(1)) + float(m.group(2)) if m else 0.0
+    if m:
+        err = err[: m.start()]
+    ok = p.returncode == 0 and "Command exited with non-zero status" not in err
+    return ok, p.stdout, err, cpu
+
+
+def masked(out, mask):
+    return re.sub(mask.encode(), b"#", out) if mask else out
+
+
+def gmean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def main():
+    args = sys.argv[1:]
+    runs, only, scale, pos, use_jit, mirror, do_fetch = 1, None, 1.0, [], True, None, False
+    before = None
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--runs":
+            i += 1
+            runs = int(args[i])
+        elif a == "--only":
+            i += 1
+            only = args[i].split(",")
+        elif a == "--scale":
+            i += 1
+            scale = float(args[i])
+        elif a == "--before":
+            i += 1
+            before = os.path.abspath(args[i])
+        elif a == "--no-luajit":
+            use_jit = False
+        elif a == "--fetch":
+            do_fetch = True
+        elif a == "--mirror":
+            i += 1
+            mirror = args[i]
+        elif a in ("-h", "--help"):
+            print(__doc__)
+            return
+        else:
+            pos.append(a)
+        i += 1
+    if do_fetch:
+        fetch(mirror)
+        return
+    ours = pos[0] if len(pos) > 0 else os.path.join(root, "target", "release", "luprex-lua")
+    ours = os.path.abspath(ours) if os.sep in ours else shutil.which(ours)
+    ref = pos[1] if len(pos) > 1 else "lua5.4"
+    interps = [("lua5.4", [ref]), ("ours", [ours])]
+    if use_jit and shutil.which("luajit"):
+        interps.append(("luajit", ["luajit", "-joff"]))
+    have_jit = len(interps) == 3
+    if before:
+        interps.append(("before", [before]))
+    if not os.path.isdir(pubdir):
+        sys.exit("public.py: no %s: run `python3 benches/public.py --fetch` first" % pubdir)
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
+                            stdout=subprocess.PIPE).stdout.decode().strip()
+    rows, ours_r, jit_r, before_r, notes = [], [], [], [], []
+    for name, d, script, argv, n, mask in MANIFEST:
+        if only and name not in only:
+            continue
+        cwd = os.path.join(pubdir, d)
+        if n is not None:
+            n = max(1, round(n * scale))
+        a = [x.replace("{n}", str(n)) for x in argv]
+        sys.stderr.write("running %s %s...\n" % (name, " ".join(a)))
+        sys.stderr.flush()
+        best, outs, errs = {}, {}, {}
+        for _ in range(runs):
+            for who, cmd in interps:
+                ok, out, err, cpu = run(cmd + [script] + a, cwd)
+                if not ok:
+                    errs.setdefault(who, err.strip().split("\n")[-1][:200])
+                outs.setdefault(who, masked(out, mask))
+                if masked(out, mask) != outs[who]:
+                    errs.setdefault(who, "nondeterministic output")
+                best[who] = min(best.get(who, cpu), cpu)
+        status = "ok"
+        if "lua5.4" in errs:
+            status = "REF ERROR"
+            notes.append("%s: lua5.4 failed: %s" % (name, errs["lua5.4"]))
+        elif "ours" in errs:
+            status = "FAIL"
+            notes.append("%s: ours failed: %s" % (name, errs["ours"]))
+        elif outs["ours"] != outs["lua5.4"]:
+            status = "MISMATCH"
+            notes.append("%s: output differs: lua5.4 %r, ours %r"
+                         % (name, outs["lua5.4"][-120:], outs["ours"][-120:]))
+        r = best["ours"] / best["lua5.4"] if best["lua5.4"] > 0 else float("nan")
+        row = [name, " ".join(a), "%.3f" % best["lua5.4"], "%.3f" % best["ours"], "%.2f" % r]
+        if status == "ok" and best["lua5.4"] > 0:
+            ours_r.append(r)
+        if have_jit:
+            j = best["luajit"] / best["lua5.4"] if best["lua5.4"] > 0 else float("nan")
+            jflag = ""
+            if "luajit" in errs:
+                jflag = " (error)"
+            elif outs["luajit"] != outs["lua5.4"]:
+                jflag = " (output differs)"
+            row += ["%.3f%s" % (best["luajit"], jflag), "%.2f" % j]
+            if status != "REF ERROR" and not jflag and best["lua5.4"] > 0:
+                jit_r.append(j)
+        if before:
+            b = best["before"] / best["lua5.4"] if best["lua5.4"] > 0 else float("nan")
+            bflag = ""
+            if "before" in errs:
+                bflag = " (error)"
+            elif outs["before"] != outs["lua5.4"]:
+                bflag = " (output differs)"
+            row += ["%.3f%s" % (best["before"], bflag), "%.2f" % b]
+            if status == "ok" and not bflag and best["lua5.4"] > 0:
+                before_r.append(b)
+        row.append(status)
+        rows.append(row)
+
+    header = ["program", "args", "lua5.4 s", "ours s", "ours/lua5.4"]
+    if have_jit:
+        header += ["luajit -joff s", "luajit/lua5.4"]
+    if before:
+        header += ["before s", "before/lua5.4"]
+    header.append("status")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join(["---", "---"] + ["---:"] * (len(header) - 3) + ["---"]) + "|")
+    for r in rows:
+        print("| " + " | ".join(r) + " |")
+    print()
+    print("Commit %s; best of %d run(s), user+sys CPU time; %d program(s)." % (commit, runs, len(rows)))
+    if ours_r:
+        worst = max(zip(ours_r, [r[0] for r in rows if r[-1] == "ok"]))
+        print("Geometric mean ours/lua5.4: %.2f over %d program(s) (worst %.2f, %s; %d above 1.3)"
+              % (gmean(ours_r), len(ours_r), worst[0], worst[1], sum(1 for x in ours_r if x > 1.3)))
+    if before_r:
+        print("Geometric mean before/lua5.4: %.2f over %d program(s) (%s)"
+              % (gmean(before_r), len(before_r), before))
+    if jit_r:
+        print("Geometric mean luajit -joff/lua5.4: %.2f over %d program(s)" % (gmean(jit_r), len(jit_r)))
+    if notes:
+        print()
+        for n in notes:
+            print("- " + n)
+
+
+if __name__ == "__main__":
+    main()
