@@ -1122,7 +1122,7 @@ impl Check<'_> {
             return Err(e);
         }
         let mut roots = Vec::new();
-        self.s.world.visit(&mut crate::schema::Refs(&mut roots));
+        self.s.world.visit(&mut crate::gc::io::AllRefs(&mut roots));
         crate::gc::io::check_sweep(hp, roots)?;
         let garbage = |o: ObjRef| crate::gc::io::is_garbage(hp, o);
         for (_, c) in hp.lua_fns.iter().filter(|(h, _)| !garbage(ObjRef::LuaFn(*h))) {

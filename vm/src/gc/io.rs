@@ -13,7 +13,7 @@ use super::{Cycle, GcState, Phase};
 use crate::arena::Marks;
 use crate::heap::Heap;
 use crate::persist::{RResult, Reader, WResult, Writer};
-use crate::schema::{visit_object, ObjRef, Refs, Visit};
+use crate::schema::{visit_object, ObjRef, Visit};
 use crate::value::TableRef;
 
 /// The phase as a byte: 0 pause, 1 propagate, 2 + k sweeping arena k.
@@ -128,10 +128,17 @@ pub(crate) fn check(gc: &GcState, heap: &Heap) -> RResult<()> {
         // The tables' header arena keeps its own barrier off.
         let watch = marking && k != 1;
         let sweeping = matches!(gc.phase, Phase::Sweep(s) if k >= s as usize);
-        let fits = m.watch == watch
+        // Outside marking, an arena the sweep is not pending on has every
+        // mark clear: a stale mark would make the next cycle take an
+        // object for traversed.
+        let no_marks = m.clear || m.bits.iter().all(|&w| w == 0);
+        // Behind a sweep cursor, the sweep has cleared every mark.
+        let behind_clear = m.sweep_from.is_none_or(|from| (0..from).all(|i| !m.get(i)));
+        let fits = behind_clear
+            && m.watch == watch
             && m.sweep_from.is_some() == sweeping
             && (marking || m.again.is_empty())
-            && (gc.phase != Phase::Pause || m.clear);
+            && (marking || sweeping || no_marks);
         if !fits {
             return Err("an arena's marks do not fit the collector's phase".into());
         }
@@ -139,6 +146,9 @@ pub(crate) fn check(gc: &GcState, heap: &Heap) -> RResult<()> {
     let idle = c.gray.is_empty() && c.partial.is_empty() && lists.iter().all(|l| l.is_empty());
     if !marking && !idle {
         return Err("a cycle's marking state outside marking".into());
+    }
+    if marking {
+        check_tricolor(gc, heap)?;
     }
     Ok(())
 }
@@ -151,9 +161,23 @@ pub(crate) fn is_garbage(heap: &Heap, o: ObjRef) -> bool {
     m.sweep_from.is_some_and(|c| o.index() >= c) && !m.get(o.index())
 }
 
-/// While a sweep is pending, no object reachable from `roots` may be
-/// garbage (or the sweep would free it): checked by a walk of the live
-/// graph, which also finds every reference it follows alive.
+/// Every reference, weak ones (objects flagged for finalization) included:
+/// a weakly held object must not be swept either while it is held.
+pub(crate) struct AllRefs<'a>(pub(crate) &'a mut Vec<ObjRef>);
+
+impl Visit for AllRefs<'_> {
+    fn obj(&mut self, o: ObjRef) {
+        self.0.push(o);
+    }
+    fn weak(&mut self, v: crate::value::Value) {
+        self.value(v);
+    }
+}
+
+/// While a sweep is pending, no object reachable from `roots` (weak
+/// references included, see [`AllRefs`]) may be garbage, or the sweep
+/// would free it: checked by a walk of the live graph, which also finds
+/// every reference it follows alive.
 pub(crate) fn check_sweep(heap: &Heap, roots: Vec<ObjRef>) -> RResult<()> {
     if all_marks(heap).iter().all(|m| m.sweep_from.is_none()) {
         return Ok(());
@@ -173,8 +197,73 @@ pub(crate) fn check_sweep(heap: &Heap, roots: Vec<ObjRef>) -> RResult<()> {
             continue;
         }
         children.clear();
-        visit_object(heap, o, &mut Refs(&mut children));
+        visit_object(heap, o, &mut AllRefs(&mut children));
         work.extend_from_slice(&children);
     }
     Ok(())
+}
+
+/// While marking: no traversed object holds an unmarked object that
+/// nothing will mark. A marked object that is neither gray nor a table
+/// being traversed in chunks has been traversed: each object it refers to
+/// is marked, or listed by the tables' barrier. Weak tables are exempt
+/// (their weak parts may hold unmarked objects by design).
+fn check_tricolor(gc: &GcState, heap: &Heap) -> RResult<()> {
+    let c = &gc.cycle;
+    let (_, fwd) = heap.tables.barrier_state();
+    let pending: std::collections::BTreeSet<(usize, u32)> = (c.gray.iter().copied())
+        .chain(c.partial.iter().map(|&(t, _)| ObjRef::Table(t)))
+        .chain(fwd.iter().filter_map(|&v| ObjRef::of(v)))
+        .map(|o| (o.kind(), o.index()))
+        .collect();
+    let marks = all_marks(heap);
+    let marked = |o: ObjRef| marks[o.kind()].get(o.index());
+    let mut children = Vec::new();
+    for (k, m) in marks.iter().enumerate() {
+        for i in 0..(m.bits.len() * 64) as u32 {
+            if !m.get(i) || pending.contains(&(k, i)) {
+                continue;
+            }
+            let o = object(k, i);
+            if !o.is_live(heap) {
+                return Err("a mark on a free slot".into());
+            }
+            if is_weak_table(heap, o) {
+                continue;
+            }
+            children.clear();
+            visit_object(heap, o, &mut AllRefs(&mut children));
+            let ok =
+                children.iter().all(|&ch| marked(ch) || pending.contains(&(ch.kind(), ch.index())));
+            if !ok {
+                return Err("a traversed object holds an unmarked one".into());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The object of kind `k` in slot `i`.
+fn object(k: usize, i: u32) -> ObjRef {
+    use crate::arena::Handle;
+    match k {
+        0 => ObjRef::Str(Handle::from_index(i)),
+        1 => ObjRef::Table(Handle::from_index(i)),
+        2 => ObjRef::LuaFn(Handle::from_index(i)),
+        3 => ObjRef::RustFn(Handle::from_index(i)),
+        4 => ObjRef::Upval(Handle::from_index(i)),
+        5 => ObjRef::Proto(Handle::from_index(i)),
+        6 => ObjRef::Thread(Handle::from_index(i)),
+        _ => ObjRef::UserData(Handle::from_index(i)),
+    }
+}
+
+/// Whether `o` is a table with a `__mode` in its metatable.
+fn is_weak_table(heap: &Heap, o: ObjRef) -> bool {
+    let ObjRef::Table(t) = o else { return false };
+    let Some(mt) = heap.tables.get(t).meta else { return false };
+    heap.tables.get(mt).iter().any(|(k, _)| match k {
+        crate::value::Value::Str(s) => heap.str(s) == b"__mode",
+        _ => false,
+    })
 }
