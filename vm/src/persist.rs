@@ -420,16 +420,7 @@ impl Writer<'_> {
     /// The collector's state kept by the arenas (`arena/marks.rs`) and the
     /// tables' barrier.
     fn collector(&mut self, hp: &Heap) -> WResult {
-        for m in [
-            hp.strings.marks(),
-            hp.tables.headers().marks(),
-            hp.lua_fns.marks(),
-            hp.rust_fns.marks(),
-            hp.upvals.marks(),
-            hp.protos.marks(),
-            hp.threads.marks(),
-            hp.userdata.marks(),
-        ] {
+        for m in crate::gc::io::all_marks(hp) {
             self.marks(m)?;
         }
         let (watch, fwd) = hp.tables.barrier_state();
@@ -809,17 +800,7 @@ impl<'a> Reader<'a> {
     pub(crate) fn obj_ref(&mut self) -> RResult<ObjRef> {
         let kind = self.u8()?;
         let i = self.u32()?;
-        Ok(match kind {
-            0 => ObjRef::Str(Handle::from_index(i)),
-            1 => ObjRef::Table(Handle::from_index(i)),
-            2 => ObjRef::LuaFn(Handle::from_index(i)),
-            3 => ObjRef::RustFn(Handle::from_index(i)),
-            4 => ObjRef::Upval(Handle::from_index(i)),
-            5 => ObjRef::Proto(Handle::from_index(i)),
-            6 => ObjRef::Thread(Handle::from_index(i)),
-            7 => ObjRef::UserData(Handle::from_index(i)),
-            k => return Err(format!("bad object kind {k}")),
-        })
+        ObjRef::from_kind(usize::from(kind), i).ok_or_else(|| format!("bad object kind {kind}"))
     }
 
     fn natives_table(&mut self) -> RResult<()> {

@@ -352,6 +352,23 @@ impl ObjRef {
         }
     }
 
+    /// The object of kind `kind` ([`ObjRef::kind`]) in slot `idx`, if the
+    /// kind is one.
+    pub fn from_kind(kind: usize, idx: u32) -> Option<ObjRef> {
+        use crate::arena::Handle;
+        Some(match kind {
+            0 => ObjRef::Str(Handle::from_index(idx)),
+            1 => ObjRef::Table(Handle::from_index(idx)),
+            2 => ObjRef::LuaFn(Handle::from_index(idx)),
+            3 => ObjRef::RustFn(Handle::from_index(idx)),
+            4 => ObjRef::Upval(Handle::from_index(idx)),
+            5 => ObjRef::Proto(Handle::from_index(idx)),
+            6 => ObjRef::Thread(Handle::from_index(idx)),
+            7 => ObjRef::UserData(Handle::from_index(idx)),
+            _ => return None,
+        })
+    }
+
     /// The handle's slot index.
     #[inline]
     pub fn index(self) -> u32 {

@@ -91,7 +91,7 @@ pub(crate) fn load(gc: &mut GcState, r: &mut Reader<'_>) -> RResult<()> {
 }
 
 /// The arenas' collector states, in the heap's arena order.
-fn all_marks(heap: &Heap) -> [&Marks; ObjRef::KINDS] {
+pub(crate) fn all_marks(heap: &Heap) -> [&Marks; ObjRef::KINDS] {
     [
         heap.strings.marks(),
         heap.tables.headers().marks(),
@@ -224,7 +224,7 @@ fn check_tricolor(gc: &GcState, heap: &Heap) -> RResult<()> {
             if !m.get(i) || pending.contains(&(k, i)) {
                 continue;
             }
-            let o = object(k, i);
+            let Some(o) = ObjRef::from_kind(k, i) else { continue };
             if !o.is_live(heap) {
                 return Err("a mark on a free slot".into());
             }
@@ -241,21 +241,6 @@ fn check_tricolor(gc: &GcState, heap: &Heap) -> RResult<()> {
         }
     }
     Ok(())
-}
-
-/// The object of kind `k` in slot `i`.
-fn object(k: usize, i: u32) -> ObjRef {
-    use crate::arena::Handle;
-    match k {
-        0 => ObjRef::Str(Handle::from_index(i)),
-        1 => ObjRef::Table(Handle::from_index(i)),
-        2 => ObjRef::LuaFn(Handle::from_index(i)),
-        3 => ObjRef::RustFn(Handle::from_index(i)),
-        4 => ObjRef::Upval(Handle::from_index(i)),
-        5 => ObjRef::Proto(Handle::from_index(i)),
-        6 => ObjRef::Thread(Handle::from_index(i)),
-        _ => ObjRef::UserData(Handle::from_index(i)),
-    }
 }
 
 /// Whether `o` is a table with a `__mode` in its metatable.
