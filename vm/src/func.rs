@@ -37,10 +37,11 @@ pub type UpvalRef = Handle<UpVal>;
 /// A function prototype in heap form.
 #[derive(Clone, Debug)]
 pub struct FnProto {
-    /// The bytecode. Shared (`Rc`) so that the dispatch loop can hold the
-    /// running function's code in a local for the whole activation instead
-    /// of going through the arena at every instruction; it is immutable, so
-    /// sharing is unobservable (a cloned heap shares it too).
+    /// The bytecode. Immutable, and shared (`Rc`) by cloned heaps. Its
+    /// contents never move while the prototype lives, so the dispatch loop
+    /// holds the running function's code (and constants) as a raw pointer
+    /// for the whole activation instead of going through the arena at every
+    /// instruction (see `fetch!` in `execute.rs`).
     pub code: Rc<[Instruction]>,
     /// Constants, with strings interned (shared like `code`).
     pub k: Rc<[Value]>,
