@@ -426,12 +426,11 @@ impl State {
                     Pre::Yield => return Ok(Some(Exit::Yield)),
                 },
             };
-            let mut proto = self.heap.lua_fns.get(cl).proto;
             // The running function's code and constants, as raw pointers
             // (see `fetch!` and `kst!`): no arena lookup per fetch.
-            let (mut code, mut kst) = {
-                let p = self.heap.protos.get(proto);
-                (p.code.as_ptr(), p.k.as_ptr())
+            let (mut proto, mut code, mut kst) = {
+                let c = self.heap.lua_fns.get(cl);
+                (c.proto, c.code.as_ptr(), c.k.as_ptr())
             };
             if HOOKED && pc == 0 && !self.heap.protos.get(proto).is_vararg {
                 self.hook_call()?;
@@ -495,13 +494,13 @@ impl State {
             }
             // The constant `$x` and the instruction at `$pc`, unchecked.
             // SAFETY (both): `code` and `kst` point into the running
-            // prototype's `code` and `k`, immutable `Rc` slices whose
-            // contents stay where they are while the prototype lives (moving
-            // the `FnProto` within its arena does not move them). The
-            // prototype lives while this activation runs: the frame's
-            // function slot holds its closure, which the collector traces
-            // to it, and nothing else frees a prototype (rollback and state
-            // loading refuse to run while any frame exists, `vm_busy`).
+            // closure's shares of its prototype's `code` and `k`, immutable
+            // `Rc` slices whose contents stay where they are while the
+            // closure lives (moving it within its arena does not move them).
+            // The closure lives while this activation runs: the frame's
+            // function slot holds it, the collector traces it from there,
+            // and nothing else frees a closure (rollback and state loading
+            // refuse to run while any frame exists, `vm_busy`).
             // The prototype's code was verified before it
             // could run (`luprex_compiler::verify`; compiler output
             // satisfies it by construction): every constant operand is
@@ -1307,10 +1306,9 @@ impl State {
                         if let Value::LuaFn(f) = load(&self.ex.stack[func]) {
                             // Other callees are charged by `precall`.
                             budget!(crate::limits::CALL_COST);
-                            let fp = self.heap.lua_fns.get(f).proto;
-                            let p = self.heap.protos.get(fp);
-                            let top = func + 1 + p.max_stack as usize;
-                            if p.is_vararg || top > MAX_STACK {
+                            let c = self.heap.lua_fns.get(f);
+                            let top = func + 1 + c.max_stack as usize;
+                            if c.is_vararg || top > MAX_STACK {
                                 self.ex.stack.truncate(end);
                                 self.push_lua_frame(func, f, i.c() as i32 - 1, MetaRet::Call)?;
                                 continue 'newframe;
@@ -1320,7 +1318,8 @@ impl State {
                             // registers above the arguments are nil (the
                             // stack is truncated to the arguments, then
                             // extended to the callee's top).
-                            (code, kst) = (p.code.as_ptr(), p.k.as_ptr());
+                            let fp = c.proto;
+                            (code, kst) = (c.code.as_ptr(), c.k.as_ptr());
                             set_stack_len_nil_from(&mut self.ex.stack, end, top);
                             let nres = i.c() as i32 - 1;
                             let nci = CallInfo::lua(func, func + 1, top, 0, nres, MetaRet::Call, f);

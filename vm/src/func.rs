@@ -103,12 +103,42 @@ impl FnProto {
 }
 
 /// A Lua function: a prototype and its upvalues.
+///
+/// Besides the prototype's handle, a closure keeps what a call needs from
+/// it: shares of its code and constants and its frame size. A call then
+/// reads the closure alone, one arena look-up instead of two in a row
+/// (closure, then prototype) on the path of every call and return. The
+/// copies are derived from the prototype, immutable as it is, and never
+/// saved, hashed or compared: [`LuaClosure::new`] is the only way to make
+/// one, and loading a saved state rebuilds them.
 #[derive(Clone, Debug)]
 pub struct LuaClosure {
     /// The prototype.
     pub proto: ProtoRef,
     /// One upvalue per descriptor of the prototype.
     pub upvals: Box<[UpvalRef]>,
+    /// The prototype's `code`.
+    pub(crate) code: Rc<[Instruction]>,
+    /// The prototype's `k`.
+    pub(crate) k: Rc<[Value]>,
+    /// The prototype's `max_stack`.
+    pub(crate) max_stack: u8,
+    /// The prototype's `is_vararg`.
+    pub(crate) is_vararg: bool,
+}
+
+impl LuaClosure {
+    /// A closure of prototype `p` (whose handle is `proto`).
+    pub fn new(proto: ProtoRef, p: &FnProto, upvals: Box<[UpvalRef]>) -> LuaClosure {
+        LuaClosure {
+            proto,
+            upvals,
+            code: p.code.clone(),
+            k: p.k.clone(),
+            max_stack: p.max_stack,
+            is_vararg: p.is_vararg,
+        }
+    }
 }
 
 /// Index of a registered native function in the state's native table.

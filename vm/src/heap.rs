@@ -144,7 +144,8 @@ impl Heap {
     #[inline]
     pub fn new_lua_fn(&mut self, proto: ProtoRef, upvals: Box<[UpvalRef]>) -> LuaFnRef {
         self.bytes += CLOSURE_BYTES + upvals.len() * 4;
-        self.lua_fns.alloc(LuaClosure { proto, upvals })
+        let c = LuaClosure::new(proto, self.protos.get(proto), upvals);
+        self.lua_fns.alloc(c)
     }
 
     /// Allocates a Rust closure.

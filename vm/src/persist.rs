@@ -137,7 +137,7 @@
 
 use crate::arena::{Arena, Handle, Marks};
 use crate::error::{Error, ErrorKind};
-use crate::func::{FnProto, LuaClosure, NativeId, RustClosure, UpVal};
+use crate::func::{FnProto, LuaClosure, NativeId, ProtoRef, RustClosure, UpVal, UpvalRef};
 use crate::heap::Heap;
 use crate::schema::{visit_object, ObjRef, Visit, World};
 use crate::state::{KFn, State, ERROR_STACK_RESERVE, MAX_STACK};
@@ -722,7 +722,7 @@ impl<'a> Reader<'a> {
             let proto = r.handle()?;
             let n = r.count(4)?;
             let upvals = (0..n).map(|_| r.handle()).collect::<RResult<Vec<_>>>()?;
-            Ok(LuaClosure { proto, upvals: upvals.into() })
+            Ok((proto, upvals.into_boxed_slice()))
         })?;
         let rust_fns = self.arena(|r| {
             let saved = r.u32()?;
@@ -737,6 +737,7 @@ impl<'a> Reader<'a> {
             })
         })?;
         let protos = self.arena(|r| r.proto())?;
+        let lua_fns = closures(lua_fns, &protos.0)?;
         let threads = self.arena(|r| r.thread())?;
         let userdata = self.arena(|r| r.userdata())?;
         let (strings, interner) = strings;
@@ -1407,4 +1408,25 @@ impl Check<'_> {
 /// empty one; its real state is in the `State`).
 fn is_empty_ex(ex: &ExecState) -> bool {
     ex.stack.is_empty() && ex.frames.is_empty() && ex.open_upvals.is_empty() && ex.tbc.is_empty()
+}
+
+/// Builds the closures read as (prototype handle, upvalues), now that the
+/// prototypes are read (a closure copies what a call needs from its
+/// prototype, `LuaClosure::new`).
+#[allow(clippy::type_complexity)]
+fn closures(
+    (slots, free): (Vec<Option<(ProtoRef, Box<[UpvalRef]>)>>, Vec<u32>),
+    protos: &[Option<FnProto>],
+) -> RResult<(Vec<Option<LuaClosure>>, Vec<u32>)> {
+    let slots = slots
+        .into_iter()
+        .map(|slot| {
+            slot.map(|(proto, upvals)| match protos.get(proto.index() as usize) {
+                Some(Some(p)) => Ok(LuaClosure::new(proto, p, upvals)),
+                _ => Err(format!("a closure of a missing prototype {}", proto.index())),
+            })
+            .transpose()
+        })
+        .collect::<RResult<Vec<_>>>()?;
+    Ok((slots, free))
 }
