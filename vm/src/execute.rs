@@ -136,22 +136,26 @@ fn for_int(st: &State, v: Value, mode: F2I) -> Option<i64> {
 /// call that could reallocate the stack. Slots are reached with `at!`.
 struct Regs<'a> {
     ptr: *mut Value,
-    len: usize,
-    _stack: std::marker::PhantomData<&'a mut [Value]>,
+    stack: &'a mut Vec<Value>,
 }
 
 impl<'a> Regs<'a> {
     #[inline(always)]
     fn new(stack: &'a mut Vec<Value>) -> Regs<'a> {
-        Regs { len: stack.len(), ptr: stack.as_mut_ptr(), _stack: std::marker::PhantomData }
+        Regs { ptr: stack.as_mut_ptr(), stack }
     }
 
     /// The stack as a slice (for the paths that index it with checks).
     #[inline(always)]
     fn slice(&self) -> &[Value] {
-        // SAFETY: `ptr` and `len` are the stack's, read when the borrow
-        // began: `len` initialized values, valid while the borrow lasts.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+        self.stack
+    }
+
+    /// The stack's length (checks in debug builds).
+    #[inline(always)]
+    #[allow(dead_code)]
+    fn len(&self) -> usize {
+        self.stack.len()
     }
 }
 
@@ -172,13 +176,13 @@ impl<'a> Regs<'a> {
 macro_rules! at {
     (&$st:ident, $i:expr) => {{
         let i = $i;
-        debug_assert!(i < $st.len);
+        debug_assert!(i < $st.len());
         unsafe { &*$st.ptr.add(i) }
     }};
     ($st:expr, $i:expr) => {
         (*{
             let i = $i;
-            debug_assert!(i < $st.len);
+            debug_assert!(i < $st.len());
             unsafe { &mut *$st.ptr.add(i) }
         })
     };
