@@ -432,9 +432,9 @@ impl State {
             };
             // The running function's code and constants, as raw pointers
             // (see `fetch!` and `kst!`): no arena lookup per fetch.
-            let (mut proto, mut code, mut kst) = {
+            let (mut proto, mut code, mut kst, mut hints) = {
                 let c = self.heap.lua_fns.get(cl);
-                (c.proto, c.code.as_ptr(), c.k.as_ptr())
+                (c.proto, c.code.as_ptr(), c.k.as_ptr(), c.hints.as_ptr())
             };
             if HOOKED && pc == 0 && !self.heap.protos.get(proto).is_vararg {
                 self.hook_call()?;
@@ -520,6 +520,15 @@ impl State {
             macro_rules! fetch {
                 ($pc:expr) => {
                     unsafe { *code.add($pc) }
+                };
+            }
+            // The lookup hint of the running instruction (at `pc - 1`).
+            // SAFETY: `hints` points into the running closure's share of its
+            // prototype's hints (alive as `code` is, see above), one per
+            // instruction, and `pc - 1` is the running instruction's index.
+            macro_rules! hint {
+                () => {
+                    unsafe { &*hints.add(pc - 1) }
                 };
             }
             macro_rules! rk {
@@ -790,7 +799,7 @@ impl State {
                         let key = kst!(i.c());
                         if let (Value::Table(h), Value::Str(ks)) = (t, key) {
                             let tab = self.heap.tables.get(h);
-                            let (v, meta) = (tab.get_str(ks), tab.meta);
+                            let (v, meta) = (tab.get_str_hinted(ks, hint!()), tab.meta);
                             if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
                             {
                                 w!(i.a(), v);
@@ -861,7 +870,7 @@ impl State {
                         let key = kst!(i.c());
                         if let (Value::Table(h), Value::Str(ks)) = (t, key) {
                             let tab = self.heap.tables.get(h);
-                            let (v, meta) = (tab.get_str(ks), tab.meta);
+                            let (v, meta) = (tab.get_str_hinted(ks, hint!()), tab.meta);
                             if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
                             {
                                 w!(i.a(), v);
@@ -1323,7 +1332,7 @@ impl State {
                             // stack is truncated to the arguments, then
                             // extended to the callee's top).
                             let fp = c.proto;
-                            (code, kst) = (c.code.as_ptr(), c.k.as_ptr());
+                            (code, kst, hints) = (c.code.as_ptr(), c.k.as_ptr(), c.hints.as_ptr());
                             set_stack_len_nil_from(&mut self.ex.stack, end, top);
                             let nres = i.c() as i32 - 1;
                             let nci = CallInfo::lua(func, func + 1, top, 0, nres, MetaRet::Call, f);

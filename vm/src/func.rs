@@ -27,6 +27,7 @@
 use crate::value::{StrRef, ThreadRef, Value};
 use crate::Handle;
 use luprex_compiler::{Instruction, LocVar, UpvalDesc};
+use std::cell::Cell;
 use std::rc::Rc;
 
 /// Handle to a function prototype.
@@ -45,6 +46,12 @@ pub struct FnProto {
     pub code: Rc<[Instruction]>,
     /// Constants, with strings interned (shared like `code`).
     pub k: Rc<[Value]>,
+    /// One field-lookup hint per instruction (see
+    /// [`TableView::get_str_hinted`](crate::table::TableView::get_str_hinted)):
+    /// where GETFIELD and GETTABUP last found their key. Speed only: a hint
+    /// is checked before it is trusted, so it never changes a result; it is
+    /// not saved, hashed or compared, and a loaded prototype starts afresh.
+    pub(crate) hints: Rc<[Cell<u32>]>,
     /// Nested prototypes (for `CLOSURE`).
     pub protos: Box<[ProtoRef]>,
     /// Upvalue descriptors.
@@ -65,6 +72,11 @@ pub struct FnProto {
     pub line_info: Box<[u32]>,
     /// Local variables (debug information).
     pub loc_vars: Box<[LocVar]>,
+}
+
+/// Fresh lookup hints for `n` instructions.
+pub(crate) fn new_hints(n: usize) -> Rc<[Cell<u32>]> {
+    (0..n).map(|_| Cell::new(0)).collect()
 }
 
 impl FnProto {
@@ -121,6 +133,8 @@ pub struct LuaClosure {
     pub(crate) code: Rc<[Instruction]>,
     /// The prototype's `k`.
     pub(crate) k: Rc<[Value]>,
+    /// The prototype's `hints`.
+    pub(crate) hints: Rc<[Cell<u32>]>,
     /// The prototype's `max_stack`.
     pub(crate) max_stack: u8,
     /// The prototype's `is_vararg`.
@@ -135,6 +149,7 @@ impl LuaClosure {
             upvals,
             code: p.code.clone(),
             k: p.k.clone(),
+            hints: p.hints.clone(),
             max_stack: p.max_stack,
             is_vararg: p.is_vararg,
         }

@@ -863,6 +863,7 @@ impl<'a> Reader<'a> {
             loc_vars.push(LocVar { name, start_pc: self.u32()?, end_pc: self.u32()? });
         }
         Ok(FnProto {
+            hints: crate::func::new_hints(code.len()),
             code: Rc::from(code),
             k: Rc::from(k),
             protos: protos.into(),

@@ -146,6 +146,7 @@ use crate::number::{float_to_int, F2I};
 use crate::store::{Addr, Elem, Store, EMPTY};
 use crate::value::{StrRef, TableRef, Value};
 use crate::writes::WriteLog;
+use std::cell::Cell;
 use std::fmt;
 
 /// Largest array part (2^27 slots, 2 GiB); larger integer keys live in the
@@ -905,6 +906,35 @@ impl<'a> TableView<'a> {
     #[inline(always)]
     pub fn get_str(self, s: StrRef) -> Value {
         self.find_str_entry(s).map_or(Value::Nil, |(_, v)| v)
+    }
+
+    /// `get_str` with a lookup hint (see [`TableView::find_str_hinted`]).
+    #[inline(always)]
+    pub fn get_str_hinted(self, s: StrRef, hint: &Cell<u32>) -> Value {
+        self.find_str_hinted(s, hint).map_or(Value::Nil, |(_, v)| v)
+    }
+
+    /// `find_str_entry`, trying first the entry `hint` names (where the
+    /// same instruction last found a key) and recording where a miss found
+    /// `s`. The entry is checked to hold `s` (keys are unique among the
+    /// entries, dead ones have a nil key), so the answer is
+    /// `find_str_entry`'s whatever the hint says: a hint only saves the
+    /// hashing and the index probe, a dependent load on the path of every
+    /// field access.
+    #[inline(always)]
+    fn find_str_hinted(self, s: StrRef, hint: &Cell<u32>) -> Option<(usize, Value)> {
+        let e = hint.get() as usize;
+        let ents = self.ents();
+        if let (Some(&Value::Str(x)), Some(&v)) = (ents.get(2 * e), ents.get(2 * e + 1)) {
+            if x == s {
+                return Some((e, v));
+            }
+        }
+        let found = self.find_str_entry(s);
+        if let Some((e, _)) = found {
+            hint.set(e as u32);
+        }
+        found
     }
 
     /// The entry and value of string key `s` (live or tombstone). A small

@@ -180,6 +180,44 @@ fn integer_values_survive_the_word_copies() {
 }
 
 #[test]
+fn field_lookup_hints_never_change_a_result() {
+    // One GETFIELD (and one GETTABUP) instruction meets tables of other
+    // layouts, a key that moves (deleted, re-inserted at the end) and
+    // tables rehashed under it: its hint must be checked every time.
+    check(
+        "local out = {}
+         local function get(o) return o.x end
+         local objs = { {x = 1}, {a = 0, x = 2}, {a = 0, b = 0, c = 0, d = 0, e = 0, x = 3}, {y = 4}, setmetatable({}, {__index = {x = 5}}) }
+         for r = 1, 3 do for _, o in ipairs(objs) do out[#out + 1] = tostring(get(o)) end end
+         local t = {a = 1, x = 6, b = 2}
+         out[#out + 1] = tostring(get(t))
+         t.x = nil
+         out[#out + 1] = tostring(get(t))
+         t.x = 7
+         out[#out + 1] = tostring(get(t))
+         t.a, t.b = nil, nil
+         for i = 1, 20 do t['k' .. i] = i end
+         out[#out + 1] = tostring(get(t))
+         t.x = nil
+         for i = 1, 20 do t['k' .. i] = nil end
+         for i = 1, 40 do t['m' .. i] = i end
+         out[#out + 1] = tostring(get(t))
+         t.x = 8
+         out[#out + 1] = tostring(get(t))
+         X = 9
+         local function g() return X end
+         out[#out + 1] = tostring(g())
+         X = nil
+         out[#out + 1] = tostring(g())
+         for i = 1, 30 do _ENV['G' .. i] = i end
+         X = 10
+         out[#out + 1] = tostring(g())
+         return join(out)",
+        "1,2,3,nil,5,1,2,3,nil,5,1,2,3,nil,5,6,nil,7,7,nil,8,9,nil,10",
+    );
+}
+
+#[test]
 fn value_layout_is_two_words() {
     assert_eq!(std::mem::size_of::<Value>(), 16);
     assert_eq!(std::mem::align_of::<Value>(), 8);
