@@ -52,7 +52,10 @@ mod luac_diff {
     pub fn luac_listing(src: &[u8], tag: &str) -> Option<String> {
         let dir = std::env::temp_dir().join(format!("luprex-luac-{}", std::process::id()));
         std::fs::create_dir_all(&dir).ok()?;
-        let path = dir.join(format!("{tag}.lua"));
+        // tests run in parallel and may use the same tag: a file of its own
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = dir.join(format!("{tag}-{n}.lua"));
         std::fs::write(&path, src).ok()?;
         let out = Command::new("luac5.4").arg("-l").arg("-l").arg("-p").arg(&path).output().ok()?;
         let _ = std::fs::remove_file(&path);

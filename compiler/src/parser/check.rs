@@ -122,27 +122,10 @@ impl<'s> Parser<'s> {
 
     // ----- tokens -----------------------------------------------------------
 
-    /// The next token of the stream; a lexical error (which ends the
-    /// stream) becomes the failure.
-    fn pull(&mut self) -> Res<Token> {
-        match self.toks.next() {
-            Some(Ok(t)) => Ok(t),
-            Some(Err(e)) => Err(lex_failure(e)),
-            // cannot happen: the stream ends with `Eof` or an error, and
-            // nothing reads past either
-            None => Err(Box::new(Failure::Syntax {
-                msg: "unexpected end of token stream".into(),
-                near: Near::Eof,
-                line: self.linenumber,
-            })),
-        }
-    }
-
     /// Reads the first token (`luaX_next` at the start of `mainfunc`).
     pub(super) fn start(&mut self) -> Res<()> {
-        let t = self.pull()?;
-        self.linenumber = t.line;
-        self.cur = t;
+        self.toks.read(&mut self.cur).map_err(|e| lex_failure(*e))?;
+        self.linenumber = self.cur.line;
         Ok(())
     }
 
@@ -152,14 +135,14 @@ impl<'s> Parser<'s> {
         if matches!(self.cur.tok, Tok::Eof) {
             return Ok(());
         }
-        // straight from the stream unless a lookahead read it
-        let t = match self.ahead.take() {
-            Some(t) => t,
-            None => self.pull()?,
-        };
         self.prev_line = self.cur.line;
-        self.linenumber = t.line;
-        self.cur = t;
+        match self.ahead.take() {
+            // a lookahead read it
+            Some(t) => self.cur = t,
+            // the stream reads it in place (at the end, `Eof` again)
+            None => self.toks.read(&mut self.cur).map_err(|e| lex_failure(*e))?,
+        }
+        self.linenumber = self.cur.line;
         Ok(())
     }
 
@@ -169,7 +152,9 @@ impl<'s> Parser<'s> {
             return Ok(&Tok::Eof);
         }
         if self.ahead.is_none() {
-            self.ahead = Some(self.pull()?);
+            let mut t = Token { tok: Tok::Eof, line: self.cur.line, span: 0..0 };
+            self.toks.read(&mut t).map_err(|e| lex_failure(*e))?;
+            self.ahead = Some(t);
         }
         let ahead = self.ahead.as_ref().map_or(&Tok::Eof, |t| &t.tok);
         self.linenumber = self.ahead.as_ref().map_or(self.linenumber, |t| t.line);
