@@ -1130,7 +1130,7 @@ mod print_ast {
             ExprKind::Table(fs) => {
                 let f: Vec<String> = fs
                     .iter()
-                    .map(|f| match &f {
+                    .map(|f| match &*f {
                         Field::Positional(x) => expr(x),
                         Field::Named(n, x) => format!("{} = {}", s(n), expr(x)),
                         Field::Keyed(k, x) => format!("[{}] = {}", expr(k), expr(x)),

@@ -384,7 +384,7 @@ fn expr(e: &Expr) -> String {
         ExprKind::Table(fields) => {
             let f: Vec<_> = fields
                 .iter()
-                .map(|f| match &f {
+                .map(|f| match &*f {
                     Field::Positional(v) => expr(v),
                     Field::Named(n, v) => format!("{}={}", name(n), expr(v)),
                     Field::Keyed(k, v) => format!("[{}]={}", expr(k), expr(v)),

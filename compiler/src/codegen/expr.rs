@@ -237,7 +237,8 @@ impl Compiler<'_> {
     // ----------------------------------------------------------------
     // Table constructors
 
-    /// `{ fields }` (`constructor`). The fields are decoded one at a time.
+    /// `{ fields }` (`constructor`). The fields are read one at a time (a
+    /// packed constructor's are decoded as they are needed).
     fn constructor(&mut self, fields: &Fields, line: u32) -> R<ExpDesc> {
         self.line = line;
         let pc = self.code_abc(OpCode::NewTable, 0, 0, 0);
@@ -245,29 +246,33 @@ impl Compiler<'_> {
         let t = self.fs.freereg;
         self.reserve_regs(1)?;
         let mut cc = ConsControl { v: ExpDesc::new(ExpKind::Void), t, nh: 0, na: 0, tostore: 0 };
-        for field in fields.iter() {
-            self.close_list_field(&mut cc, &field)?;
-            match field {
-                Field::Positional(e) => {
-                    cc.v = self.expr(&e)?;
-                    cc.tostore += 1;
-                }
-                Field::Named(name, val) => {
-                    let reg = self.fs.freereg;
-                    let key = ExpDesc::new(ExpKind::KStr(name));
-                    self.rec_field(&mut cc, reg, key, &val)?;
-                }
-                Field::Keyed(k, val) => {
-                    let reg = self.fs.freereg;
-                    let mut key = self.expr(&k)?;
-                    self.exp_to_val(&mut key)?;
-                    self.rec_field(&mut cc, reg, key, &val)?;
-                }
-            }
-        }
+        fields.try_for_each(|field| self.cons_field(&mut cc, field))?;
         self.last_list_field(&mut cc)?;
         self.set_table_size(pc, t, cc.na, cc.nh);
         Ok(ExpDesc::new(ExpKind::NonReloc(t)))
+    }
+
+    /// A field of a constructor (`field`, after `closelistfield`).
+    fn cons_field(&mut self, cc: &mut ConsControl, field: &Field) -> R<()> {
+        self.close_list_field(cc, field)?;
+        match field {
+            Field::Positional(e) => {
+                cc.v = self.expr(e)?;
+                cc.tostore += 1;
+            }
+            Field::Named(name, val) => {
+                let reg = self.fs.freereg;
+                let key = ExpDesc::new(ExpKind::KStr(name.clone()));
+                self.rec_field(cc, reg, key, val)?;
+            }
+            Field::Keyed(k, val) => {
+                let reg = self.fs.freereg;
+                let mut key = self.expr(k)?;
+                self.exp_to_val(&mut key)?;
+                self.rec_field(cc, reg, key, val)?;
+            }
+        }
+        Ok(())
     }
 
     /// A `key = value` field (`recfield`); `reg` is `freereg` before the key.

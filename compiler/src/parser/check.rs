@@ -101,6 +101,9 @@ pub struct Parser<'s> {
     pub(super) linedefined: Line,
     /// Local variables declared and in scope in the current function.
     pub(super) nactvar: u32,
+    /// True while reading the fields of a table constructor: a constructor
+    /// met there is packed at once (see `ast/fields.rs`).
+    pub(super) in_fields: bool,
 }
 
 impl<'s> Parser<'s> {
@@ -117,6 +120,7 @@ impl<'s> Parser<'s> {
             vararg: true,
             linedefined: 0,
             nactvar: 0,
+            in_fields: false,
         }
     }
 

@@ -45,36 +45,35 @@ impl Parser<'_> {
 
     /// `expr`.
     pub(super) fn expr(&mut self) -> Res<(Expr, u32)> {
-        let (e, d, _) = self.subexpr(0)?;
-        Ok((e, d))
+        self.subexpr(0)
     }
 
     /// `subexpr`: an operand with its unary operators, then the binary
-    /// operators whose left priority is above `limit`. Returns the tree,
-    /// its depth and the first operator not taken.
-    fn subexpr(&mut self, limit: u8) -> Res<(Expr, u32, Option<Prio>)> {
+    /// operators whose left priority is above `limit`, as a tree with its
+    /// depth. (`lparser.c` also returns the first operator not taken: it is
+    /// the current token, read again by the caller.)
+    fn subexpr(&mut self, limit: u8) -> Res<(Expr, u32)> {
         self.enter()?;
         let (mut e, mut d) = match unop(&self.cur.tok) {
             Some(op) => {
                 let line = self.line();
                 self.next()?;
-                let (operand, d, _) = self.subexpr(UNARY_PRIORITY)?;
+                let (operand, d) = self.subexpr(UNARY_PRIORITY)?;
                 let d = self.node(d)?;
                 (Expr::new(ExprKind::Un(op, Box::new(operand)), line), d)
             }
             None => self.simpleexp()?,
         };
-        let mut op = binop(&self.cur.tok);
-        while let Some((bin, _, right)) = op.filter(|&(_, left, _)| left > limit) {
+        while let Some((bin, _, right)) = binop(&self.cur.tok).filter(|&(_, left, _)| left > limit)
+        {
             let line = self.line();
             self.next()?;
-            let (rhs, d2, next) = self.subexpr(right)?;
+            let (rhs, d2) = self.subexpr(right)?;
             d = self.node(d.max(d2))?;
             e = Expr::new(ExprKind::Bin(bin, Box::new(e), Box::new(rhs)), line);
-            op = next;
         }
         self.leave();
-        Ok((e, d, op))
+        Ok((e, d))
     }
 
     /// `simpleexp`.
@@ -208,7 +207,8 @@ impl Parser<'_> {
         let line = self.linenumber;
         let tline = self.line();
         self.checknext(&Tok::LBrace)?;
-        let mut fields = Fields::new();
+        // packed at once if nested in a constructor (see `ast/fields.rs`)
+        let mut fields = if self.in_fields { Fields::new() } else { Fields::small() };
         let mut d = 0;
         loop {
             if matches!(self.cur.tok, Tok::RBrace) {
@@ -226,6 +226,14 @@ impl Parser<'_> {
 
     /// `field`: `name = exp`, `[exp] = exp` or `exp`, appended to `fields`.
     fn field(&mut self, fields: &mut Fields) -> Res<u32> {
+        let outer = std::mem::replace(&mut self.in_fields, true);
+        let d = self.field_in(fields);
+        self.in_fields = outer;
+        d
+    }
+
+    /// [`Parser::field`] with `in_fields` set.
+    fn field_in(&mut self, fields: &mut Fields) -> Res<u32> {
         match self.cur.tok {
             Tok::Name(_) => {
                 if matches!(self.peek()?, Tok::Assign) {

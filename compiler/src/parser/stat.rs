@@ -104,10 +104,11 @@ impl Parser<'_> {
     /// `line` is `linedefined` (for messages); the tree's `line` is that of
     /// the `(` (a `function` statement sets its own).
     pub(super) fn body(&mut self, is_method: bool, line: Line) -> Res<(Box<FuncBody>, u32)> {
-        let saved = (self.vararg, self.linedefined, self.nactvar);
+        let saved = (self.vararg, self.linedefined, self.nactvar, self.in_fields);
         self.vararg = false;
         self.linedefined = line;
         self.nactvar = 0;
+        self.in_fields = false;
         let open_line = self.line();
         self.checknext(&Tok::LParen)?;
         if is_method {
@@ -119,7 +120,7 @@ impl Parser<'_> {
         let end_line = self.line();
         self.check_match(&Tok::End, &Tok::Function, line)?;
         let is_vararg = self.vararg;
-        (self.vararg, self.linedefined, self.nactvar) = saved;
+        (self.vararg, self.linedefined, self.nactvar, self.in_fields) = saved;
         let d = self.node(d)?;
         Ok((Box::new(FuncBody { params, is_vararg, block, line: open_line, end_line }), d))
     }
