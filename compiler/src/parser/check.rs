@@ -170,9 +170,15 @@ impl<'s> Parser<'s> {
         self.cur.line
     }
 
+    /// Whether the current token is `t`, a token without a value (keyword,
+    /// symbol or end of input: what `check` and `testnext` are given).
+    fn is(&self, t: &Tok) -> bool {
+        std::mem::discriminant(&self.cur.tok) == std::mem::discriminant(t)
+    }
+
     /// `testnext`.
     pub(super) fn testnext(&mut self, t: &Tok) -> Res<bool> {
-        if self.cur.tok == *t {
+        if self.is(t) {
             self.next()?;
             return Ok(true);
         }
@@ -181,7 +187,7 @@ impl<'s> Parser<'s> {
 
     /// `check`.
     pub(super) fn check(&self, t: &Tok) -> Res<()> {
-        if self.cur.tok == *t {
+        if self.is(t) {
             return Ok(());
         }
         Err(self.error_expected(t))
