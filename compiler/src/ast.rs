@@ -290,8 +290,9 @@ pub enum ExprKind {
     Str(Name),
     /// A variable reference (local, upvalue or global is resolved by codegen).
     Name(Name),
-    /// `prefix[key]`; `a.b` is `Index(a, Str("b"))`.
-    Index(Box<Expr>, Box<Expr>),
+    /// `prefix[key]`; `a.b` is `Index((a, Str("b")))`. (The two operands
+    /// share one box: one allocation per node, not two.)
+    Index(Box<(Expr, Expr)>),
     /// `f(args)`; `f"str"` and `f{...}` too.
     Call(Box<Expr>, Vec<Expr>),
     /// `obj:name(args)`.
@@ -302,8 +303,8 @@ pub enum ExprKind {
     Paren(Box<Expr>),
     /// `{ fields }` (packed: see [`Fields`]).
     Table(Fields),
-    /// `a op b`.
-    Bin(BinOp, Box<Expr>, Box<Expr>),
+    /// `a op b` (the operands in one box, as `Index`'s).
+    Bin(BinOp, Box<(Expr, Expr)>),
     /// `op a`.
     Un(UnOp, Box<Expr>),
 }

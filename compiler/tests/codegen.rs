@@ -932,7 +932,7 @@ mod random_ast {
             }),
             6 => ExprKind::Str(if r.below(2) == 0 { b"k".into() } else { vec![b'z'; 50].into() }),
             7 | 8 => ExprKind::Name(name(r)),
-            9 => ExprKind::Index(Box::new(expr(r, depth - 1)), Box::new(expr(r, depth - 1))),
+            9 => ExprKind::Index(Box::new((expr(r, depth - 1), expr(r, depth - 1)))),
             10 => ExprKind::Call(Box::new(expr(r, depth - 1)), exprs(r, depth - 1)),
             11 => ExprKind::MethodCall(
                 Box::new(expr(r, depth - 1)),
@@ -974,7 +974,7 @@ mod random_ast {
                     BinOp::Shr,
                 ];
                 let op = OPS[r.below(OPS.len() as u64) as usize];
-                ExprKind::Bin(op, Box::new(expr(r, depth - 1)), Box::new(expr(r, depth - 1)))
+                ExprKind::Bin(op, Box::new((expr(r, depth - 1), expr(r, depth - 1))))
             }
             _ => {
                 const OPS: &[UnOp] = &[UnOp::Neg, UnOp::Not, UnOp::Len, UnOp::BNot];
@@ -1122,7 +1122,7 @@ mod print_ast {
             ExprKind::Float(f) => format!("{f:e}"),
             ExprKind::Str(b) => format!("'{}'", s(b)),
             ExprKind::Name(n) => s(n),
-            ExprKind::Index(o, k) => format!("{}[{}]", prefix(o), expr(k)),
+            ExprKind::Index(ok) => format!("{}[{}]", prefix(&ok.0), expr(&ok.1)),
             ExprKind::Call(f, a) => format!("{}({})", prefix(f), list(a)),
             ExprKind::MethodCall(o, m) => format!("{}:{}({})", prefix(o), s(&m.0), list(&m.1)),
             ExprKind::Function(b) => format!("function{}", body(b)),
@@ -1138,7 +1138,8 @@ mod print_ast {
                     .collect();
                 format!("{{{}}}", f.join(", "))
             }
-            ExprKind::Bin(op, l, r) => {
+            ExprKind::Bin(op, lr) => {
+                let (l, r) = &**lr;
                 let o = match op {
                     BinOp::Add => "+",
                     BinOp::Sub => "-",

@@ -60,10 +60,11 @@ fn first_token(e: &Expr) -> Option<String> {
                 crate::ast::UnOp::BNot => "~",
             }
             .into(),
-            ExprKind::Bin(_, l, _)
-            | ExprKind::Index(l, _)
-            | ExprKind::Call(l, _)
-            | ExprKind::MethodCall(l, _) => {
+            ExprKind::Bin(_, operands) | ExprKind::Index(operands) => {
+                e = &operands.0;
+                continue;
+            }
+            ExprKind::Call(l, _) | ExprKind::MethodCall(l, _) => {
                 e = l;
                 continue;
             }
@@ -100,7 +101,8 @@ impl Compiler<'_> {
         let mut far: Vec<(BinOp, &Expr, u32)> = Vec::new();
         let mut n = 0;
         let mut cur = e;
-        while let ExprKind::Bin(op, l, r) = &cur.kind {
+        while let ExprKind::Bin(op, operands) = &cur.kind {
+            let (l, r) = &**operands;
             match near.get_mut(n) {
                 Some(slot) => *slot = Some((*op, r, cur.line)),
                 None => far.push((*op, r, cur.line)),
@@ -156,9 +158,12 @@ impl Compiler<'_> {
         let mut far: Vec<&Expr> = Vec::new();
         let mut n = 0;
         let mut cur = e;
-        while let ExprKind::Index(o, _) | ExprKind::Call(o, _) | ExprKind::MethodCall(o, _) =
-            &cur.kind
-        {
+        loop {
+            let o = match &cur.kind {
+                ExprKind::Index(operands) => &operands.0,
+                ExprKind::Call(o, _) | ExprKind::MethodCall(o, _) => &**o,
+                _ => break,
+            };
             match near.get_mut(n) {
                 Some(slot) => *slot = Some(cur),
                 None => far.push(cur),
@@ -170,7 +175,8 @@ impl Compiler<'_> {
         let mut v = self.simple(cur)?;
         for s in near.iter().flatten().copied().chain(far).rev() {
             match &s.kind {
-                ExprKind::Index(_, key) => {
+                ExprKind::Index(operands) => {
+                    let key = &operands.1;
                     self.exp_to_any_reg_up(&mut v)?;
                     let mut k = self.expr(key)?;
                     self.exp_to_val(&mut k)?;

@@ -70,7 +70,7 @@ impl Parser<'_> {
             self.next()?;
             let (rhs, d2) = self.subexpr(right)?;
             d = self.node(d.max(d2))?;
-            e = Expr::new(ExprKind::Bin(bin, Box::new(e), Box::new(rhs)), line);
+            e = Expr::new(ExprKind::Bin(bin, Box::new((e, rhs))), line);
         }
         self.leave();
         Ok((e, d))
@@ -147,7 +147,7 @@ impl Parser<'_> {
                     let name = self.checkname()?;
                     d = self.node(d)?;
                     let key = Expr::new(ExprKind::Str(name), kline);
-                    e = Expr::new(ExprKind::Index(Box::new(e), Box::new(key)), kline);
+                    e = Expr::new(ExprKind::Index(Box::new((e, key))), kline);
                 }
                 Tok::LBracket => {
                     self.next()?;
@@ -155,7 +155,7 @@ impl Parser<'_> {
                     let rline = self.line();
                     self.checknext(&Tok::RBracket)?;
                     d = self.node(d.max(dk))?;
-                    e = Expr::new(ExprKind::Index(Box::new(e), Box::new(key)), rline);
+                    e = Expr::new(ExprKind::Index(Box::new((e, key))), rline);
                 }
                 Tok::Colon => {
                     self.next()?;

@@ -109,7 +109,7 @@ mod build {
 
     /// A binary operation.
     pub fn bin(op: BinOp, a: Expr, b: Expr, line: Line) -> Expr {
-        Expr::new(ExprKind::Bin(op, Box::new(a), Box::new(b)), line)
+        Expr::new(ExprKind::Bin(op, Box::new((a, b))), line)
     }
 
     /// An element of an expression read flat (see `Exp` in the grammar).
@@ -191,7 +191,7 @@ mod build {
 
     /// An index expression.
     pub fn index(prefix: Expr, key: Expr, line: Line) -> Expr {
-        Expr::new(ExprKind::Index(Box::new(prefix), Box::new(key)), line)
+        Expr::new(ExprKind::Index(Box::new((prefix, key))), line)
     }
 
     /// The attribute named in `<name>` (the checker only lets `const` and
