@@ -54,26 +54,35 @@ impl Parser<'_> {
     /// the current token, read again by the caller.)
     fn subexpr(&mut self, limit: u8) -> Res<(Expr, u32)> {
         self.enter()?;
-        let (mut e, mut d) = match unop(&self.cur.tok) {
-            Some(op) => {
-                let line = self.line();
-                self.next()?;
-                let (operand, d) = self.subexpr(UNARY_PRIORITY)?;
-                let d = self.node(d)?;
-                (Expr::new(ExprKind::Un(op, Box::new(operand)), line), d)
-            }
+        let mut r = match unop(&self.cur.tok) {
+            Some(op) => self.unary(op)?,
             None => self.simpleexp()?,
         };
         while let Some((bin, _, right)) = binop(&self.cur.tok).filter(|&(_, left, _)| left > limit)
         {
-            let line = self.line();
-            self.next()?;
-            let (rhs, d2) = self.subexpr(right)?;
-            d = self.node(d.max(d2))?;
-            e = Expr::new(ExprKind::Bin(bin, Box::new((e, rhs))), line);
+            r = self.binary(r, bin, right)?;
         }
         self.leave();
-        Ok((e, d))
+        Ok(r)
+    }
+
+    /// A unary operator (the current token) and its operand.
+    fn unary(&mut self, op: UnOp) -> Res<(Expr, u32)> {
+        let line = self.line();
+        self.next()?;
+        let (operand, d) = self.subexpr(UNARY_PRIORITY)?;
+        let d = self.node(d)?;
+        Ok((Expr::new(ExprKind::Un(op, Box::new(operand)), line), d))
+    }
+
+    /// A binary operator (the current token) and its right operand,
+    /// applied to `left`.
+    fn binary(&mut self, left: (Expr, u32), op: BinOp, right: u8) -> Res<(Expr, u32)> {
+        let line = self.line();
+        self.next()?;
+        let (rhs, d2) = self.subexpr(right)?;
+        let d = self.node(left.1.max(d2))?;
+        Ok((Expr::new(ExprKind::Bin(op, Box::new((left.0, rhs))), line), d))
     }
 
     /// `simpleexp`.
