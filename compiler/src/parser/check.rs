@@ -83,8 +83,12 @@ pub struct Parser<'s> {
     toks: Tokens<'s>,
     /// The current token (a `Tok::Eof` token before the first one is read).
     pub(super) cur: Token,
-    /// The token after the current one, once read (`luaX_lookahead`).
-    ahead: Option<Token>,
+    /// The token after the current one, when `has_ahead` (`luaX_lookahead`;
+    /// a slot read in place and swapped with `cur`, not an `Option` a
+    /// token would be moved in and out of).
+    ahead: Token,
+    /// Whether `ahead` holds the next token.
+    has_ahead: bool,
     /// The source, for the text of names in messages.
     source: &'s [u8],
     /// `ls->linenumber`: the current token's line, or the lookahead's once
@@ -112,7 +116,8 @@ impl<'s> Parser<'s> {
         Parser {
             toks: Tokens::new(source),
             cur: Token { tok: Tok::Eof, line: 1, span: 0..0 },
-            ahead: None,
+            ahead: Token { tok: Tok::Eof, line: 1, span: 0..0 },
+            has_ahead: false,
             source,
             linenumber: 1,
             prev_line: 1,
@@ -140,11 +145,13 @@ impl<'s> Parser<'s> {
             return Ok(());
         }
         self.prev_line = self.cur.line;
-        match self.ahead.take() {
+        if self.has_ahead {
             // a lookahead read it
-            Some(t) => self.cur = t,
+            std::mem::swap(&mut self.cur, &mut self.ahead);
+            self.has_ahead = false;
+        } else {
             // the stream reads it in place (at the end, `Eof` again)
-            None => self.toks.read(&mut self.cur).map_err(|e| lex_failure(*e))?,
+            self.toks.read(&mut self.cur).map_err(|e| lex_failure(*e))?;
         }
         self.linenumber = self.cur.line;
         Ok(())
@@ -155,14 +162,12 @@ impl<'s> Parser<'s> {
         if matches!(self.cur.tok, Tok::Eof) {
             return Ok(&Tok::Eof);
         }
-        if self.ahead.is_none() {
-            let mut t = Token { tok: Tok::Eof, line: self.cur.line, span: 0..0 };
-            self.toks.read(&mut t).map_err(|e| lex_failure(*e))?;
-            self.ahead = Some(t);
+        if !self.has_ahead {
+            self.toks.read(&mut self.ahead).map_err(|e| lex_failure(*e))?;
+            self.has_ahead = true;
         }
-        let ahead = self.ahead.as_ref().map_or(&Tok::Eof, |t| &t.tok);
-        self.linenumber = self.ahead.as_ref().map_or(self.linenumber, |t| t.line);
-        Ok(ahead)
+        self.linenumber = self.ahead.line;
+        Ok(&self.ahead.tok)
     }
 
     /// The current token's line (for the tree).
