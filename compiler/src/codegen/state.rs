@@ -177,6 +177,8 @@ struct KKey(u8, u64);
 
 impl KKey {
     const NIL: KKey = KKey(0, 0);
+    /// A key no constant has.
+    const NONE: KKey = KKey(u8::MAX, 0);
     fn bool(b: bool) -> KKey {
         KKey(1, u64::from(b))
     }
@@ -271,6 +273,10 @@ pub(crate) struct Compiler<'s> {
     /// crafted to make it slow. It is only looked up, never iterated, so
     /// its order is not observable.
     kcache: [BTreeMap<u64, u32>; 4],
+    /// The last key looked up in `kcache` and the index it then gave (so
+    /// `kcache` maps the key to it): discharging a numeral that is not an
+    /// RK operand looks the same key up again at once.
+    klast: (KKey, u32),
     /// The same for strings (see [`StrCache`]).
     kstrings: StrCache,
     /// Line given to new instructions (`ls->lastline`).
@@ -291,6 +297,7 @@ impl<'s> Compiler<'s> {
             gotos: Vec::new(),
             labels: Vec::new(),
             kcache: Default::default(),
+            klast: (KKey::NONE, 0),
             kstrings: StrCache::default(),
             line: 1,
             near: None,
@@ -534,14 +541,21 @@ impl<'s> Compiler<'s> {
     /// The cache is probed once (a data file's numerals are mostly new).
     fn add_k(&mut self, key: KKey, v: Constant) -> R<u32> {
         let constants = &mut self.fs.f.constants;
+        // what the lookup below would find, if it is the last key again
+        let (last, k) = self.klast;
+        if last == key && constants.get(k as usize).is_some_and(|old| same_constant(old, &v)) {
+            return Ok(k);
+        }
         let new = constants.len() as u32;
         let slot = self.kcache[usize::from(key.0)].entry(key.1).or_insert(new);
         if *slot != new {
             if constants.get(*slot as usize).is_some_and(|old| same_constant(old, &v)) {
+                self.klast = (key, *slot);
                 return Ok(*slot);
             }
             *slot = new;
         }
+        self.klast = (key, new);
         self.push_k(v)
     }
 
