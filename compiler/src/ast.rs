@@ -59,8 +59,8 @@ pub struct Return {
 }
 
 /// A statement together with the line it starts on. The big parts of the
-/// rarer statements are boxed, so that a statement (and every symbol on the
-/// LR parser's stack, which is moved at each step) stays small.
+/// rarer statements are boxed, so that a statement (moved into its block,
+/// or handed to codegen) stays small.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stat {
     /// What the statement is.
