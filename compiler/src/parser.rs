@@ -9,7 +9,7 @@
 //! reference's messages, the C-level limit, the tree-depth limit, the
 //! local-variable limit); `parser/stat.rs` reads blocks, statements and
 //! function bodies; `parser/expr.rs` expressions and table constructors.
-//! The source is lexed once, through a [`lexer::Tokens`] stream of which
+//! The source is lexed once, through a [`crate::lexer::Tokens`] stream of which
 //! the parser holds the current token and at most one token of lookahead
 //! (as `llex.c`), so a big source never has all its tokens in memory.
 //!

@@ -38,7 +38,7 @@
 //! whose tree is compiled and dropped at once: there, encoding and decoding
 //! cost more than the fields themselves. So the parser makes such a
 //! constructor [`Fields::small`]: its fields are kept as a plain vector
-//! until there are [`SMALL_MAX`] of them, and only then packed. A small
+//! until there are `SMALL_MAX` of them, and only then packed. A small
 //! constructor nested in a packed one is packed when it is appended to it.
 //! Both forms read back the same fields, in the same order ([`Fields::iter`],
 //! equality), so nothing outside this module can tell them apart.
@@ -115,7 +115,7 @@ impl Fields {
     }
 
     /// No fields, for a small constructor (kept unpacked while there are
-    /// at most [`SMALL_MAX`]).
+    /// at most `SMALL_MAX`).
     pub fn small() -> Fields {
         Fields(Repr::Small(Vec::new()))
     }
