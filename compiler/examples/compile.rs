@@ -2,14 +2,16 @@
 //! compiler without the VM and for checking that its output does not change.
 //!
 //! ```text
-//! cargo run --release -p luprex-compiler --example compile -- [-n N] [--dump] FILE...
+//! cargo run --release -p luprex-compiler --example compile -- [-n N] [--dump|--agree] FILE...
 //! ```
 //!
 //! Each file is compiled `N` times (1 by default) and the CPU-bound wall
 //! time of the best run is printed with the file's name; with `--dump`, a
 //! 64-bit FNV-1a hash of the chunk's `string.dump` form (debug information
 //! included) is printed instead, so that two builds can be compared file by
-//! file (a compile error prints its message).
+//! file (a compile error prints its message); with `--agree`, whether the
+//! parser and its oracle, the LR grammar, agree on the file (`agree` or
+//! `DISAGREE`, see `parser/oracle.rs`).
 
 use std::time::Instant;
 
@@ -19,6 +21,7 @@ fn main() {
     let mut args = std::env::args().skip(1).peekable();
     let mut runs = 1;
     let mut want_dump = false;
+    let mut want_agree = false;
     while let Some(a) = args.peek() {
         match a.as_str() {
             "-n" => {
@@ -29,12 +32,21 @@ fn main() {
                 args.next();
                 want_dump = true;
             }
+            "--agree" => {
+                args.next();
+                want_agree = true;
+            }
             _ => break,
         }
     }
     for file in args {
         let source = std::fs::read(&file).unwrap_or_default();
         let name = format!("@{file}");
+        if want_agree {
+            let agree = luprex_compiler::parser::parser_and_grammar_agree(&source);
+            println!("{} {file}", if agree { "agree" } else { "DISAGREE" });
+            continue;
+        }
         if want_dump {
             match compile(&source, name.as_bytes()) {
                 Ok(p) => println!("{:016x} {file}", fnv(&dump(&p, false))),

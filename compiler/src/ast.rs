@@ -12,20 +12,15 @@
 //! be UTF-8, and string escapes can produce any byte.
 //!
 //! One node is not a plain tree: the fields of a table constructor are kept
-//! packed ([`Fields`], `ast/fields.rs`), because data files are made of huge
-//! constructors and a tree node per field would take many times the size of
-//! the source.
+//! packed ([`Fields`], `ast/fields.rs`; a small one only once it grows),
+//! because data files are made of huge constructors and a tree node per
+//! field would take many times the size of the source.
 //!
-//! Sizes matter for loading big sources: every grammar symbol on the LR
-//! parser's stack is as large as the largest of them (an enum), and is
-//! moved at each shift and reduce (an atom of an expression is reduced
-//! through the parser's states). So the big parts of rare nodes are boxed
-//! (a block's `return`, the conditions and bounds of loops, function
-//! bodies, a method call's name and arguments, the rare expressions of a
-//! table constructor), statements are boxed while on the parser's stack,
-//! and the grammar never makes a symbol of a table field or of an `elseif`
-//! part (it appends them to their lists as it reduces them): an [`Expr`]
-//! is 48 bytes and no symbol is larger than 56.
+//! Sizes matter for loading big sources: every node is built, moved into
+//! its parent and dropped once per construct of the source. So the big
+//! parts of rare nodes are boxed (a block's `return`, the conditions and
+//! bounds of loops, function bodies, a method call's name and arguments,
+//! the rare expressions of a table constructor): an [`Expr`] is 48 bytes.
 
 mod fields;
 mod name;
@@ -64,8 +59,8 @@ pub struct Return {
 }
 
 /// A statement together with the line it starts on. The big parts of the
-/// rarer statements are boxed, so that a statement (and every symbol on the
-/// LR parser's stack, which is moved at each step) stays small.
+/// rarer statements are boxed, so that a statement (moved into its block,
+/// or handed to codegen) stays small.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stat {
     /// What the statement is.
@@ -295,8 +290,9 @@ pub enum ExprKind {
     Str(Name),
     /// A variable reference (local, upvalue or global is resolved by codegen).
     Name(Name),
-    /// `prefix[key]`; `a.b` is `Index(a, Str("b"))`.
-    Index(Box<Expr>, Box<Expr>),
+    /// `prefix[key]`; `a.b` is `Index((a, Str("b")))`. (The two operands
+    /// share one box: one allocation per node, not two.)
+    Index(Box<(Expr, Expr)>),
     /// `f(args)`; `f"str"` and `f{...}` too.
     Call(Box<Expr>, Vec<Expr>),
     /// `obj:name(args)`.
@@ -307,8 +303,8 @@ pub enum ExprKind {
     Paren(Box<Expr>),
     /// `{ fields }` (packed: see [`Fields`]).
     Table(Fields),
-    /// `a op b`.
-    Bin(BinOp, Box<Expr>, Box<Expr>),
+    /// `a op b` (the operands in one box, as `Index`'s).
+    Bin(BinOp, Box<(Expr, Expr)>),
     /// `op a`.
     Un(UnOp, Box<Expr>),
 }

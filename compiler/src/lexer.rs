@@ -19,10 +19,6 @@
 //! error, and then the error itself as the end of the stream; the parser
 //! reports the error when it reaches that position.
 //!
-//! A name token carries its bytes, except in a stream made by
-//! [`Tokens::without_names`] (for the checker, which allocates nothing per
-//! name): there `Tok::Name` is empty and the name is the token's span.
-//!
 //! # Invariants
 //!
 //! * `Token::line` is the line the lexer was on *after* reading the token
@@ -71,14 +67,11 @@ pub enum Near {
 pub struct Extras {
     /// The current line (1-based).
     pub line: Line,
-    /// Whether a name token carries its bytes (otherwise `Tok::Name` holds
-    /// an empty vector, and the name is the token's span of the source).
-    pub names: bool,
 }
 
 impl Default for Extras {
     fn default() -> Self {
-        Extras { line: 1, names: true }
+        Extras { line: 1 }
     }
 }
 
@@ -86,7 +79,7 @@ impl Default for Extras {
 #[derive(Logos, Clone, Debug, PartialEq)]
 #[logos(utf8 = false)]
 #[logos(extras = Extras)]
-#[logos(error = LexError)]
+#[logos(error = Box<LexError>)]
 #[logos(skip r"[ \t\x0B\x0C]+")]
 #[logos(skip(r"\r\n|\n\r|\n|\r", callback = newline))]
 #[logos(skip(r"--", callback = comment))]
@@ -262,7 +255,7 @@ pub enum Tok {
     #[regex(r"(?-u:[\x00-\xFF])", |lex| lex.slice().first().copied().unwrap_or(0), priority = 0)]
     Other(u8),
     /// A name (identifier).
-    #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| if lex.extras.names { Name::new(lex.slice()) } else { Name::default() })]
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |lex| Name::new(lex.slice()))]
     Name(Name),
     /// A string literal (short or long), escapes processed.
     #[token("\"", short_string)]
@@ -315,11 +308,12 @@ pub fn tokenize(source: &[u8]) -> Lexed {
 /// The tokens of a source one at a time, as [`tokenize`] would list them:
 /// `Ok` tokens ending with a [`Tok::Eof`] token, or with one `Err` (the
 /// lexical error), after which the stream is over. The parser reads the
-/// source through two of these in turn rather than keeping a token vector,
-/// so a big source never has all its tokens in memory at once.
+/// source through one of these (with [`Tokens::read`]) rather than keeping
+/// a token vector, so a big source never has all its tokens in memory at
+/// once.
 pub struct Tokens<'s> {
     lex: Lexer<'s, Tok>,
-    /// True once `Eof` or an error was returned.
+    /// True once `Eof` or an error was returned (by the iterator).
     done: bool,
 }
 
@@ -329,14 +323,27 @@ impl<'s> Tokens<'s> {
         Tokens { lex: Tok::lexer(source), done: false }
     }
 
-    /// A stream over `source` whose names do not carry their bytes
-    /// (`Tok::Name` is empty; the name is the token's span): for the
-    /// checker, which needs a name's text only for the attribute of a
-    /// local and for error messages, so that it allocates nothing for
-    /// names.
-    pub fn without_names(source: &'s [u8]) -> Tokens<'s> {
-        let extras = Extras { line: 1, names: false };
-        Tokens { lex: Tok::lexer_with_extras(source, extras), done: false }
+    /// Reads the next token into `t` (overwriting it in place: a token is
+    /// not moved through the layers of an iterator), or fails with the
+    /// lexical error found there. At the end of the source, `t` becomes a
+    /// [`Tok::Eof`] token, and stays one on further reads. After an error
+    /// the stream must not be read again.
+    #[inline]
+    pub fn read(&mut self, t: &mut Token) -> Result<(), Box<LexError>> {
+        match self.lex.next() {
+            Some(Ok(tok)) => {
+                t.tok = tok;
+                t.span = self.lex.span();
+            }
+            Some(Err(e)) => return Err(e),
+            None => {
+                t.tok = Tok::Eof;
+                let end = self.lex.source().len();
+                t.span = end..end;
+            }
+        }
+        t.line = self.lex.extras.line;
+        Ok(())
     }
 }
 
@@ -347,37 +354,27 @@ impl Iterator for Tokens<'_> {
         if self.done {
             return None;
         }
-        match self.lex.next() {
-            Some(Ok(tok)) => {
-                Some(Ok(Token { tok, line: self.lex.extras.line, span: self.lex.span() }))
-            }
-            Some(Err(error)) => {
-                self.done = true;
-                Some(Err(error))
-            }
-            None => {
-                self.done = true;
-                let end = self.lex.source().len();
-                Some(Ok(Token { tok: Tok::Eof, line: self.lex.extras.line, span: end..end }))
-            }
-        }
+        let mut t = Token { tok: Tok::Eof, line: 1, span: 0..0 };
+        let read = self.read(&mut t);
+        self.done = read.is_err() || t.tok == Tok::Eof;
+        Some(read.map(|()| t).map_err(|e| *e))
     }
 }
 
 /// Builds an error at the lexer's current line.
-fn error(lex: &Lexer<'_, Tok>, msg: impl Into<String>, near: Near) -> LexError {
-    LexError { msg: msg.into(), near, line: lex.extras.line }
+fn error(lex: &Lexer<'_, Tok>, msg: impl Into<String>, near: Near) -> Box<LexError> {
+    Box::new(LexError { msg: msg.into(), near, line: lex.extras.line })
 }
 
 /// Counts one line break, as `inclinenumber`.
-fn inc_line(line: &mut Line) -> Result<(), LexError> {
+fn inc_line(line: &mut Line) -> Result<(), Box<LexError>> {
     *line += 1;
     if *line >= MAX_LINE {
-        return Err(LexError {
+        return Err(Box::new(LexError {
             msg: "chunk has too many lines".into(),
             near: Near::Nothing,
             line: *line,
-        });
+        }));
     }
     Ok(())
 }
@@ -393,13 +390,13 @@ fn newline_len(s: &[u8]) -> usize {
 }
 
 /// Skip callback for a line break.
-fn newline(lex: &mut Lexer<'_, Tok>) -> Result<(), LexError> {
+fn newline(lex: &mut Lexer<'_, Tok>) -> Result<(), Box<LexError>> {
     inc_line(&mut lex.extras.line)
 }
 
 /// Skip callback for `--`: a short comment, or a long one if a well-formed
 /// long bracket follows.
-fn comment(lex: &mut Lexer<'_, Tok>) -> Result<(), LexError> {
+fn comment(lex: &mut Lexer<'_, Tok>) -> Result<(), Box<LexError>> {
     let rest = lex.remainder();
     let after_bracket = rest.strip_prefix(b"[").unwrap_or_default();
     if let (Some(b'['), Sep::Long(level)) = (rest.first(), skip_sep(after_bracket)) {
@@ -503,7 +500,7 @@ fn read_long(rest: &[u8], level: usize, line: &mut Line, keep: bool) -> Option<(
 }
 
 /// Callback for `[`: a plain bracket or a long string.
-fn bracket(lex: &mut Lexer<'_, Tok>) -> FilterResult<Tok, LexError> {
+fn bracket(lex: &mut Lexer<'_, Tok>) -> FilterResult<Tok, Box<LexError>> {
     let rest = lex.remainder();
     match skip_sep(rest) {
         Sep::Single => FilterResult::Emit(Tok::LBracket),
@@ -553,30 +550,30 @@ impl StrReader<'_> {
 
     /// An error "near" the lexer buffer: the delimiter, the value so far,
     /// and `extra` (the unprocessed escape text the buffer still holds).
-    fn fail(&self, msg: &str, extra: &[u8]) -> LexError {
+    fn fail(&self, msg: &str, extra: &[u8]) -> Box<LexError> {
         let mut near = vec![self.delim];
         near.extend_from_slice(&self.val);
         near.extend_from_slice(extra);
-        LexError { msg: msg.into(), near: Near::Text(near), line: self.line }
+        Box::new(LexError { msg: msg.into(), near: Near::Text(near), line: self.line })
     }
 
     /// An escape error as `esccheck`: the buffer also holds the current byte.
-    fn esc_fail(&self, msg: &str, saved: &[u8]) -> LexError {
+    fn esc_fail(&self, msg: &str, saved: &[u8]) -> Box<LexError> {
         let mut extra = saved.to_vec();
         extra.extend(self.cur());
         self.fail(msg, &extra)
     }
 
     /// Reads the string up to its closing delimiter.
-    fn read(&mut self) -> Result<(), LexError> {
+    fn read(&mut self) -> Result<(), Box<LexError>> {
         loop {
             match self.cur() {
                 None => {
-                    return Err(LexError {
+                    return Err(Box::new(LexError {
                         msg: "unfinished string".into(),
                         near: Near::Eof,
                         line: self.line,
-                    })
+                    }))
                 }
                 Some(c) if c == self.delim => {
                     self.pos += 1;
@@ -596,7 +593,7 @@ impl StrReader<'_> {
     }
 
     /// Reads an escape sequence; the backslash is already skipped.
-    fn escape(&mut self) -> Result<(), LexError> {
+    fn escape(&mut self) -> Result<(), Box<LexError>> {
         let Some(c) = self.cur() else { return Ok(()) }; // "unfinished string" next
         let simple = match c {
             b'a' => Some(0x07),
@@ -630,7 +627,7 @@ impl StrReader<'_> {
     }
 
     /// `\xXX`: exactly two hexadecimal digits.
-    fn hex_escape(&mut self) -> Result<(), LexError> {
+    fn hex_escape(&mut self) -> Result<(), Box<LexError>> {
         self.pos += 1; // 'x'
         let mut r = 0u32;
         let mut saved = b"\\x".to_vec();
@@ -648,7 +645,7 @@ impl StrReader<'_> {
     }
 
     /// `\u{XXX}`: a code point up to 2^31-1, in extended UTF-8.
-    fn utf8_escape(&mut self) -> Result<(), LexError> {
+    fn utf8_escape(&mut self) -> Result<(), Box<LexError>> {
         self.pos += 1; // 'u'
         if self.cur() != Some(b'{') {
             return Err(self.esc_fail("missing '{'", b"\\u"));
@@ -678,7 +675,7 @@ impl StrReader<'_> {
     }
 
     /// `\z`: skips the following white space, line breaks included.
-    fn zap(&mut self) -> Result<(), LexError> {
+    fn zap(&mut self) -> Result<(), Box<LexError>> {
         self.pos += 1; // 'z'
         while let Some(c) = self.cur().filter(|&c| is_c_space(c)) {
             if c == b'\n' || c == b'\r' {
@@ -692,7 +689,7 @@ impl StrReader<'_> {
     }
 
     /// `\ddd`: up to three decimal digits, at most 255.
-    fn decimal_escape(&mut self) -> Result<(), LexError> {
+    fn decimal_escape(&mut self) -> Result<(), Box<LexError>> {
         let mut r = 0u32;
         let mut saved = b"\\".to_vec();
         for _ in 0..3 {
@@ -712,7 +709,7 @@ impl StrReader<'_> {
 }
 
 /// Callback for `"` and `'`: a short string.
-fn short_string(lex: &mut Lexer<'_, Tok>) -> Result<Name, LexError> {
+fn short_string(lex: &mut Lexer<'_, Tok>) -> Result<Name, Box<LexError>> {
     let delim = lex.slice().first().copied().unwrap_or(b'"');
     // the usual string, with no escape or line break: its bytes as they are
     let rest = lex.remainder();
@@ -760,7 +757,7 @@ pub fn utf8_encode(x: u32, out: &mut Vec<u8>) {
 /// `read_numeral`: hexadecimal digits, dots and exponent marks (with an
 /// optional sign right after the mark), plus one letter if a letter touches
 /// the numeral (to force an error).
-fn numeral(lex: &mut Lexer<'_, Tok>) -> Result<Number, LexError> {
+fn numeral(lex: &mut Lexer<'_, Tok>) -> Result<Number, Box<LexError>> {
     let start = lex.span().start;
     let src = lex.source();
     let body = src.get(start..).unwrap_or_default();

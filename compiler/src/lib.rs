@@ -1,12 +1,13 @@
 //! luprex-compiler: Lua 5.4 source to Luprex bytecode.
 //!
-//! The pipeline is `lexer` (logos) → `parser` (lalrpop, producing [`ast`]) →
-//! `codegen` (register allocation, constant folding, jump patching, debug
-//! information) → [`proto::Proto`]. The compiler knows nothing about the VM's
-//! heap: its output is plain data, converted by the VM at load time.
-//! [`compile`] runs the last two stages interleaved on the main chunk: each
-//! top-level statement is compiled as soon as the parser reduces it, then
-//! its tree is dropped.
+//! The pipeline is `lexer` (logos) → `parser` (one pass of recursive
+//! descent, as `lparser.c`, producing [`ast`]) → `codegen` (register
+//! allocation, constant folding, jump patching, debug information) →
+//! [`proto::Proto`]. The compiler knows nothing about the VM's heap: its
+//! output is plain data, converted by the VM at load time. [`compile`] runs
+//! the last two stages interleaved on the main chunk: each top-level
+//! statement is compiled as soon as the parser has read it, then its tree is
+//! dropped.
 //!
 //! **Invariant:** the compiler never panics, whatever bytes it is given;
 //! every failure is a [`SyntaxError`] whose message reads exactly like the
@@ -50,7 +51,11 @@ impl fmt::Display for SyntaxError {
 /// `=name`, or the source text itself.
 pub fn compile(source: &[u8], chunkname: &[u8]) -> Result<Proto, SyntaxError> {
     // Each statement of the main chunk is compiled as soon as it is parsed,
-    // so only one top-level statement's tree exists at a time.
+    // so only one top-level statement's tree exists at a time. A syntax
+    // error anywhere in the chunk is reported rather than a code generation
+    // error in a statement before it (`MainGen` keeps its first error for
+    // `finish`), as when the whole chunk was checked before any code was
+    // generated.
     let mut main = codegen::MainGen::new(chunkname);
     let (ret, end_line) = parser::parse_each(source, chunkname, |s| main.stat(s))?;
     main.finish(ret.as_ref(), end_line)

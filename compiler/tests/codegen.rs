@@ -52,7 +52,10 @@ mod luac_diff {
     pub fn luac_listing(src: &[u8], tag: &str) -> Option<String> {
         let dir = std::env::temp_dir().join(format!("luprex-luac-{}", std::process::id()));
         std::fs::create_dir_all(&dir).ok()?;
-        let path = dir.join(format!("{tag}.lua"));
+        // tests run in parallel and may use the same tag: a file of its own
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = dir.join(format!("{tag}-{n}.lua"));
         std::fs::write(&path, src).ok()?;
         let out = Command::new("luac5.4").arg("-l").arg("-l").arg("-p").arg(&path).output().ok()?;
         let _ = std::fs::remove_file(&path);
@@ -929,7 +932,7 @@ mod random_ast {
             }),
             6 => ExprKind::Str(if r.below(2) == 0 { b"k".into() } else { vec![b'z'; 50].into() }),
             7 | 8 => ExprKind::Name(name(r)),
-            9 => ExprKind::Index(Box::new(expr(r, depth - 1)), Box::new(expr(r, depth - 1))),
+            9 => ExprKind::Index(Box::new((expr(r, depth - 1), expr(r, depth - 1)))),
             10 => ExprKind::Call(Box::new(expr(r, depth - 1)), exprs(r, depth - 1)),
             11 => ExprKind::MethodCall(
                 Box::new(expr(r, depth - 1)),
@@ -971,7 +974,7 @@ mod random_ast {
                     BinOp::Shr,
                 ];
                 let op = OPS[r.below(OPS.len() as u64) as usize];
-                ExprKind::Bin(op, Box::new(expr(r, depth - 1)), Box::new(expr(r, depth - 1)))
+                ExprKind::Bin(op, Box::new((expr(r, depth - 1), expr(r, depth - 1))))
             }
             _ => {
                 const OPS: &[UnOp] = &[UnOp::Neg, UnOp::Not, UnOp::Len, UnOp::BNot];
@@ -1119,7 +1122,7 @@ mod print_ast {
             ExprKind::Float(f) => format!("{f:e}"),
             ExprKind::Str(b) => format!("'{}'", s(b)),
             ExprKind::Name(n) => s(n),
-            ExprKind::Index(o, k) => format!("{}[{}]", prefix(o), expr(k)),
+            ExprKind::Index(ok) => format!("{}[{}]", prefix(&ok.0), expr(&ok.1)),
             ExprKind::Call(f, a) => format!("{}({})", prefix(f), list(a)),
             ExprKind::MethodCall(o, m) => format!("{}:{}({})", prefix(o), s(&m.0), list(&m.1)),
             ExprKind::Function(b) => format!("function{}", body(b)),
@@ -1127,7 +1130,7 @@ mod print_ast {
             ExprKind::Table(fs) => {
                 let f: Vec<String> = fs
                     .iter()
-                    .map(|f| match &f {
+                    .map(|f| match &*f {
                         Field::Positional(x) => expr(x),
                         Field::Named(n, x) => format!("{} = {}", s(n), expr(x)),
                         Field::Keyed(k, x) => format!("[{}] = {}", expr(k), expr(x)),
@@ -1135,7 +1138,8 @@ mod print_ast {
                     .collect();
                 format!("{{{}}}", f.join(", "))
             }
-            ExprKind::Bin(op, l, r) => {
+            ExprKind::Bin(op, lr) => {
+                let (l, r) = &**lr;
                 let o = match op {
                     BinOp::Add => "+",
                     BinOp::Sub => "-",

@@ -370,7 +370,7 @@ fn expr(e: &Expr) -> String {
         ExprKind::Float(f) => format!("{f:?}"),
         ExprKind::Str(s) => format!("{:?}", name(s)),
         ExprKind::Name(n) => name(n),
-        ExprKind::Index(a, k) => format!("(index {} {})", expr(a), expr(k)),
+        ExprKind::Index(ak) => format!("(index {} {})", expr(&ak.0), expr(&ak.1)),
         ExprKind::Call(f, args) => format!("(call {}{})", expr(f), prefixed(args)),
         ExprKind::MethodCall(o, m) => {
             format!("(method {} {}{})", expr(o), name(&m.0), prefixed(&m.1))
@@ -384,7 +384,7 @@ fn expr(e: &Expr) -> String {
         ExprKind::Table(fields) => {
             let f: Vec<_> = fields
                 .iter()
-                .map(|f| match &f {
+                .map(|f| match &*f {
                     Field::Positional(v) => expr(v),
                     Field::Named(n, v) => format!("{}={}", name(n), expr(v)),
                     Field::Keyed(k, v) => format!("[{}]={}", expr(k), expr(v)),
@@ -392,7 +392,7 @@ fn expr(e: &Expr) -> String {
                 .collect();
             format!("{{{}}}", f.join(" "))
         }
-        ExprKind::Bin(op, a, b) => format!("({} {} {})", binop(*op), expr(a), expr(b)),
+        ExprKind::Bin(op, ab) => format!("({} {} {})", binop(*op), expr(&ab.0), expr(&ab.1)),
         ExprKind::Un(op, a) => format!("({} {})", unop(*op), expr(a)),
     }
 }
@@ -636,7 +636,8 @@ fn lines_follow_the_reference() {
     assert_eq!(call.line, 2, "a call's line is where its suffixed expression starts");
     let StatKind::Assign { exprs, .. } = &c.block.stats[2].kind else { panic!() };
     assert_eq!(exprs[0].line, 8, "binary operator: the operator's line");
-    let ExprKind::Bin(_, a, _) = &exprs[0].kind else { panic!() };
+    let ExprKind::Bin(_, ab) = &exprs[0].kind else { panic!() };
+    let a = &ab.0;
     assert_eq!(a.line, 7, "index: the line of its last token");
 
     let c = chunk("local f = function\n(a)\nend\nlocal function\ng\n(b) end\nfunction\nh() end");

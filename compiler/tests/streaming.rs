@@ -1,5 +1,5 @@
 //! `compile` generates the main chunk statement by statement as the parser
-//! reduces them (`codegen::MainGen`); `codegen::generate` works on the whole
+//! reads them (`codegen::MainGen`); `codegen::generate` works on the whole
 //! tree. Both must give the same bytes and the same errors, in particular
 //! around labels (a run of labels waits for what follows it) and gotos.
 

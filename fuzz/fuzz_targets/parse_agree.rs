@@ -8,8 +8,8 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let _ = luprex_compiler::parser::parse(data, b"=fuzz");
     assert!(
-        luprex_compiler::parser::checker_and_grammar_agree(data),
-        "checker and grammar disagree on {:?}",
+        luprex_compiler::parser::parser_and_grammar_agree(data),
+        "parser and grammar disagree on {:?}",
         String::from_utf8_lossy(data)
     );
 });

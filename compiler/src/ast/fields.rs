@@ -9,9 +9,10 @@
 //! such files are made of (literals, names, unary minus and nested tables
 //! of the same) as a compact byte encoding, typically a few bytes a field,
 //! and any other expression as a tree in a side vector. The parser appends
-//! each field as it reduces it, so a whole constructor's tree never exists;
-//! codegen reads the fields back one at a time ([`Fields::iter`] gives owned
-//! [`Field`]s), so at most one field's tree exists at a time there either.
+//! each field as it reads it, so a whole constructor's tree never exists;
+//! codegen reads the fields back one at a time ([`Fields::iter`] decodes
+//! each into an owned [`Field`]), so at most one field's tree exists at a
+//! time there either.
 //!
 //! # Encoding
 //!
@@ -29,12 +30,41 @@
 //! The encoding is private to this module and only ever read back by it; a
 //! malformed stream (impossible) decodes as `nil` values rather than
 //! panicking.
+//!
+//! # Small constructors
+//!
+//! Packing pays for a big constructor, or one nested in a big one, but not
+//! for the small constructor of a statement (`t[#t+1] = {id=1, v=2}`),
+//! whose tree is compiled and dropped at once: there, encoding and decoding
+//! cost more than the fields themselves. So the parser makes such a
+//! constructor [`Fields::small`]: its fields are kept as a plain vector
+//! until there are `SMALL_MAX` of them, and only then packed. A small
+//! constructor nested in a packed one is packed when it is appended to it.
+//! Both forms read back the same fields, in the same order ([`Fields::iter`],
+//! equality), so nothing outside this module can tell them apart.
+
+use std::borrow::Cow;
 
 use super::{Expr, ExprKind, Field, Line, Name, UnOp};
 
+/// Fields a small constructor holds unpacked (see the module doc).
+pub const SMALL_MAX: usize = 8;
+
 /// The fields of a table constructor, in source order (see the module doc).
+#[derive(Clone, Debug)]
+pub struct Fields(Repr);
+
+#[derive(Clone, Debug)]
+enum Repr {
+    /// A small constructor's fields, as they are.
+    Small(Vec<Field>),
+    /// The packed form.
+    Packed(Packed),
+}
+
+/// The packed form of [`Fields`].
 #[derive(Clone, Debug, Default)]
-pub struct Fields {
+struct Packed {
     /// The encoded fields.
     bytes: Vec<u8>,
     /// Expressions the encoding does not cover, referred to by index (boxed:
@@ -48,10 +78,16 @@ pub struct Fields {
     last_line: Line,
 }
 
-/// Equal fields (the encoder's line state aside).
+impl Default for Fields {
+    fn default() -> Fields {
+        Fields::new()
+    }
+}
+
+/// Equal fields, whatever their form.
 impl PartialEq for Fields {
     fn eq(&self, other: &Fields) -> bool {
-        self.len == other.len && self.bytes == other.bytes && self.others == other.others
+        self.len() == other.len() && self.iter().eq(other.iter())
     }
 }
 
@@ -73,23 +109,75 @@ const TABLE: u8 = 7;
 const OTHER: u8 = 8;
 
 impl Fields {
-    /// No fields.
+    /// No fields (packed as they come).
     pub fn new() -> Fields {
-        Fields::default()
+        Fields(Repr::Packed(Packed::default()))
+    }
+
+    /// No fields, for a small constructor (kept unpacked while there are
+    /// at most `SMALL_MAX`).
+    pub fn small() -> Fields {
+        Fields(Repr::Small(Vec::new()))
     }
 
     /// Number of fields.
     pub fn len(&self) -> usize {
-        self.len as usize
+        match &self.0 {
+            Repr::Small(v) => v.len(),
+            Repr::Packed(p) => p.len as usize,
+        }
     }
 
     /// True if there are no fields.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// Appends a field.
     pub fn push(&mut self, field: Field) {
+        match &mut self.0 {
+            Repr::Small(v) if v.len() < SMALL_MAX => v.push(field),
+            Repr::Small(_) => {
+                self.pack();
+                self.push(field);
+            }
+            Repr::Packed(p) => p.push(field),
+        }
+    }
+
+    /// The fields, in order: borrowed from a small constructor, decoded one
+    /// at a time from a packed one.
+    pub fn iter(&self) -> Iter<'_> {
+        match &self.0 {
+            Repr::Small(v) => Iter::Small(v.iter()),
+            Repr::Packed(p) => Iter::Packed(Decoder { fields: p, pos: 0, last_line: 0 }),
+        }
+    }
+
+    /// Calls `f` on each field in order, stopping at its first error (what
+    /// [`Fields::iter`] does, without wrapping each field).
+    pub fn try_for_each<E>(&self, mut f: impl FnMut(&Field) -> Result<(), E>) -> Result<(), E> {
+        match &self.0 {
+            Repr::Small(v) => v.iter().try_for_each(f),
+            Repr::Packed(p) => Decoder { fields: p, pos: 0, last_line: 0 }.try_for_each(|x| f(&x)),
+        }
+    }
+
+    /// Packs the fields of a small constructor.
+    fn pack(&mut self) {
+        if let Repr::Small(v) = &mut self.0 {
+            let mut p = Packed::default();
+            for f in std::mem::take(v) {
+                p.push(f);
+            }
+            self.0 = Repr::Packed(p);
+        }
+    }
+}
+
+impl Packed {
+    /// Appends a field.
+    fn push(&mut self, field: Field) {
         if self.len == 0 {
             // most constructors are small: one allocation, not four growths
             self.bytes.reserve(INITIAL_BYTES);
@@ -113,13 +201,13 @@ impl Fields {
         }
     }
 
-    /// The fields, decoded one at a time.
-    pub fn iter(&self) -> Iter<'_> {
-        Iter { fields: self, pos: 0, last_line: 0 }
-    }
-
     /// Encodes a value: its tag, line and payload.
-    fn put_value(&mut self, e: Expr) {
+    fn put_value(&mut self, mut e: Expr) {
+        // a nested constructor is packed (and then encoded in place if it
+        // has no side expressions)
+        if let ExprKind::Table(t) = &mut e.kind {
+            t.pack();
+        }
         let tag = match &e.kind {
             ExprKind::Nil => NIL,
             ExprKind::True => TRUE,
@@ -128,7 +216,7 @@ impl Fields {
             ExprKind::Float(_) => FLOAT,
             ExprKind::Str(_) => STR,
             ExprKind::Un(..) => UN,
-            ExprKind::Table(t) if t.others.is_none() => TABLE,
+            ExprKind::Table(Fields(Repr::Packed(t))) if t.others.is_none() => TABLE,
             _ => OTHER,
         };
         self.bytes.push(tag);
@@ -143,8 +231,8 @@ impl Fields {
                 self.bytes.push(op as u8);
                 self.put_value(*a);
             }
-            ExprKind::Table(t) if tag == TABLE => {
-                put_varint(&mut self.bytes, t.len as u64);
+            ExprKind::Table(Fields(Repr::Packed(t))) if tag == TABLE => {
+                put_varint(&mut self.bytes, u64::from(t.len));
                 put_bytes(&mut self.bytes, &t.bytes);
             }
             kind if tag == OTHER => {
@@ -173,14 +261,33 @@ impl FromIterator<Field> for Fields {
     }
 }
 
-/// The decoding iterator of [`Fields::iter`].
-pub struct Iter<'a> {
-    fields: &'a Fields,
+/// The iterator of [`Fields::iter`].
+pub enum Iter<'a> {
+    /// Over a small constructor's fields.
+    Small(std::slice::Iter<'a, Field>),
+    /// Decoding packed fields.
+    Packed(Decoder<'a>),
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = Cow<'a, Field>;
+
+    fn next(&mut self) -> Option<Cow<'a, Field>> {
+        match self {
+            Iter::Small(it) => it.next().map(Cow::Borrowed),
+            Iter::Packed(d) => d.next().map(Cow::Owned),
+        }
+    }
+}
+
+/// Decodes packed fields one at a time.
+pub struct Decoder<'a> {
+    fields: &'a Packed,
     pos: usize,
     last_line: Line,
 }
 
-impl Iter<'_> {
+impl Decoder<'_> {
     fn byte(&mut self) -> u8 {
         let b = self.fields.bytes.get(self.pos).copied().unwrap_or(0);
         self.pos += 1;
@@ -245,7 +352,12 @@ impl Iter<'_> {
             TABLE => {
                 let len = u32::try_from(self.varint()).unwrap_or(u32::MAX);
                 let bytes = self.bytes();
-                ExprKind::Table(Fields { bytes, others: None, len, last_line: 0 })
+                ExprKind::Table(Fields(Repr::Packed(Packed {
+                    bytes,
+                    others: None,
+                    len,
+                    last_line: 0,
+                })))
             }
             OTHER => {
                 let i = self.varint() as usize;
@@ -260,7 +372,7 @@ impl Iter<'_> {
     }
 }
 
-impl Iterator for Iter<'_> {
+impl Iterator for Decoder<'_> {
     type Item = Field;
 
     fn next(&mut self) -> Option<Field> {
@@ -326,8 +438,28 @@ mod tests {
         ];
         let packed: Fields = fields.clone().into();
         assert_eq!(packed.len(), fields.len());
-        let back: Vec<Field> = packed.iter().collect();
+        let back: Vec<Field> = packed.iter().map(Cow::into_owned).collect();
         assert_eq!(back, fields);
-        assert!(packed.others.as_ref().map_or(0, |o| o.len()) == 1);
+        let Repr::Packed(p) = &packed.0 else { panic!("not packed") };
+        assert!(p.others.as_ref().map_or(0, |o| o.len()) == 1);
+        // the same fields, small then packed as they grow, read back the same
+        for n in 0..fields.len() {
+            let mut small = Fields::small();
+            for f in &fields[..n] {
+                small.push(f.clone());
+            }
+            assert_eq!(small.iter().map(Cow::into_owned).collect::<Vec<_>>(), fields[..n]);
+            assert_eq!(small, fields[..n].to_vec().into());
+        }
+        let mut nested = Fields::new();
+        let small_inner = {
+            let mut f = Fields::small();
+            f.push(Field::Positional(e(ExprKind::Int(1), 4)));
+            f
+        };
+        nested.push(Field::Positional(e(ExprKind::Table(small_inner.clone()), 4)));
+        let back: Vec<Field> = nested.iter().map(Cow::into_owned).collect();
+        assert_eq!(back, vec![Field::Positional(e(ExprKind::Table(small_inner), 4))]);
+        assert_eq!(std::mem::size_of::<Expr>(), 48);
     }
 }

@@ -60,10 +60,11 @@ fn first_token(e: &Expr) -> Option<String> {
                 crate::ast::UnOp::BNot => "~",
             }
             .into(),
-            ExprKind::Bin(_, l, _)
-            | ExprKind::Index(l, _)
-            | ExprKind::Call(l, _)
-            | ExprKind::MethodCall(l, _) => {
+            ExprKind::Bin(_, operands) | ExprKind::Index(operands) => {
+                e = &operands.0;
+                continue;
+            }
+            ExprKind::Call(l, _) | ExprKind::MethodCall(l, _) => {
                 e = l;
                 continue;
             }
@@ -100,7 +101,8 @@ impl Compiler<'_> {
         let mut far: Vec<(BinOp, &Expr, u32)> = Vec::new();
         let mut n = 0;
         let mut cur = e;
-        while let ExprKind::Bin(op, l, r) = &cur.kind {
+        while let ExprKind::Bin(op, operands) = &cur.kind {
+            let (l, r) = &**operands;
             match near.get_mut(n) {
                 Some(slot) => *slot = Some((*op, r, cur.line)),
                 None => far.push((*op, r, cur.line)),
@@ -156,9 +158,12 @@ impl Compiler<'_> {
         let mut far: Vec<&Expr> = Vec::new();
         let mut n = 0;
         let mut cur = e;
-        while let ExprKind::Index(o, _) | ExprKind::Call(o, _) | ExprKind::MethodCall(o, _) =
-            &cur.kind
-        {
+        loop {
+            let o = match &cur.kind {
+                ExprKind::Index(operands) => &operands.0,
+                ExprKind::Call(o, _) | ExprKind::MethodCall(o, _) => &**o,
+                _ => break,
+            };
             match near.get_mut(n) {
                 Some(slot) => *slot = Some(cur),
                 None => far.push(cur),
@@ -170,7 +175,8 @@ impl Compiler<'_> {
         let mut v = self.simple(cur)?;
         for s in near.iter().flatten().copied().chain(far).rev() {
             match &s.kind {
-                ExprKind::Index(_, key) => {
+                ExprKind::Index(operands) => {
+                    let key = &operands.1;
                     self.exp_to_any_reg_up(&mut v)?;
                     let mut k = self.expr(key)?;
                     self.exp_to_val(&mut k)?;
@@ -237,7 +243,8 @@ impl Compiler<'_> {
     // ----------------------------------------------------------------
     // Table constructors
 
-    /// `{ fields }` (`constructor`). The fields are decoded one at a time.
+    /// `{ fields }` (`constructor`). The fields are read one at a time (a
+    /// packed constructor's are decoded as they are needed).
     fn constructor(&mut self, fields: &Fields, line: u32) -> R<ExpDesc> {
         self.line = line;
         let pc = self.code_abc(OpCode::NewTable, 0, 0, 0);
@@ -245,29 +252,33 @@ impl Compiler<'_> {
         let t = self.fs.freereg;
         self.reserve_regs(1)?;
         let mut cc = ConsControl { v: ExpDesc::new(ExpKind::Void), t, nh: 0, na: 0, tostore: 0 };
-        for field in fields.iter() {
-            self.close_list_field(&mut cc, &field)?;
-            match field {
-                Field::Positional(e) => {
-                    cc.v = self.expr(&e)?;
-                    cc.tostore += 1;
-                }
-                Field::Named(name, val) => {
-                    let reg = self.fs.freereg;
-                    let key = ExpDesc::new(ExpKind::KStr(name));
-                    self.rec_field(&mut cc, reg, key, &val)?;
-                }
-                Field::Keyed(k, val) => {
-                    let reg = self.fs.freereg;
-                    let mut key = self.expr(&k)?;
-                    self.exp_to_val(&mut key)?;
-                    self.rec_field(&mut cc, reg, key, &val)?;
-                }
-            }
-        }
+        fields.try_for_each(|field| self.cons_field(&mut cc, field))?;
         self.last_list_field(&mut cc)?;
         self.set_table_size(pc, t, cc.na, cc.nh);
         Ok(ExpDesc::new(ExpKind::NonReloc(t)))
+    }
+
+    /// A field of a constructor (`field`, after `closelistfield`).
+    fn cons_field(&mut self, cc: &mut ConsControl, field: &Field) -> R<()> {
+        self.close_list_field(cc, field)?;
+        match field {
+            Field::Positional(e) => {
+                cc.v = self.expr(e)?;
+                cc.tostore += 1;
+            }
+            Field::Named(name, val) => {
+                let reg = self.fs.freereg;
+                let key = ExpDesc::new(ExpKind::KStr(name.clone()));
+                self.rec_field(cc, reg, key, val)?;
+            }
+            Field::Keyed(k, val) => {
+                let reg = self.fs.freereg;
+                let mut key = self.expr(k)?;
+                self.exp_to_val(&mut key)?;
+                self.rec_field(cc, reg, key, val)?;
+            }
+        }
+        Ok(())
     }
 
     /// A `key = value` field (`recfield`); `reg` is `freereg` before the key.

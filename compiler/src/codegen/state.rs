@@ -21,9 +21,11 @@
 //! operand written into an instruction is below 255 and every constant
 //! operand in a `C` field is at most 255, so encodings never overflow.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+use std::hash::BuildHasher;
 
 use foldhash::fast::RandomState;
+use hashbrown::HashTable;
 
 use crate::number::{float_to_int, F2I};
 use crate::opcodes::{
@@ -175,6 +177,8 @@ struct KKey(u8, u64);
 
 impl KKey {
     const NIL: KKey = KKey(0, 0);
+    /// A key no constant has.
+    const NONE: KKey = KKey(u8::MAX, 0);
     fn bool(b: bool) -> KKey {
         KKey(1, u64::from(b))
     }
@@ -191,6 +195,54 @@ fn float_table_key(x: f64) -> KKey {
     match float_to_int(x, F2I::Exact) {
         Some(i) => KKey::int(i),
         None => KKey::flt(x.to_bits()),
+    }
+}
+
+/// The constant cache for strings: the latest constant index given to each
+/// string (validated against the current function's constants before use,
+/// as the other caches). The strings' bytes are kept one after another in
+/// one buffer, and each entry keeps its hash: a new string costs a copy
+/// into the buffer, not an allocation of its own, and the table grows
+/// without hashing any string again. The hash is foldhash's, with its
+/// per-process random seed (SipHash took tens of instructions more per
+/// string).
+#[derive(Default)]
+struct StrCache {
+    table: HashTable<StrEntry>,
+    bytes: Vec<u8>,
+    hasher: RandomState,
+}
+
+/// An entry of [`StrCache`]: the string is `bytes[start..start + len]`.
+#[derive(Clone, Copy)]
+struct StrEntry {
+    hash: u64,
+    start: usize,
+    len: usize,
+    k: u32,
+}
+
+impl StrCache {
+    /// The constant index cached for `s` (whose hash is `hash`).
+    fn find(&self, hash: u64, s: &[u8]) -> Option<u32> {
+        let bytes = &self.bytes;
+        let key = |e: &StrEntry| e.hash == hash && bytes.get(e.start..e.start + e.len) == Some(s);
+        self.table.find(hash, key).map(|e| e.k)
+    }
+
+    /// Caches `k` for `s` (`present`: whether `s` has an entry already).
+    fn set(&mut self, hash: u64, s: &[u8], k: u32, present: bool) {
+        let bytes = &self.bytes;
+        let key = |e: &StrEntry| e.hash == hash && bytes.get(e.start..e.start + e.len) == Some(s);
+        if present {
+            if let Some(e) = self.table.find_mut(hash, key) {
+                e.k = k;
+            }
+            return;
+        }
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(s);
+        self.table.insert_unique(hash, StrEntry { hash, start, len: s.len(), k }, |e| e.hash);
     }
 }
 
@@ -221,10 +273,12 @@ pub(crate) struct Compiler<'s> {
     /// crafted to make it slow. It is only looked up, never iterated, so
     /// its order is not observable.
     kcache: [BTreeMap<u64, u32>; 4],
-    /// The same for strings, with foldhash's per-process random seed
-    /// (strings are looked up by their bytes; SipHash took tens of
-    /// instructions more per string).
-    kstrings: HashMap<Vec<u8>, u32, RandomState>,
+    /// The last key looked up in `kcache` and the index it then gave (so
+    /// `kcache` maps the key to it): discharging a numeral that is not an
+    /// RK operand looks the same key up again at once.
+    klast: (KKey, u32),
+    /// The same for strings (see [`StrCache`]).
+    kstrings: StrCache,
     /// Line given to new instructions (`ls->lastline`).
     pub line: u32,
     /// The token PUC's parser would be looking at, when known (for the
@@ -243,7 +297,8 @@ impl<'s> Compiler<'s> {
             gotos: Vec::new(),
             labels: Vec::new(),
             kcache: Default::default(),
-            kstrings: HashMap::default(),
+            klast: (KKey::NONE, 0),
+            kstrings: StrCache::default(),
             line: 1,
             near: None,
         }
@@ -486,14 +541,21 @@ impl<'s> Compiler<'s> {
     /// The cache is probed once (a data file's numerals are mostly new).
     fn add_k(&mut self, key: KKey, v: Constant) -> R<u32> {
         let constants = &mut self.fs.f.constants;
+        // what the lookup below would find, if it is the last key again
+        let (last, k) = self.klast;
+        if last == key && constants.get(k as usize).is_some_and(|old| same_constant(old, &v)) {
+            return Ok(k);
+        }
         let new = constants.len() as u32;
         let slot = self.kcache[usize::from(key.0)].entry(key.1).or_insert(new);
         if *slot != new {
             if constants.get(*slot as usize).is_some_and(|old| same_constant(old, &v)) {
+                self.klast = (key, *slot);
                 return Ok(*slot);
             }
             *slot = new;
         }
+        self.klast = (key, new);
         self.push_k(v)
     }
 
@@ -511,7 +573,9 @@ impl<'s> Compiler<'s> {
     /// Index of a string constant (`addk` for a string: the bytes are
     /// copied only when the constant is new).
     pub fn string_k(&mut self, s: &[u8]) -> R<u32> {
-        if let Some(&k) = self.kstrings.get(s) {
+        let hash = self.kstrings.hasher.hash_one(s);
+        let found = self.kstrings.find(hash, s);
+        if let Some(k) = found {
             if let Some(Constant::Str(old)) = self.fs.f.constants.get(k as usize) {
                 if old.as_slice() == s {
                     return Ok(k);
@@ -519,7 +583,7 @@ impl<'s> Compiler<'s> {
             }
         }
         let k = self.push_k(Constant::Str(s.to_vec()))?;
-        self.kstrings.insert(s.to_vec(), k);
+        self.kstrings.set(hash, s, k, found.is_some());
         Ok(k)
     }
 
