@@ -153,7 +153,6 @@ impl<'a> Regs<'a> {
 
     /// The stack's length (checks in debug builds).
     #[inline(always)]
-    #[allow(dead_code)]
     fn len(&self) -> usize {
         self.stack.len()
     }
