@@ -75,15 +75,20 @@ use crate::call::{Exit, Pre};
 use crate::debug::Operand;
 use crate::error::Error;
 use crate::func::{UpVal, UpvalRef};
-use crate::heap::Heap;
 use crate::meta::{index_via_meta, ArithOp, TM_INDEX, TM_LE, TM_LT};
-use crate::number::{self, F2I};
+use crate::number;
 use crate::state::{State, MAX_STACK};
 use crate::table::TableView;
 use crate::thread::{cist, set_stack_len_nil_from, u, CallInfo, Callee, MetaRet};
-use crate::value::{ThreadRef, Value};
+use crate::value::Value;
 use luprex_compiler::OpCode;
-use std::mem::MaybeUninit;
+
+#[macro_use]
+mod regs;
+mod forloop;
+
+use regs::{get_int, upval_read, Regs};
+pub(crate) use regs::{load, store};
 
 macro_rules! opconsts {
     ($($name:ident = $op:ident),* $(,)?) => { $(const $name: u8 = OpCode::$op as u8;)* };
@@ -105,155 +110,6 @@ opconsts! {
     FORLOOP = ForLoop, FORPREP = ForPrep, TFORPREP = TForPrep, TFORCALL = TForCall,
     TFORLOOP = TForLoop, SETLIST = SetList, CLOSURE = Closure, VARARG = VarArg,
     VARARGPREP = VarArgPrep,
-}
-
-/// Converts a `for` operand to a float (strings coerce, as `tonumber`).
-fn for_num(st: &State, v: Value) -> Option<f64> {
-    match v {
-        Value::Int(i) => Some(i as f64),
-        Value::Float(f) => Some(f),
-        Value::Str(s) => Some(number::str_to_number(st.heap.str(s))?.to_float()),
-        _ => None,
-    }
-}
-
-/// Converts a `for` limit to an integer (`luaV_tointegerns`).
-fn for_int(st: &State, v: Value, mode: F2I) -> Option<i64> {
-    match v {
-        Value::Int(i) => Some(i),
-        Value::Float(f) => number::float_to_int(f, mode),
-        Value::Str(s) => match number::str_to_number(st.heap.str(s))? {
-            number::Number::Int(i) => Some(i),
-            number::Number::Float(f) => number::float_to_int(f, mode),
-        },
-        _ => None,
-    }
-}
-
-/// The stack, borrowed for one instruction: its base pointer in a local
-/// (one load from the `Vec` per instruction, then a register), tied to the
-/// borrow of the stack so that the borrow checker ends it at the first
-/// call that could reallocate the stack. Slots are reached with `at!`.
-struct Regs<'a> {
-    ptr: *mut Value,
-    stack: &'a mut Vec<Value>,
-}
-
-impl<'a> Regs<'a> {
-    #[inline(always)]
-    fn new(stack: &'a mut Vec<Value>) -> Regs<'a> {
-        Regs { ptr: stack.as_mut_ptr(), stack }
-    }
-
-    /// The stack as a slice (for the paths that index it with checks).
-    #[inline(always)]
-    fn slice(&self) -> &[Value] {
-        self.stack
-    }
-
-    /// The stack's length (checks in debug builds).
-    #[inline(always)]
-    fn len(&self) -> usize {
-        self.stack.len()
-    }
-}
-
-/// Slot `$i` of the stack `$st` (a [`Regs`]), as a place, unchecked;
-/// `at!(&st, i)` is a shared reference to it.
-///
-/// SAFETY (for every use): the dispatch loop indexes the stack only at
-/// `base + r` with `r` a register operand of the running instruction, or
-/// at a register range the instruction names (`ra + 3` of FORLOOP, ...).
-/// The prototype's code was verified before it could run
-/// (`luprex_compiler::verify`; compiler output satisfies it by
-/// construction): every such register is below the prototype's
-/// `max_stack`. While a Lua frame runs, the stack's length is at least
-/// `base + max_stack` (the invariant of `thread.rs`, restored by every
-/// return to the frame), so the slot is in bounds and initialized, and
-/// `$st` was taken from the stack after the last operation that could
-/// reallocate it (its borrow). Debug builds check the index.
-macro_rules! at {
-    (&$st:ident, $i:expr) => {{
-        let i = $i;
-        debug_assert!(i < $st.len());
-        unsafe { &*$st.ptr.add(i) }
-    }};
-    ($st:expr, $i:expr) => {
-        (*{
-            let i = $i;
-            debug_assert!(i < $st.len());
-            unsafe { &mut *$st.ptr.add(i) }
-        })
-    };
-}
-
-/// Reads a `Value` as two 8-byte words.
-///
-/// The dispatch loop reads registers with this instead of a plain copy. A
-/// plain copy of a `Value` is a 16-byte load, while a value built in place
-/// (`Value::Int(x)`) is written as two 8-byte stores; a load that spans two
-/// pending stores cannot be store-forwarded and waits for them to reach the
-/// cache, a stall on every instruction that reads the result of the
-/// previous one. Reading word by word keeps every access 8 bytes wide.
-/// (Measured: `loop_int` 2.38x -> 1.61x of `lua5.4`, `loop_float` 3.93x ->
-/// 2.21x, for the arithmetic fast paths alone.)
-#[inline(always)]
-pub(crate) fn load(v: &Value) -> Value {
-    const _: () = assert!(size_of::<Value>() == 16 && align_of::<Value>() == 8);
-    // SAFETY: `v` is a reference, so the 16 bytes behind it are a valid,
-    // 8-aligned `Value`. Reading them as two `MaybeUninit<u64>` copies every
-    // byte, initialized or padding, and transmuting the words back yields
-    // the same valid `Value` (same size, checked above). `read_volatile`
-    // only keeps LLVM from fusing the two loads into one 16-byte load.
-    unsafe {
-        let p = (v as *const Value).cast::<MaybeUninit<u64>>();
-        let w = [p.read_volatile(), p.add(1).read_volatile()];
-        std::mem::transmute::<[MaybeUninit<u64>; 2], Value>(w)
-    }
-}
-
-/// Writes a `Value` as two 8-byte words: the counterpart of [`load`] for
-/// values that are not built in place. Without it, LLVM copies such a value
-/// (often just spilled to the Rust stack as two words) with a 16-byte load,
-/// which stalls as described at [`load`]. (Measured against a plain
-/// assignment: `heapsort` 1.46x -> 1.23x of `lua5.4`, `method_calls` 1.87x
-/// -> 1.71x, `fib` 2.40x -> 2.29x.)
-#[inline(always)]
-pub(crate) fn store(dst: &mut Value, v: Value) {
-    // SAFETY: `dst` is a reference to a valid, 8-aligned `Value`, 16 bytes
-    // (checked at `load`). Its two words are overwritten with the two words
-    // of `v`, every byte copied (padding as `MaybeUninit`), so `dst` then
-    // holds exactly the valid value `v`. Volatile only keeps the two stores
-    // apart.
-    unsafe {
-        let w = std::mem::transmute::<Value, [MaybeUninit<u64>; 2]>(v);
-        let p = (dst as *mut Value).cast::<MaybeUninit<u64>>();
-        p.write_volatile(w[0]);
-        p.add(1).write_volatile(w[1]);
-    }
-}
-
-/// Reads upvalue `uv`; `running` is the running thread, `stack` its stack
-/// (the parts of the state it needs, so the dispatch loop can call it while
-/// it holds the stack borrowed).
-#[inline(always)]
-fn upval_read(heap: &Heap, running: ThreadRef, stack: &[Value], uv: UpvalRef) -> Value {
-    match *heap.upvals.get(uv) {
-        UpVal::Closed(v) => v,
-        UpVal::Open { thread, slot } if thread == running => load(&stack[slot as usize]),
-        UpVal::Open { thread, slot } => heap.threads.get(thread).ex.stack[slot as usize],
-    }
-}
-
-/// `tab.get_int(n)`, reading an array slot with [`load`]: array slots are
-/// written with [`store`] (`t[i] = v`), and read back soon after in loops
-/// like heapsort's.
-#[inline(always)]
-fn get_int(tab: TableView<'_>, n: i64) -> Value {
-    match tab.array_cell((n as u64).wrapping_sub(1)) {
-        Some(cell) => load(cell),
-        None => tab.get_int(n),
-    }
 }
 
 impl State {
@@ -278,76 +134,6 @@ impl State {
     #[inline(never)]
     pub(crate) fn budget_exhausted(&mut self) -> Result<(), Error> {
         self.limits_check()
-    }
-
-    /// `forprep`: prepares a numeric loop at `ra`; true to skip it.
-    fn forprep(&mut self, ra: usize) -> Result<bool, Error> {
-        let st = &self.ex.stack;
-        let (init, limit, step) = (st[ra], st[ra + 1], st[ra + 2]);
-        if let (Value::Int(init), Value::Int(step)) = (init, step) {
-            if step == 0 {
-                return Err(self.rt_error("'for' step is zero"));
-            }
-            self.ex.stack[ra + 3] = Value::Int(init);
-            let lim = match for_int(self, limit, if step < 0 { F2I::Ceil } else { F2I::Floor }) {
-                Some(l) => l,
-                None => {
-                    let Some(fl) = for_num(self, limit) else {
-                        return Err(self.for_error(limit, "limit"));
-                    };
-                    if fl > 0.0 {
-                        if step < 0 {
-                            return Ok(true);
-                        }
-                        i64::MAX
-                    } else {
-                        if step > 0 {
-                            return Ok(true);
-                        }
-                        i64::MIN
-                    }
-                }
-            };
-            if if step > 0 { init > lim } else { init < lim } {
-                return Ok(true);
-            }
-            let count = if step > 0 {
-                let c = (lim as u64).wrapping_sub(init as u64);
-                if step != 1 {
-                    c / step as u64
-                } else {
-                    c
-                }
-            } else {
-                let c = (init as u64).wrapping_sub(lim as u64);
-                c / ((-(step + 1)) as u64 + 1)
-            };
-            self.ex.stack[ra + 1] = Value::Int(count as i64);
-            return Ok(false);
-        }
-        let Some(flimit) = for_num(self, limit) else { return Err(self.for_error(limit, "limit")) };
-        let Some(fstep) = for_num(self, step) else { return Err(self.for_error(step, "step")) };
-        let Some(finit) = for_num(self, init) else {
-            return Err(self.for_error(init, "initial value"));
-        };
-        if fstep == 0.0 {
-            return Err(self.rt_error("'for' step is zero"));
-        }
-        if if 0.0 < fstep { flimit < finit } else { finit < flimit } {
-            return Ok(true);
-        }
-        let st = &mut self.ex.stack;
-        st[ra] = Value::Float(finit);
-        st[ra + 1] = Value::Float(flimit);
-        st[ra + 2] = Value::Float(fstep);
-        st[ra + 3] = Value::Float(finit);
-        Ok(false)
-    }
-
-    #[cold]
-    fn for_error(&mut self, v: Value, what: &str) -> Error {
-        let t = self.obj_typename(v);
-        self.rt_error(format!("bad 'for' {what} (number expected, got {t})"))
     }
 
     /// The common case of `poscall`, inline: an ordinary call returning to
