@@ -27,12 +27,18 @@
 //! **Verified code is trusted.** Every prototype is verified before it can
 //! run (`luprex_compiler::verify`: binary chunks and saved states are
 //! checked, compiler output is correct by construction), so the loop
-//! fetches instructions (`fetch!`), reads constants (`kst!`) and indexes
-//! registers (`at!`) without bounds checks, and the opcode match has no
-//! default case. Each is an `unsafe` whose `SAFETY` comment names the
-//! verifier's guarantee it rests on; debug builds still check the register
-//! indices. (Measured: 8-14 % fewer instructions and 10 % less CPU time on
-//! the public programs, `benches/RESULTS.md`.)
+//! fetches instructions (`fetch!`), reads constants (`kst!`) and lookup
+//! hints (`hint!`) and indexes registers (`at!`, `execute/regs.rs`) without
+//! bounds checks, and the opcode match has no default case. Each is an
+//! `unsafe` whose `SAFETY` comment names the guarantee it rests on; debug
+//! builds still check the register indices. (Measured: 5-22 % fewer
+//! instructions and 13 % less CPU time on twelve public programs,
+//! `benches/RESULTS.md`, issue 16 part 2.)
+//!
+//! **Lookup hints.** GETFIELD and GETTABUP keep, per instruction, the
+//! entry where they last found their key (`TableView::get_str_hinted`),
+//! checked before it is used: a hint saves a probe, never changes a
+//! result, and is not state.
 //!
 //! Calls and returns never recurse on the Rust stack. A CALL of a Lua
 //! function with fixed parameters pushes the frame and sets the locals for
