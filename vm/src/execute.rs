@@ -3,11 +3,12 @@
 //! One `match` on the raw opcode byte per instruction. The running frame's
 //! state lives in locals: `base`, `pc`, the closure and prototype handles,
 //! and raw pointers to the prototype's code and constants (so a fetch is
-//! one load, not an arena lookup). Registers are `at!(stk, base + r)`,
-//! where `stk` ([`Regs`]) is the stack borrowed at the start of each
-//! instruction (its pointer stays in a machine register; a slow path that
-//! calls a `State` method ends the borrow and reaches registers through
-//! `self`). The common cases are
+//! one load, not an arena lookup). Registers are `at!(stk, r)`, where
+//! `stk` ([`Regs`]) borrows the stack and holds the address of register 0:
+//! it is taken when a frame starts and again only where the stack may have
+//! moved (`continue 'reload` or `reload!()` after a call of a `State`
+//! method; the borrow checker rejects any other order), so a fast path
+//! reaches a register with one addressing mode. The common cases are
 //! handled inline — integer and float arithmetic (`/`, `%`, `//`, `^`
 //! included), raw table hits (array part, string keys, a key missing from a
 //! table whose `__index` chain is made of tables, an update of an existing
@@ -80,7 +81,7 @@
 use crate::call::{Exit, Pre};
 use crate::debug::Operand;
 use crate::error::Error;
-use crate::func::{UpVal, UpvalRef};
+use crate::func::UpvalRef;
 use crate::meta::{index_via_meta, ArithOp, TM_INDEX, TM_LE, TM_LT};
 use crate::number;
 use crate::state::{State, MAX_STACK};
@@ -93,7 +94,7 @@ use luprex_compiler::OpCode;
 mod regs;
 mod forloop;
 
-use regs::{get_int, upval_read, Regs};
+use regs::{get_int, upval_read, upval_write, Regs};
 pub(crate) use regs::{load, store};
 
 macro_rules! opconsts {
@@ -122,16 +123,7 @@ impl State {
     /// Writes an upvalue.
     #[inline(always)]
     pub(crate) fn upval_set(&mut self, uv: UpvalRef, v: Value) {
-        match *self.heap.upvals.get(uv) {
-            UpVal::Closed(_) => *self.heap.upvals.get_mut(uv) = UpVal::Closed(v),
-            UpVal::Open { thread, slot } => {
-                if thread == self.running {
-                    store(&mut self.ex.stack[slot as usize], v);
-                } else {
-                    store(&mut self.heap.threads.get_mut(thread).ex.stack[slot as usize], v);
-                }
-            }
-        }
+        upval_write(&mut self.heap, self.running, &mut self.ex.stack, uv, v);
     }
 
     /// The budget ran out: check the limits, run the hook and start a new
@@ -199,6 +191,9 @@ impl State {
     /// frame starts, line and count hooks before every instruction, return
     /// hooks in RETURN*). `Ok(None)`: hooks were switched on or off, run
     /// the other instance.
+    // `reload!` in the shared `budget!`/`gc_check!` is dead where the arm
+    // goes on to `continue 'reload` anyway.
+    #[allow(unused_assignments)]
     fn execute_loop<const HOOKED: bool>(&mut self, stop: usize) -> Result<Option<Exit>, Error> {
         'newframe: loop {
             if self.ex.frames.len() <= stop {
@@ -232,284 +227,325 @@ impl State {
             }
 
             let mut stk: Regs<'_>;
+            // The registers are taken here and again wherever the stack may
+            // have moved (`continue 'reload`), not per instruction.
+            'reload: loop {
+                stk = Regs::new(&mut self.ex.stack, base);
 
-            macro_rules! savepc {
-                () => {
-                    self.ex.frames[ci_idx].pc = pc as u32
-                };
-            }
-            // Registers. Each instruction starts by borrowing the stack as
-            // `stk` ([`Regs`]): its pointer stays in a machine register
-            // instead of being reloaded through `self` after every store. The borrow is of the field `self.ex.stack` only, so fast
-            // paths may still use the heap, the frames or the budget; a call
-            // of a `State` method ends it (the borrow checker sees to that),
-            // after which registers are reached through `self` (`rs!`).
-            macro_rules! r {
-                ($x:expr) => {
-                    at!(stk, base + $x as usize)
-                };
-            }
-            // Reads of registers go through `load` and writes of values not
-            // built in place through `store` (word by word, see `load`);
-            // `r!` is the register itself, for writes of new values.
-            macro_rules! rv {
-                ($x:expr) => {
-                    load(at!(&stk, base + $x as usize))
-                };
-            }
-            macro_rules! w {
-                ($x:expr, $v:expr) => {{
-                    let v = $v;
-                    store(&mut at!(stk, base + $x as usize), v)
-                }};
-            }
-            // A register after a call (through `self`).
-            macro_rules! rs {
-                ($x:expr) => {
-                    self.ex.stack[base + $x as usize]
-                };
-            }
-            // A raw table read `v` from a table with metatable `meta`,
-            // completed through `__index` tables (`None`: slow path).
-            macro_rules! index_fast {
-                ($v:expr, $meta:expr, $get:expr) => {
-                    match $meta {
-                        Some(mt) if $v.is_nil() => {
-                            index_via_meta(&mut self.heap, self.tm_names[TM_INDEX], mt, $get)
-                        }
-                        _ => Some($v),
-                    }
-                };
-            }
-            // An upvalue's value (the stack may be borrowed).
-            macro_rules! upval {
-                ($uv:expr) => {
-                    upval_read(&self.heap, self.running, stk.slice(), $uv)
-                };
-            }
-            // The constant `$x` and the instruction at `$pc`, unchecked.
-            // SAFETY (both): `code` and `kst` point into the running
-            // closure's shares of its prototype's `code` and `k`, immutable
-            // `Rc` slices whose contents stay where they are while the
-            // closure lives (moving it within its arena does not move them).
-            // The closure lives while this activation runs: the frame's
-            // function slot holds it, the collector traces it from there,
-            // and nothing else frees a closure (rollback and state loading
-            // refuse to run while any frame exists, `vm_busy`).
-            // The prototype's code was verified before it
-            // could run (`luprex_compiler::verify`; compiler output
-            // satisfies it by construction): every constant operand is
-            // below the constants' length, and every pc the loop reaches
-            // (successors, jump targets, the `EXTRAARG` after LOADKX,
-            // NEWTABLE and SETLIST) is inside the code, which ends in a
-            // return.
-            macro_rules! kst {
-                ($x:expr) => {
-                    unsafe { *kst.add($x as usize) }
-                };
-            }
-            macro_rules! fetch {
-                ($pc:expr) => {
-                    unsafe { *code.add($pc) }
-                };
-            }
-            // The lookup hint of the running instruction (at `pc - 1`).
-            // SAFETY: `hints` points into the running closure's share of its
-            // prototype's hints (alive as `code` is, see above), one per
-            // instruction, and `pc - 1` is the running instruction's index.
-            macro_rules! hint {
-                () => {
-                    unsafe { &*hints.add(pc - 1) }
-                };
-            }
-            macro_rules! rk {
-                ($i:expr) => {
-                    if $i.k() {
-                        kst!($i.c())
-                    } else {
-                        rv!($i.c())
-                    }
-                };
-            }
-            // Charges `$n` instructions (`limits.rs`).
-            macro_rules! budget {
-                ($n:expr) => {
-                    self.budget -= $n as i64;
-                    if self.budget <= 0 {
-                        savepc!();
-                        self.budget_exhausted()?;
-                    }
-                };
-            }
-            macro_rules! gc_check {
-                () => {
-                    if self.heap.bytes >= self.gc.threshold {
-                        savepc!();
-                        self.gc_safe_point()?;
-                    }
-                };
-            }
-            // Conditional jump: `if cond ~= k then skip the JMP else take it`.
-            macro_rules! cond_jump {
-                ($cond:expr, $i:expr) => {
-                    if $cond != $i.k() {
-                        pc += 1;
-                    } else {
-                        let ni = fetch!(pc);
-                        let off = ni.sj_field();
-                        pc = (pc as i64 + 1 + off as i64) as usize;
-                        if off < 0 {
-                            budget!(-off);
-                        }
-                    }
-                };
-            }
-            // Slow path of an arithmetic instruction.
-            macro_rules! arith_slow {
-                ($op:expr, $a:expr, $b:expr, $oa:expr, $ob:expr, $dest:expr) => {{
-                    savepc!();
-                    match self.arith_slow($op, $a, $b, $oa, $ob, $dest as u8)? {
-                        Some(v) => rs!($dest) = v,
-                        None => continue 'newframe,
-                    }
-                }};
-            }
-            // The fast paths read operands through references, field by
-            // field, and write results in place: copying a whole `Value`
-            // out of a register makes LLVM use a 16-byte load, which cannot
-            // be store-forwarded from the two 8-byte stores that wrote the
-            // register an instruction earlier (a stall on every dependent
-            // arithmetic instruction).
-            macro_rules! arith_rr {
-                ($i:expr, $op:expr, $iop:expr, $fop:expr) => {{
-                    let ra = base + $i.a() as usize;
-                    let st = &mut stk;
-                    match (at!(&st, base + $i.b() as usize), at!(&st, base + $i.c() as usize)) {
-                        (&Value::Int(x), &Value::Int(y)) => at!(st, ra) = Value::Int($iop(x, y)),
-                        (&Value::Float(x), &Value::Float(y)) => {
-                            at!(st, ra) = Value::Float($fop(x, y))
-                        }
-                        (&Value::Int(x), &Value::Float(y)) => {
-                            at!(st, ra) = Value::Float($fop(x as f64, y))
-                        }
-                        (&Value::Float(x), &Value::Int(y)) => {
-                            at!(st, ra) = Value::Float($fop(x, y as f64))
-                        }
-                        _ => {
-                            let (a, b) = (rv!($i.b()), rv!($i.c()));
-                            arith_slow!(
-                                $op,
-                                a,
-                                b,
-                                Operand::Reg($i.b()),
-                                Operand::Reg($i.c()),
-                                $i.a()
-                            )
-                        }
-                    }
-                }};
-            }
-            macro_rules! arith_rk {
-                ($i:expr, $op:expr, $iop:expr, $fop:expr) => {{
-                    let ra = base + $i.a() as usize;
-                    let st = &mut stk;
-                    match (at!(&st, base + $i.b() as usize), &kst!($i.c())) {
-                        (&Value::Int(x), &Value::Int(y)) => at!(st, ra) = Value::Int($iop(x, y)),
-                        (&Value::Float(x), &Value::Float(y)) => {
-                            at!(st, ra) = Value::Float($fop(x, y))
-                        }
-                        (&Value::Int(x), &Value::Float(y)) => {
-                            at!(st, ra) = Value::Float($fop(x as f64, y))
-                        }
-                        (&Value::Float(x), &Value::Int(y)) => {
-                            at!(st, ra) = Value::Float($fop(x, y as f64))
-                        }
-                        _ => {
-                            let (a, b) = (rv!($i.b()), kst!($i.c()));
-                            if $i.k() {
-                                // The constant was the left operand
-                                // (commutative ops only).
-                                arith_slow!($op, b, a, Operand::None, Operand::Reg($i.b()), $i.a())
-                            } else {
-                                arith_slow!($op, a, b, Operand::Reg($i.b()), Operand::None, $i.a())
-                            }
-                        }
-                    }
-                }};
-            }
-            // Float-only (or special-integer) operations go through arith_num.
-            macro_rules! arith_gen {
-                ($i:expr, $op:expr, $a:expr, $b:expr, $oa:expr, $ob:expr) => {{
-                    let (a, b) = ($a, $b);
-                    match crate::meta::arith_num($op, a, b) {
-                        crate::meta::NumRes::Val(v) => w!($i.a(), v),
-                        // Integer `//`/`%` by zero: raised without saving
-                        // pc, so at the last saved line, as Lua 5.4.4.
-                        crate::meta::NumRes::Err(m) => return Err(self.rt_error(m)),
-                        _ => arith_slow!($op, a, b, $oa, $ob, $i.a()),
-                    }
-                }};
-            }
-            // `/`, `^`, `%`, `//` on numbers, inline (`arith_num`'s cases):
-            // with `int`, two integers (nonzero divisor) give an integer,
-            // otherwise the operands are converted to floats. Anything else
-            // (including integer division by zero) goes to `arith_gen!`.
-            macro_rules! arith_num {
-                ($i:expr, $op:expr, $x:expr, $y:expr, $oa:expr, $ob:expr, $fop:expr) => {
-                    arith_num!($i, $op, $x, $y, $oa, $ob, $fop, |_: i64, _: i64| None::<i64>)
-                };
-                ($i:expr, $op:expr, $x:expr, $y:expr, $oa:expr, $ob:expr, $fop:expr, $iop:expr) => {{
-                    let ra = base + $i.a() as usize;
-                    let res = match (&$x, &$y) {
-                        (&Value::Float(x), &Value::Float(y)) => Some(Value::Float($fop(x, y))),
-                        (&Value::Int(x), &Value::Int(y)) => match $iop(x, y) {
-                            Some(n) => Some(Value::Int(n)),
-                            None if $op == ArithOp::Div || $op == ArithOp::Pow => {
-                                Some(Value::Float($fop(x as f64, y as f64)))
-                            }
-                            None => None,
-                        },
-                        (&Value::Float(x), &Value::Int(y)) => Some(Value::Float($fop(x, y as f64))),
-                        (&Value::Int(x), &Value::Float(y)) => Some(Value::Float($fop(x as f64, y))),
-                        _ => None,
+                macro_rules! savepc {
+                    () => {
+                        self.ex.frames[ci_idx].pc = pc as u32
                     };
-                    match res {
-                        Some(v) => at!(stk, ra) = v,
-                        None => arith_gen!($i, $op, load(&$x), load(&$y), $oa, $ob),
-                    }
-                }};
-            }
-            macro_rules! bit_rr {
-                ($i:expr, $op:expr, $f:expr) => {{
-                    let (a, b) = (rv!($i.b()), rv!($i.c()));
-                    if let (Value::Int(x), Value::Int(y)) = (a, b) {
-                        r!($i.a()) = Value::Int($f(x, y));
-                    } else {
-                        arith_gen!($i, $op, a, b, Operand::Reg($i.b()), Operand::Reg($i.c()))
-                    }
-                }};
-            }
-            macro_rules! bit_rk {
-                ($i:expr, $op:expr, $f:expr) => {{
-                    let (a, b) = (rv!($i.b()), kst!($i.c()));
-                    if let (Value::Int(x), Value::Int(y)) = (a, b) {
-                        r!($i.a()) = Value::Int($f(x, y));
-                    } else if $i.k() {
-                        // The constant was the left operand.
-                        arith_gen!($i, $op, b, a, Operand::None, Operand::Reg($i.b()))
-                    } else {
-                        arith_gen!($i, $op, a, b, Operand::Reg($i.b()), Operand::None)
-                    }
-                }};
-            }
-            macro_rules! order {
+                }
+                // Takes the registers again, after a call that may have moved
+                // the stack.
+                macro_rules! reload {
+                    () => {
+                        stk = Regs::new(&mut self.ex.stack, base)
+                    };
+                }
+                // Registers. Each instruction starts by borrowing the stack as
+                // `stk` ([`Regs`]): its pointer stays in a machine register
+                // instead of being reloaded through `self` after every store. The borrow is of the field `self.ex.stack` only, so fast
+                // paths may still use the heap, the frames or the budget; a call
+                // of a `State` method ends it (the borrow checker sees to that),
+                // after which registers are reached through `self` (`rs!`).
+                macro_rules! r {
+                    ($x:expr) => {
+                        at!(stk, $x as usize)
+                    };
+                }
+                // Reads of registers go through `load` and writes of values not
+                // built in place through `store` (word by word, see `load`);
+                // `r!` is the register itself, for writes of new values.
+                macro_rules! rv {
+                    ($x:expr) => {
+                        load(at!(&stk, $x as usize))
+                    };
+                }
+                macro_rules! w {
+                    ($x:expr, $v:expr) => {{
+                        let v = $v;
+                        store(&mut at!(stk, $x as usize), v)
+                    }};
+                }
+                // A register after a call (through `self`).
+                macro_rules! rs {
+                    ($x:expr) => {
+                        self.ex.stack[base + $x as usize]
+                    };
+                }
+                // A raw table read `v` from a table with metatable `meta`,
+                // completed through `__index` tables (`None`: slow path).
+                macro_rules! index_fast {
+                    ($v:expr, $meta:expr, $get:expr) => {
+                        match $meta {
+                            Some(mt) if $v.is_nil() => {
+                                index_via_meta(&mut self.heap, self.tm_names[TM_INDEX], mt, $get)
+                            }
+                            _ => Some($v),
+                        }
+                    };
+                }
+                // An upvalue's value (the stack may be borrowed).
+                macro_rules! upval {
+                    ($uv:expr) => {
+                        upval_read(&self.heap, self.running, stk.slice(), $uv)
+                    };
+                }
+                // The constant `$x` and the instruction at `$pc`, unchecked.
+                // SAFETY (both): `code` and `kst` point into the running
+                // closure's shares of its prototype's `code` and `k`, immutable
+                // `Rc` slices whose contents stay where they are while the
+                // closure lives (moving it within its arena does not move them).
+                // The closure lives while this activation runs: the frame's
+                // function slot holds it, the collector traces it from there,
+                // and nothing else frees a closure (rollback and state loading
+                // refuse to run while any frame exists, `vm_busy`).
+                // The prototype's code was verified before it
+                // could run (`luprex_compiler::verify`; compiler output
+                // satisfies it by construction): every constant operand is
+                // below the constants' length, and every pc the loop reaches
+                // (successors, jump targets, the `EXTRAARG` after LOADKX,
+                // NEWTABLE and SETLIST) is inside the code, which ends in a
+                // return.
+                macro_rules! kst {
+                    ($x:expr) => {
+                        unsafe { *kst.add($x as usize) }
+                    };
+                }
+                macro_rules! fetch {
+                    ($pc:expr) => {
+                        unsafe { *code.add($pc) }
+                    };
+                }
+                // The lookup hint of the running instruction (at `pc - 1`).
+                // SAFETY: `hints` points into the running closure's share of its
+                // prototype's hints (alive as `code` is, see above), one per
+                // instruction, and `pc - 1` is the running instruction's index.
+                macro_rules! hint {
+                    () => {
+                        unsafe { &*hints.add(pc - 1) }
+                    };
+                }
+                macro_rules! rk {
+                    ($i:expr) => {
+                        if $i.k() {
+                            kst!($i.c())
+                        } else {
+                            rv!($i.c())
+                        }
+                    };
+                }
+                // Charges `$n` instructions (`limits.rs`).
+                macro_rules! budget {
+                    ($n:expr) => {
+                        self.budget -= $n as i64;
+                        if self.budget <= 0 {
+                            savepc!();
+                            self.budget_exhausted()?;
+                            reload!();
+                        }
+                    };
+                }
+                macro_rules! gc_check {
+                    () => {
+                        if self.heap.bytes >= self.gc.threshold {
+                            savepc!();
+                            self.gc_safe_point()?;
+                            reload!();
+                        }
+                    };
+                }
+                // Conditional jump: `if cond ~= k then skip the JMP else take it`.
+                macro_rules! cond_jump {
+                    ($cond:expr, $i:expr) => {
+                        if $cond != $i.k() {
+                            pc += 1;
+                        } else {
+                            let ni = fetch!(pc);
+                            let off = ni.sj_field();
+                            pc = (pc as i64 + 1 + off as i64) as usize;
+                            if off < 0 {
+                                budget!(-off);
+                            }
+                        }
+                    };
+                }
+                // Slow path of an arithmetic instruction.
+                macro_rules! arith_slow {
+                    ($op:expr, $a:expr, $b:expr, $oa:expr, $ob:expr, $dest:expr) => {{
+                        savepc!();
+                        match self.arith_slow($op, $a, $b, $oa, $ob, $dest as u8)? {
+                            Some(v) => {
+                                reload!();
+                                w!($dest, v)
+                            }
+                            None => continue 'newframe,
+                        }
+                    }};
+                }
+                // The fast paths read operands through references, field by
+                // field, and write results in place: copying a whole `Value`
+                // out of a register makes LLVM use a 16-byte load, which cannot
+                // be store-forwarded from the two 8-byte stores that wrote the
+                // register an instruction earlier (a stall on every dependent
+                // arithmetic instruction).
+                macro_rules! arith_rr {
+                    ($i:expr, $op:expr, $iop:expr, $fop:expr) => {{
+                        let ra = $i.a() as usize;
+                        let st = &mut stk;
+                        match (at!(&st, $i.b() as usize), at!(&st, $i.c() as usize)) {
+                            (&Value::Int(x), &Value::Int(y)) => {
+                                at!(st, ra) = Value::Int($iop(x, y))
+                            }
+                            (&Value::Float(x), &Value::Float(y)) => {
+                                at!(st, ra) = Value::Float($fop(x, y))
+                            }
+                            (&Value::Int(x), &Value::Float(y)) => {
+                                at!(st, ra) = Value::Float($fop(x as f64, y))
+                            }
+                            (&Value::Float(x), &Value::Int(y)) => {
+                                at!(st, ra) = Value::Float($fop(x, y as f64))
+                            }
+                            _ => {
+                                let (a, b) = (rv!($i.b()), rv!($i.c()));
+                                arith_slow!(
+                                    $op,
+                                    a,
+                                    b,
+                                    Operand::Reg($i.b()),
+                                    Operand::Reg($i.c()),
+                                    $i.a()
+                                )
+                            }
+                        }
+                    }};
+                }
+                macro_rules! arith_rk {
+                    ($i:expr, $op:expr, $iop:expr, $fop:expr) => {{
+                        let ra = $i.a() as usize;
+                        let st = &mut stk;
+                        match (at!(&st, $i.b() as usize), &kst!($i.c())) {
+                            (&Value::Int(x), &Value::Int(y)) => {
+                                at!(st, ra) = Value::Int($iop(x, y))
+                            }
+                            (&Value::Float(x), &Value::Float(y)) => {
+                                at!(st, ra) = Value::Float($fop(x, y))
+                            }
+                            (&Value::Int(x), &Value::Float(y)) => {
+                                at!(st, ra) = Value::Float($fop(x as f64, y))
+                            }
+                            (&Value::Float(x), &Value::Int(y)) => {
+                                at!(st, ra) = Value::Float($fop(x, y as f64))
+                            }
+                            _ => {
+                                let (a, b) = (rv!($i.b()), kst!($i.c()));
+                                if $i.k() {
+                                    // The constant was the left operand
+                                    // (commutative ops only).
+                                    arith_slow!(
+                                        $op,
+                                        b,
+                                        a,
+                                        Operand::None,
+                                        Operand::Reg($i.b()),
+                                        $i.a()
+                                    )
+                                } else {
+                                    arith_slow!(
+                                        $op,
+                                        a,
+                                        b,
+                                        Operand::Reg($i.b()),
+                                        Operand::None,
+                                        $i.a()
+                                    )
+                                }
+                            }
+                        }
+                    }};
+                }
+                // Float-only (or special-integer) operations go through arith_num.
+                macro_rules! arith_gen {
+                    ($i:expr, $op:expr, $a:expr, $b:expr, $oa:expr, $ob:expr) => {{
+                        let (a, b) = ($a, $b);
+                        match crate::meta::arith_num($op, a, b) {
+                            crate::meta::NumRes::Val(v) => w!($i.a(), v),
+                            // Integer `//`/`%` by zero: raised without saving
+                            // pc, so at the last saved line, as Lua 5.4.4.
+                            crate::meta::NumRes::Err(m) => return Err(self.rt_error(m)),
+                            _ => arith_slow!($op, a, b, $oa, $ob, $i.a()),
+                        }
+                    }};
+                }
+                // `/`, `^`, `%`, `//` on numbers, inline (`arith_num`'s cases):
+                // with `int`, two integers (nonzero divisor) give an integer,
+                // otherwise the operands are converted to floats. Anything else
+                // (including integer division by zero) goes to `arith_gen!`.
+                macro_rules! arith_num {
+                    ($i:expr, $op:expr, $x:expr, $y:expr, $oa:expr, $ob:expr, $fop:expr) => {
+                        arith_num!($i, $op, $x, $y, $oa, $ob, $fop, |_: i64, _: i64| None::<i64>)
+                    };
+                    ($i:expr, $op:expr, $x:expr, $y:expr, $oa:expr, $ob:expr, $fop:expr, $iop:expr) => {{
+                        let ra = $i.a() as usize;
+                        let res = match (&$x, &$y) {
+                            (&Value::Float(x), &Value::Float(y)) => Some(Value::Float($fop(x, y))),
+                            (&Value::Int(x), &Value::Int(y)) => match $iop(x, y) {
+                                Some(n) => Some(Value::Int(n)),
+                                None if $op == ArithOp::Div || $op == ArithOp::Pow => {
+                                    Some(Value::Float($fop(x as f64, y as f64)))
+                                }
+                                None => None,
+                            },
+                            (&Value::Float(x), &Value::Int(y)) => {
+                                Some(Value::Float($fop(x, y as f64)))
+                            }
+                            (&Value::Int(x), &Value::Float(y)) => {
+                                Some(Value::Float($fop(x as f64, y)))
+                            }
+                            _ => None,
+                        };
+                        match res {
+                            Some(v) => at!(stk, ra) = v,
+                            None => arith_gen!($i, $op, load(&$x), load(&$y), $oa, $ob),
+                        }
+                    }};
+                }
+                macro_rules! bit_rr {
+                    ($i:expr, $op:expr, $f:expr) => {{
+                        let (a, b) = (rv!($i.b()), rv!($i.c()));
+                        if let (Value::Int(x), Value::Int(y)) = (a, b) {
+                            r!($i.a()) = Value::Int($f(x, y));
+                        } else {
+                            arith_gen!($i, $op, a, b, Operand::Reg($i.b()), Operand::Reg($i.c()))
+                        }
+                    }};
+                }
+                macro_rules! bit_rk {
+                    ($i:expr, $op:expr, $f:expr) => {{
+                        let (a, b) = (rv!($i.b()), kst!($i.c()));
+                        if let (Value::Int(x), Value::Int(y)) = (a, b) {
+                            r!($i.a()) = Value::Int($f(x, y));
+                        } else if $i.k() {
+                            // The constant was the left operand.
+                            arith_gen!($i, $op, b, a, Operand::None, Operand::Reg($i.b()))
+                        } else {
+                            arith_gen!($i, $op, a, b, Operand::Reg($i.b()), Operand::None)
+                        }
+                    }};
+                }
+                macro_rules! order {
                 ($i:expr, $a:expr, $b:expr, $iop:tt, $prim:ident, $tm:expr) => {{
                     let (a, b) = ($a, $b);
                     let res = match (a, b) {
                         (Value::Int(x), Value::Int(y)) => x $iop y,
                         (Value::Float(x), Value::Float(y)) => x $iop y,
                         _ => match self.$prim(a, b) {
-                            Some(r) => r,
+                            Some(r) => {
+                                reload!();
+                                r
+                            }
                             None => {
                                 savepc!();
                                 let h = self.order_tm(a, b, $tm)?;
@@ -521,7 +557,7 @@ impl State {
                     cond_jump!(res, $i);
                 }};
             }
-            macro_rules! order_imm {
+                macro_rules! order_imm {
                 ($i:expr, $iop:tt, $swap:expr, $tm:expr) => {{
                     let a = rv!($i.a());
                     let imm = $i.sb();
@@ -545,838 +581,906 @@ impl State {
                 }};
             }
 
-            loop {
-                if HOOKED {
-                    self.ex.frames[ci_idx].pc = pc as u32 + 1;
-                    self.trace_exec(pc)?;
-                }
-                let i = fetch!(pc);
-                pc += 1;
-                stk = Regs::new(&mut self.ex.stack);
-                match i.op_raw() {
-                    MOVE => w!(i.a(), rv!(i.b())),
-                    LOADI => r!(i.a()) = Value::Int(i.sbx() as i64),
-                    LOADF => r!(i.a()) = Value::Float(i.sbx() as f64),
-                    LOADK => r!(i.a()) = kst!(i.bx()),
-                    LOADKX => {
-                        let ax = fetch!(pc).ax_field();
-                        pc += 1;
-                        r!(i.a()) = kst!(ax);
+                loop {
+                    if HOOKED {
+                        self.ex.frames[ci_idx].pc = pc as u32 + 1;
+                        self.trace_exec(pc)?;
+                        stk = Regs::new(&mut self.ex.stack, base);
                     }
-                    LOADFALSE => r!(i.a()) = Value::Bool(false),
-                    LFALSESKIP => {
-                        r!(i.a()) = Value::Bool(false);
-                        pc += 1;
-                    }
-                    LOADTRUE => r!(i.a()) = Value::Bool(true),
-                    LOADNIL => {
-                        let a = base + i.a() as usize;
-                        for slot in &mut self.ex.stack[a..=a + i.b() as usize] {
-                            *slot = Value::Nil;
+                    let i = fetch!(pc);
+                    pc += 1;
+                    match i.op_raw() {
+                        MOVE => w!(i.a(), rv!(i.b())),
+                        LOADI => r!(i.a()) = Value::Int(i.sbx() as i64),
+                        LOADF => r!(i.a()) = Value::Float(i.sbx() as f64),
+                        LOADK => r!(i.a()) = kst!(i.bx()),
+                        LOADKX => {
+                            let ax = fetch!(pc).ax_field();
+                            pc += 1;
+                            r!(i.a()) = kst!(ax);
                         }
-                    }
-                    GETUPVAL => {
-                        let uv = self.heap.lua_fns.get(cl).upvals[i.b() as usize];
-                        w!(i.a(), upval!(uv));
-                    }
-                    SETUPVAL => {
-                        let uv = self.heap.lua_fns.get(cl).upvals[i.b() as usize];
-                        let v = rv!(i.a());
-                        self.upval_set(uv, v);
-                    }
-                    GETTABUP => {
-                        let uv = self.heap.lua_fns.get(cl).upvals[i.b() as usize];
-                        let t = upval!(uv);
-                        let key = kst!(i.c());
-                        if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                            let tab = self.heap.tables.get(h);
-                            let (v, meta) = (tab.get_str_hinted(ks, hint!()), tab.meta);
-                            if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
-                            {
-                                w!(i.a(), v);
-                                continue;
+                        LOADFALSE => r!(i.a()) = Value::Bool(false),
+                        LFALSESKIP => {
+                            r!(i.a()) = Value::Bool(false);
+                            pc += 1;
+                        }
+                        LOADTRUE => r!(i.a()) = Value::Bool(true),
+                        LOADNIL => {
+                            let a = i.a() as usize;
+                            for r in a..=a + i.b() as usize {
+                                at!(stk, r) = Value::Nil;
                             }
                         }
-                        savepc!();
-                        match self.index_op(
-                            t,
-                            key,
-                            Operand::Upval(i.b()),
-                            MetaRet::Reg(i.a() as u8),
-                        )? {
-                            Some(v) => rs!(i.a()) = v,
-                            None => continue 'newframe,
+                        GETUPVAL => {
+                            let uv = self.heap.lua_fns.get(cl).upvals[i.b() as usize];
+                            w!(i.a(), upval!(uv));
                         }
-                    }
-                    GETTABLE => {
-                        let (t, key) = (rv!(i.b()), rv!(i.c()));
-                        if let Value::Table(h) = t {
-                            let tab = self.heap.tables.get(h);
-                            let v = match key {
-                                Value::Int(n) => get_int(tab, n),
-                                _ => tab.get(key),
-                            };
-                            let meta = tab.meta;
-                            if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get(key)) {
-                                w!(i.a(), v);
-                                continue;
-                            }
+                        SETUPVAL => {
+                            let uv = self.heap.lua_fns.get(cl).upvals[i.b() as usize];
+                            let v = rv!(i.a());
+                            upval_write(&mut self.heap, self.running, stk.slice_mut(), uv, v);
                         }
-                        savepc!();
-                        match self.index_op(
-                            t,
-                            key,
-                            Operand::Reg(i.b()),
-                            MetaRet::Reg(i.a() as u8),
-                        )? {
-                            Some(v) => rs!(i.a()) = v,
-                            None => continue 'newframe,
-                        }
-                    }
-                    GETI => {
-                        let t = rv!(i.b());
-                        if let Value::Table(h) = t {
-                            let tab = self.heap.tables.get(h);
-                            let (v, meta) = (get_int(tab, i.c() as i64), tab.meta);
-                            let n = i.c() as i64;
-                            if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get_int(n)) {
-                                w!(i.a(), v);
-                                continue;
-                            }
-                        }
-                        savepc!();
-                        let key = Value::Int(i.c() as i64);
-                        match self.index_op(
-                            t,
-                            key,
-                            Operand::Reg(i.b()),
-                            MetaRet::Reg(i.a() as u8),
-                        )? {
-                            Some(v) => rs!(i.a()) = v,
-                            None => continue 'newframe,
-                        }
-                    }
-                    GETFIELD => {
-                        let t = rv!(i.b());
-                        let key = kst!(i.c());
-                        if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                            let tab = self.heap.tables.get(h);
-                            let (v, meta) = (tab.get_str_hinted(ks, hint!()), tab.meta);
-                            if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
-                            {
-                                w!(i.a(), v);
-                                continue;
-                            }
-                        }
-                        savepc!();
-                        match self.index_op(
-                            t,
-                            key,
-                            Operand::Reg(i.b()),
-                            MetaRet::Reg(i.a() as u8),
-                        )? {
-                            Some(v) => rs!(i.a()) = v,
-                            None => continue 'newframe,
-                        }
-                    }
-                    SETTABUP => {
-                        let uv = self.heap.lua_fns.get(cl).upvals[i.a() as usize];
-                        let t = upval!(uv);
-                        let key = kst!(i.b());
-                        let v = rk!(i);
-                        if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                            // An existing key is updated raw, metatable or not.
-                            if self.heap.tables.set_str_existing(h, ks, v) {
-                                continue;
-                            }
-                            // Only a plain table is written here (taking
-                            // `get_mut` counts as a write for the write log).
-                            if self.heap.tables.get(h).meta.is_none() {
-                                let mut tab = self.heap.tables.get_mut(h);
-                                let before = tab.estimated_bytes();
-                                tab.set_str(ks, v);
-                                let after = tab.estimated_bytes();
-                                drop(tab);
-                                self.heap.bytes = (self.heap.bytes + after).saturating_sub(before);
-                                continue;
-                            }
-                        }
-                        savepc!();
-                        let depth = self.ex.frames.len();
-                        self.newindex_op(t, key, v, Operand::Upval(i.a()))?;
-                        if self.ex.frames.len() != depth {
-                            continue 'newframe;
-                        }
-                    }
-                    SETFIELD => {
-                        let t = rv!(i.a());
-                        let key = kst!(i.b());
-                        let v = rk!(i);
-                        if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                            // An existing key is updated raw, metatable or not.
-                            if self.heap.tables.set_str_existing(h, ks, v) {
-                                continue;
-                            }
-                            // Only a plain table is written here (taking
-                            // `get_mut` counts as a write for the write log).
-                            if self.heap.tables.get(h).meta.is_none() {
-                                let mut tab = self.heap.tables.get_mut(h);
-                                let before = tab.estimated_bytes();
-                                tab.set_str(ks, v);
-                                let after = tab.estimated_bytes();
-                                drop(tab);
-                                if after != before {
-                                    self.heap.bytes =
-                                        (self.heap.bytes + after).saturating_sub(before);
-                                }
-                                continue;
-                            }
-                        }
-                        savepc!();
-                        let depth = self.ex.frames.len();
-                        self.newindex_op(t, key, v, Operand::Reg(i.a()))?;
-                        if self.ex.frames.len() != depth {
-                            continue 'newframe;
-                        }
-                    }
-                    SETTABLE | SETI => {
-                        let t = rv!(i.a());
-                        let key = if i.op_raw() == SETTABLE {
-                            rv!(i.b())
-                        } else {
-                            Value::Int(i.b() as i64)
-                        };
-                        let v = rk!(i);
-                        if let Value::Table(h) = t {
-                            match key {
-                                Value::Int(n) => {
-                                    let idx = (n as u64).wrapping_sub(1);
-                                    let tables = &mut self.heap.tables;
-                                    if let Some(slot) = tables.array_slot_for_set(h, idx, v) {
-                                        store(slot, v);
-                                        continue;
-                                    }
-                                    if self.heap.tables.try_append(h, n, v) {
-                                        continue;
-                                    }
-                                }
-                                // An existing key is updated raw, metatable or not.
-                                Value::Str(ks) if self.heap.tables.set_str_existing(h, ks, v) => {
+                        GETTABUP => {
+                            let uv = self.heap.lua_fns.get(cl).upvals[i.b() as usize];
+                            let t = upval!(uv);
+                            let key = kst!(i.c());
+                            if let (Value::Table(h), Value::Str(ks)) = (t, key) {
+                                let tab = self.heap.tables.get(h);
+                                let (v, meta) = (tab.get_str_hinted(ks, hint!()), tab.meta);
+                                if let Some(v) =
+                                    index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
+                                {
+                                    w!(i.a(), v);
                                     continue;
                                 }
-                                _ => {}
                             }
-                            let plain = self.heap.tables.get(h).meta.is_none();
-                            if plain {
-                                savepc!();
-                                self.raw_set_checked(h, key, v)?;
-                                continue;
-                            }
-                        }
-                        savepc!();
-                        let depth = self.ex.frames.len();
-                        self.newindex_op(t, key, v, Operand::Reg(i.a()))?;
-                        if self.ex.frames.len() != depth {
-                            continue 'newframe;
-                        }
-                    }
-                    NEWTABLE => {
-                        let b = i.b();
-                        let nhash = if b > 0 { 1usize << (b - 1) } else { 0 };
-                        let mut narr = i.c() as usize;
-                        if i.k() {
-                            narr += fetch!(pc).ax_field() as usize * 256;
-                        }
-                        pc += 1;
-                        let t = self.heap.new_table(narr, nhash);
-                        r!(i.a()) = Value::Table(t);
-                        gc_check!();
-                    }
-                    SELF => {
-                        let t = rv!(i.b());
-                        let key = rk!(i);
-                        w!(i.a() + 1, t);
-                        if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                            let tab = self.heap.tables.get(h);
-                            let (v, meta) = (tab.get_str(ks), tab.meta);
-                            if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
-                            {
-                                w!(i.a(), v);
-                                continue;
+                            savepc!();
+                            match self.index_op(
+                                t,
+                                key,
+                                Operand::Upval(i.b()),
+                                MetaRet::Reg(i.a() as u8),
+                            )? {
+                                Some(v) => {
+                                    reload!();
+                                    w!(i.a(), v)
+                                }
+                                None => continue 'newframe,
                             }
                         }
-                        savepc!();
-                        match self.index_op(
-                            t,
-                            key,
-                            Operand::Reg(i.b()),
-                            MetaRet::Reg(i.a() as u8),
-                        )? {
-                            Some(v) => rs!(i.a()) = v,
-                            None => continue 'newframe,
-                        }
-                    }
-                    ADDI => {
-                        let a = rv!(i.b());
-                        let imm = i.sc() as i64;
-                        match a {
-                            Value::Int(x) => r!(i.a()) = Value::Int(x.wrapping_add(imm)),
-                            Value::Float(f) => r!(i.a()) = Value::Float(f + imm as f64),
-                            // k: the source was `R[B] - (-sC)`.
-                            _ if i.k() => arith_slow!(
-                                ArithOp::Sub,
-                                a,
-                                Value::Int(-imm),
-                                Operand::Reg(i.b()),
-                                Operand::None,
-                                i.a()
-                            ),
-                            _ => arith_slow!(
-                                ArithOp::Add,
-                                a,
-                                Value::Int(imm),
-                                Operand::Reg(i.b()),
-                                Operand::None,
-                                i.a()
-                            ),
-                        }
-                    }
-                    ADDK => arith_rk!(i, ArithOp::Add, i64::wrapping_add, |x: f64, y: f64| x + y),
-                    SUBK => arith_rk!(i, ArithOp::Sub, i64::wrapping_sub, |x: f64, y: f64| x - y),
-                    MULK => arith_rk!(i, ArithOp::Mul, i64::wrapping_mul, |x: f64, y: f64| x * y),
-                    MODK => arith_num!(
-                        i,
-                        ArithOp::Mod,
-                        *at!(&stk, base + i.b() as usize),
-                        kst!(i.c()),
-                        Operand::Reg(i.b()),
-                        Operand::None,
-                        number::float_mod,
-                        |x: i64, y: i64| (y != 0).then(|| number::int_mod(x, y))
-                    ),
-                    POWK => arith_num!(
-                        i,
-                        ArithOp::Pow,
-                        *at!(&stk, base + i.b() as usize),
-                        kst!(i.c()),
-                        Operand::Reg(i.b()),
-                        Operand::None,
-                        number::float_pow
-                    ),
-                    DIVK => arith_num!(
-                        i,
-                        ArithOp::Div,
-                        *at!(&stk, base + i.b() as usize),
-                        kst!(i.c()),
-                        Operand::Reg(i.b()),
-                        Operand::None,
-                        |x: f64, y: f64| x / y
-                    ),
-                    IDIVK => arith_num!(
-                        i,
-                        ArithOp::IDiv,
-                        *at!(&stk, base + i.b() as usize),
-                        kst!(i.c()),
-                        Operand::Reg(i.b()),
-                        Operand::None,
-                        number::float_floor_div,
-                        |x: i64, y: i64| (y != 0).then(|| number::int_floor_div(x, y))
-                    ),
-                    BANDK => bit_rk!(i, ArithOp::BAnd, |x: i64, y: i64| x & y),
-                    BORK => bit_rk!(i, ArithOp::BOr, |x: i64, y: i64| x | y),
-                    BXORK => bit_rk!(i, ArithOp::BXor, |x: i64, y: i64| x ^ y),
-                    SHRI => {
-                        let a = rv!(i.b());
-                        let imm = i.sc() as i64;
-                        if let Value::Int(x) = a {
-                            r!(i.a()) = Value::Int(number::shift_right(x, imm));
-                        } else if i.k() {
-                            // The source was `R[B] << -sC`.
-                            arith_gen!(
-                                i,
-                                ArithOp::Shl,
-                                a,
-                                Value::Int(-imm),
-                                Operand::Reg(i.b()),
-                                Operand::None
-                            )
-                        } else {
-                            arith_gen!(
-                                i,
-                                ArithOp::Shr,
-                                a,
-                                Value::Int(imm),
-                                Operand::Reg(i.b()),
-                                Operand::None
-                            )
-                        }
-                    }
-                    SHLI => {
-                        let b = rv!(i.b());
-                        let imm = i.sc() as i64;
-                        if let Value::Int(x) = b {
-                            r!(i.a()) = Value::Int(number::shift_left(imm, x));
-                        } else {
-                            arith_gen!(
-                                i,
-                                ArithOp::Shl,
-                                Value::Int(imm),
-                                b,
-                                Operand::None,
-                                Operand::Reg(i.b())
-                            )
-                        }
-                    }
-                    ADD => arith_rr!(i, ArithOp::Add, i64::wrapping_add, |x: f64, y: f64| x + y),
-                    SUB => arith_rr!(i, ArithOp::Sub, i64::wrapping_sub, |x: f64, y: f64| x - y),
-                    MUL => arith_rr!(i, ArithOp::Mul, i64::wrapping_mul, |x: f64, y: f64| x * y),
-                    MOD => arith_num!(
-                        i,
-                        ArithOp::Mod,
-                        *at!(&stk, base + i.b() as usize),
-                        *at!(&stk, base + i.c() as usize),
-                        Operand::Reg(i.b()),
-                        Operand::Reg(i.c()),
-                        number::float_mod,
-                        |x: i64, y: i64| (y != 0).then(|| number::int_mod(x, y))
-                    ),
-                    POW => arith_num!(
-                        i,
-                        ArithOp::Pow,
-                        *at!(&stk, base + i.b() as usize),
-                        *at!(&stk, base + i.c() as usize),
-                        Operand::Reg(i.b()),
-                        Operand::Reg(i.c()),
-                        number::float_pow
-                    ),
-                    DIV => arith_num!(
-                        i,
-                        ArithOp::Div,
-                        *at!(&stk, base + i.b() as usize),
-                        *at!(&stk, base + i.c() as usize),
-                        Operand::Reg(i.b()),
-                        Operand::Reg(i.c()),
-                        |x: f64, y: f64| x / y
-                    ),
-                    IDIV => arith_num!(
-                        i,
-                        ArithOp::IDiv,
-                        *at!(&stk, base + i.b() as usize),
-                        *at!(&stk, base + i.c() as usize),
-                        Operand::Reg(i.b()),
-                        Operand::Reg(i.c()),
-                        number::float_floor_div,
-                        |x: i64, y: i64| (y != 0).then(|| number::int_floor_div(x, y))
-                    ),
-                    BAND => bit_rr!(i, ArithOp::BAnd, |x: i64, y: i64| x & y),
-                    BOR => bit_rr!(i, ArithOp::BOr, |x: i64, y: i64| x | y),
-                    BXOR => bit_rr!(i, ArithOp::BXor, |x: i64, y: i64| x ^ y),
-                    SHL => bit_rr!(i, ArithOp::Shl, number::shift_left),
-                    SHR => bit_rr!(i, ArithOp::Shr, number::shift_right),
-                    UNM => {
-                        let a = rv!(i.b());
-                        match a {
-                            Value::Int(x) => r!(i.a()) = Value::Int(0i64.wrapping_sub(x)),
-                            Value::Float(f) => r!(i.a()) = Value::Float(-f),
-                            _ => arith_slow!(
-                                ArithOp::Unm,
-                                a,
-                                a,
-                                Operand::Reg(i.b()),
-                                Operand::Reg(i.b()),
-                                i.a()
-                            ),
-                        }
-                    }
-                    BNOT => {
-                        let a = rv!(i.b());
-                        if let Value::Int(x) = a {
-                            r!(i.a()) = Value::Int(!x);
-                        } else {
-                            arith_gen!(
-                                i,
-                                ArithOp::BNot,
-                                a,
-                                a,
-                                Operand::Reg(i.b()),
-                                Operand::Reg(i.b())
-                            )
-                        }
-                    }
-                    NOT => r!(i.a()) = Value::Bool(!rv!(i.b()).truthy()),
-                    LEN => {
-                        savepc!(); // always, as `Protect` in lvm.c (see module docs)
-                        let v = rv!(i.b());
-                        match v {
-                            Value::Str(s) => {
-                                r!(i.a()) = Value::Int(self.heap.str(s).len() as i64);
-                            }
-                            Value::Table(h) if self.heap.tables.get(h).meta.is_none() => {
-                                r!(i.a()) = Value::Int(self.heap.tables.get(h).len());
-                            }
-                            _ => {
-                                savepc!();
-                                match self.len_op(v, Operand::Reg(i.b()), i.a() as u8)? {
-                                    Some(x) => rs!(i.a()) = x,
-                                    None => continue 'newframe,
+                        GETTABLE => {
+                            let (t, key) = (rv!(i.b()), rv!(i.c()));
+                            if let Value::Table(h) = t {
+                                let tab = self.heap.tables.get(h);
+                                let v = match key {
+                                    Value::Int(n) => get_int(tab, n),
+                                    _ => tab.get(key),
+                                };
+                                let meta = tab.meta;
+                                if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get(key))
+                                {
+                                    w!(i.a(), v);
+                                    continue;
                                 }
                             }
-                        }
-                    }
-                    CONCAT => {
-                        savepc!();
-                        if !self.concat(i.a() as u8, i.b() as usize)? {
-                            continue 'newframe;
-                        }
-                        gc_check!();
-                    }
-                    CLOSE => {
-                        savepc!();
-                        // Each `__close` runs as a frame; CLOSE runs again
-                        // when it returns (see `State::close_step`).
-                        match self.close_step(base + i.a() as usize)? {
-                            None => {}
-                            Some(Pre::Continue) => continue 'newframe,
-                            Some(Pre::Yield) => return Ok(Some(Exit::Yield)),
-                        }
-                    }
-                    TBC => {
-                        savepc!();
-                        self.new_tbc(base + i.a() as usize)?;
-                    }
-                    JMP => {
-                        let off = i.sj_field();
-                        pc = (pc as i64 + off as i64) as usize;
-                        if off < 0 {
-                            budget!(-off);
-                        }
-                    }
-                    EQ => {
-                        savepc!(); // always, as `Protect` in lvm.c
-                        let (a, b) = (rv!(i.a()), rv!(i.b()));
-                        let res = a.raw_eq(b);
-                        if !res {
-                            let h = self.eq_tm(a, b);
-                            if !h.is_nil() {
-                                savepc!();
-                                self.call_meta(h, &[a, b], MetaRet::Cond(i.k()))?;
-                                continue 'newframe;
+                            savepc!();
+                            match self.index_op(
+                                t,
+                                key,
+                                Operand::Reg(i.b()),
+                                MetaRet::Reg(i.a() as u8),
+                            )? {
+                                Some(v) => {
+                                    reload!();
+                                    w!(i.a(), v)
+                                }
+                                None => continue 'newframe,
                             }
                         }
-                        cond_jump!(res, i);
-                    }
-                    LT => order!(i, rv!(i.a()), rv!(i.b()), <, lt_prim, TM_LT),
-                    LE => order!(i, rv!(i.a()), rv!(i.b()), <=, le_prim, TM_LE),
-                    EQK => {
-                        let res = rv!(i.a()).raw_eq(kst!(i.b()));
-                        cond_jump!(res, i);
-                    }
-                    EQI => {
-                        let imm = i.sb();
-                        let res = match rv!(i.a()) {
-                            Value::Int(x) => x == imm as i64,
-                            Value::Float(f) => f == imm as f64,
-                            _ => false,
-                        };
-                        cond_jump!(res, i);
-                    }
-                    LTI => order_imm!(i, <, false, TM_LT),
-                    LEI => order_imm!(i, <=, false, TM_LE),
-                    GTI => order_imm!(i, >, true, TM_LT),
-                    GEI => order_imm!(i, >=, true, TM_LE),
-                    TEST => {
-                        let res = rv!(i.a()).truthy();
-                        cond_jump!(res, i);
-                    }
-                    TESTSET => {
-                        let v = rv!(i.b());
-                        if v.truthy() != i.k() {
+                        GETI => {
+                            let t = rv!(i.b());
+                            if let Value::Table(h) = t {
+                                let tab = self.heap.tables.get(h);
+                                let (v, meta) = (get_int(tab, i.c() as i64), tab.meta);
+                                let n = i.c() as i64;
+                                if let Some(v) =
+                                    index_fast!(v, meta, |t: TableView<'_>| t.get_int(n))
+                                {
+                                    w!(i.a(), v);
+                                    continue;
+                                }
+                            }
+                            savepc!();
+                            let key = Value::Int(i.c() as i64);
+                            match self.index_op(
+                                t,
+                                key,
+                                Operand::Reg(i.b()),
+                                MetaRet::Reg(i.a() as u8),
+                            )? {
+                                Some(v) => {
+                                    reload!();
+                                    w!(i.a(), v)
+                                }
+                                None => continue 'newframe,
+                            }
+                        }
+                        GETFIELD => {
+                            let t = rv!(i.b());
+                            let key = kst!(i.c());
+                            if let (Value::Table(h), Value::Str(ks)) = (t, key) {
+                                let tab = self.heap.tables.get(h);
+                                let (v, meta) = (tab.get_str_hinted(ks, hint!()), tab.meta);
+                                if let Some(v) =
+                                    index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
+                                {
+                                    w!(i.a(), v);
+                                    continue;
+                                }
+                            }
+                            savepc!();
+                            match self.index_op(
+                                t,
+                                key,
+                                Operand::Reg(i.b()),
+                                MetaRet::Reg(i.a() as u8),
+                            )? {
+                                Some(v) => {
+                                    reload!();
+                                    w!(i.a(), v)
+                                }
+                                None => continue 'newframe,
+                            }
+                        }
+                        SETTABUP => {
+                            let uv = self.heap.lua_fns.get(cl).upvals[i.a() as usize];
+                            let t = upval!(uv);
+                            let key = kst!(i.b());
+                            let v = rk!(i);
+                            if let (Value::Table(h), Value::Str(ks)) = (t, key) {
+                                // An existing key is updated raw, metatable or not.
+                                if self.heap.tables.set_str_existing(h, ks, v) {
+                                    continue;
+                                }
+                                // Only a plain table is written here (taking
+                                // `get_mut` counts as a write for the write log).
+                                if self.heap.tables.get(h).meta.is_none() {
+                                    let mut tab = self.heap.tables.get_mut(h);
+                                    let before = tab.estimated_bytes();
+                                    tab.set_str(ks, v);
+                                    let after = tab.estimated_bytes();
+                                    drop(tab);
+                                    self.heap.bytes =
+                                        (self.heap.bytes + after).saturating_sub(before);
+                                    continue;
+                                }
+                            }
+                            savepc!();
+                            let depth = self.ex.frames.len();
+                            self.newindex_op(t, key, v, Operand::Upval(i.a()))?;
+                            if self.ex.frames.len() != depth {
+                                continue 'newframe;
+                            }
+                            continue 'reload;
+                        }
+                        SETFIELD => {
+                            let t = rv!(i.a());
+                            let key = kst!(i.b());
+                            let v = rk!(i);
+                            if let (Value::Table(h), Value::Str(ks)) = (t, key) {
+                                // An existing key is updated raw, metatable or not.
+                                if self.heap.tables.set_str_existing(h, ks, v) {
+                                    continue;
+                                }
+                                // Only a plain table is written here (taking
+                                // `get_mut` counts as a write for the write log).
+                                if self.heap.tables.get(h).meta.is_none() {
+                                    let mut tab = self.heap.tables.get_mut(h);
+                                    let before = tab.estimated_bytes();
+                                    tab.set_str(ks, v);
+                                    let after = tab.estimated_bytes();
+                                    drop(tab);
+                                    if after != before {
+                                        self.heap.bytes =
+                                            (self.heap.bytes + after).saturating_sub(before);
+                                    }
+                                    continue;
+                                }
+                            }
+                            savepc!();
+                            let depth = self.ex.frames.len();
+                            self.newindex_op(t, key, v, Operand::Reg(i.a()))?;
+                            if self.ex.frames.len() != depth {
+                                continue 'newframe;
+                            }
+                            continue 'reload;
+                        }
+                        SETTABLE | SETI => {
+                            let t = rv!(i.a());
+                            let key = if i.op_raw() == SETTABLE {
+                                rv!(i.b())
+                            } else {
+                                Value::Int(i.b() as i64)
+                            };
+                            let v = rk!(i);
+                            if let Value::Table(h) = t {
+                                match key {
+                                    Value::Int(n) => {
+                                        let idx = (n as u64).wrapping_sub(1);
+                                        let tables = &mut self.heap.tables;
+                                        if let Some(slot) = tables.array_slot_for_set(h, idx, v) {
+                                            store(slot, v);
+                                            continue;
+                                        }
+                                        if self.heap.tables.try_append(h, n, v) {
+                                            continue;
+                                        }
+                                    }
+                                    // An existing key is updated raw, metatable or not.
+                                    Value::Str(ks)
+                                        if self.heap.tables.set_str_existing(h, ks, v) =>
+                                    {
+                                        continue;
+                                    }
+                                    _ => {}
+                                }
+                                let plain = self.heap.tables.get(h).meta.is_none();
+                                if plain {
+                                    savepc!();
+                                    self.raw_set_checked(h, key, v)?;
+                                    continue 'reload;
+                                }
+                            }
+                            savepc!();
+                            let depth = self.ex.frames.len();
+                            self.newindex_op(t, key, v, Operand::Reg(i.a()))?;
+                            if self.ex.frames.len() != depth {
+                                continue 'newframe;
+                            }
+                            continue 'reload;
+                        }
+                        NEWTABLE => {
+                            let b = i.b();
+                            let nhash = if b > 0 { 1usize << (b - 1) } else { 0 };
+                            let mut narr = i.c() as usize;
+                            if i.k() {
+                                narr += fetch!(pc).ax_field() as usize * 256;
+                            }
                             pc += 1;
-                        } else {
-                            w!(i.a(), v);
-                            let ni = fetch!(pc);
-                            let off = ni.sj_field();
-                            pc = (pc as i64 + 1 + off as i64) as usize;
-                            if off < 0 {
-                                budget!(-off);
-                            }
+                            let t = self.heap.new_table(narr, nhash);
+                            r!(i.a()) = Value::Table(t);
+                            gc_check!();
                         }
-                    }
-                    CALL => {
-                        let func = base + i.a() as usize;
-                        let b = i.b() as usize;
-                        let end = if b != 0 { func + b } else { u(self.ex.open_top) };
-                        savepc!();
-                        if let Value::LuaFn(f) = load(&self.ex.stack[func]) {
-                            // Other callees are charged by `precall`.
-                            budget!(crate::limits::CALL_COST);
-                            let c = self.heap.lua_fns.get(f);
-                            let top = func + 1 + c.max_stack as usize;
-                            if c.is_vararg || top > MAX_STACK {
-                                self.ex.stack.truncate(end);
-                                self.push_lua_frame(func, f, i.c() as i32 - 1, MetaRet::Call)?;
-                                continue 'newframe;
-                            }
-                            // Fixed parameters: enter the callee here, its
-                            // state straight into the loop's locals. Its
-                            // registers above the arguments are nil (the
-                            // stack is truncated to the arguments, then
-                            // extended to the callee's top).
-                            let fp = c.proto;
-                            (code, kst, hints) = (c.code.as_ptr(), c.k.as_ptr(), c.hints.as_ptr());
-                            set_stack_len_nil_from(&mut self.ex.stack, end, top);
-                            let nres = i.c() as i32 - 1;
-                            let nci = CallInfo::lua(func, func + 1, top, 0, nres, MetaRet::Call, f);
-                            self.ex.frames.push(nci);
-                            if HOOKED {
-                                continue 'newframe;
-                            }
-                            (ci_idx, cl, proto, base, pc) = (ci_idx + 1, f, fp, func + 1, 0);
-                            continue;
-                        }
-                        self.ex.stack.truncate(end);
-                        match self.precall(func, i.c() as i32 - 1, MetaRet::Call)? {
-                            Pre::Continue => {
-                                // A native may have set or cleared a hook.
-                                if self.ex.frames.len() != ci_idx + 1 || self.hooks.any != HOOKED {
-                                    continue 'newframe;
+                        SELF => {
+                            let t = rv!(i.b());
+                            let key = rk!(i);
+                            w!(i.a() + 1, t);
+                            if let (Value::Table(h), Value::Str(ks)) = (t, key) {
+                                let tab = self.heap.tables.get(h);
+                                let (v, meta) = (tab.get_str(ks), tab.meta);
+                                if let Some(v) =
+                                    index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
+                                {
+                                    w!(i.a(), v);
+                                    continue;
                                 }
-                                gc_check!();
                             }
-                            Pre::Yield => return Ok(Some(Exit::Yield)),
+                            savepc!();
+                            match self.index_op(
+                                t,
+                                key,
+                                Operand::Reg(i.b()),
+                                MetaRet::Reg(i.a() as u8),
+                            )? {
+                                Some(v) => {
+                                    reload!();
+                                    w!(i.a(), v)
+                                }
+                                None => continue 'newframe,
+                            }
                         }
-                    }
-                    TAILCALL => {
-                        let func = base + i.a() as usize;
-                        let b = i.b() as usize;
-                        let end = if b != 0 { func + b } else { u(self.ex.open_top) };
-                        self.ex.stack.truncate(end);
-                        savepc!();
-                        // Resolve __call so we know whether the callee is Lua.
-                        let mut chain = 0;
-                        while !self.ex.stack[func].is_function() {
-                            let v = self.ex.stack[func];
-                            let tm = self.tm_of(v, crate::meta::TM_CALL);
-                            if tm.is_nil() {
-                                break;
+                        ADDI => {
+                            let a = rv!(i.b());
+                            let imm = i.sc() as i64;
+                            match a {
+                                Value::Int(x) => r!(i.a()) = Value::Int(x.wrapping_add(imm)),
+                                Value::Float(f) => r!(i.a()) = Value::Float(f + imm as f64),
+                                // k: the source was `R[B] - (-sC)`.
+                                _ if i.k() => arith_slow!(
+                                    ArithOp::Sub,
+                                    a,
+                                    Value::Int(-imm),
+                                    Operand::Reg(i.b()),
+                                    Operand::None,
+                                    i.a()
+                                ),
+                                _ => arith_slow!(
+                                    ArithOp::Add,
+                                    a,
+                                    Value::Int(imm),
+                                    Operand::Reg(i.b()),
+                                    Operand::None,
+                                    i.a()
+                                ),
                             }
-                            self.insert_call_tm(func, &mut chain)?;
                         }
-                        let Value::LuaFn(f) = self.ex.stack[func] else {
-                            // Natives (and errors): an ordinary call; the
-                            // following RETURN returns its results.
-                            match self.precall(func, -1, MetaRet::Call)? {
-                                Pre::Continue => continue 'newframe,
-                                Pre::Yield => return Ok(Some(Exit::Yield)),
-                            }
-                        };
-                        // Natives were charged by `precall`.
-                        budget!(crate::limits::CALL_COST);
-                        if i.k() {
-                            self.close_upvals(base);
+                        ADDK => {
+                            arith_rk!(i, ArithOp::Add, i64::wrapping_add, |x: f64, y: f64| x + y)
                         }
-                        let ci = self.ex.frames[ci_idx];
-                        let dst = u(ci.func);
-                        let n = self.ex.stack.len() - func;
-                        self.ex.stack.copy_within(func..func + n, dst);
-                        self.ex.stack.truncate(dst + n);
-                        self.ex.frames.pop();
-                        self.push_lua_frame(dst, f, ci.nresults, ci.ret)?;
-                        // Invariant: `push_lua_frame` just pushed it.
-                        let nci = self.ex.frames.last_mut().expect("frame");
-                        nci.status |= cist::TAIL | (ci.status & cist::FRESH);
-                        continue 'newframe;
-                    }
-                    RETURN => {
-                        let a = base + i.a() as usize;
-                        let b = i.b() as usize;
-                        let n = if b != 0 { b - 1 } else { u(self.ex.open_top) - a };
-                        savepc!();
-                        if i.k() {
-                            // With B = 0 the results end the stack, so that
-                            // RETURN can run again after each `__close`.
-                            if b == 0 {
-                                self.ex.stack.truncate(a + n);
+                        SUBK => {
+                            arith_rk!(i, ArithOp::Sub, i64::wrapping_sub, |x: f64, y: f64| x - y)
+                        }
+                        MULK => {
+                            arith_rk!(i, ArithOp::Mul, i64::wrapping_mul, |x: f64, y: f64| x * y)
+                        }
+                        MODK => arith_num!(
+                            i,
+                            ArithOp::Mod,
+                            *at!(&stk, i.b() as usize),
+                            kst!(i.c()),
+                            Operand::Reg(i.b()),
+                            Operand::None,
+                            number::float_mod,
+                            |x: i64, y: i64| (y != 0).then(|| number::int_mod(x, y))
+                        ),
+                        POWK => arith_num!(
+                            i,
+                            ArithOp::Pow,
+                            *at!(&stk, i.b() as usize),
+                            kst!(i.c()),
+                            Operand::Reg(i.b()),
+                            Operand::None,
+                            number::float_pow
+                        ),
+                        DIVK => arith_num!(
+                            i,
+                            ArithOp::Div,
+                            *at!(&stk, i.b() as usize),
+                            kst!(i.c()),
+                            Operand::Reg(i.b()),
+                            Operand::None,
+                            |x: f64, y: f64| x / y
+                        ),
+                        IDIVK => arith_num!(
+                            i,
+                            ArithOp::IDiv,
+                            *at!(&stk, i.b() as usize),
+                            kst!(i.c()),
+                            Operand::Reg(i.b()),
+                            Operand::None,
+                            number::float_floor_div,
+                            |x: i64, y: i64| (y != 0).then(|| number::int_floor_div(x, y))
+                        ),
+                        BANDK => bit_rk!(i, ArithOp::BAnd, |x: i64, y: i64| x & y),
+                        BORK => bit_rk!(i, ArithOp::BOr, |x: i64, y: i64| x | y),
+                        BXORK => bit_rk!(i, ArithOp::BXor, |x: i64, y: i64| x ^ y),
+                        SHRI => {
+                            let a = rv!(i.b());
+                            let imm = i.sc() as i64;
+                            if let Value::Int(x) = a {
+                                r!(i.a()) = Value::Int(number::shift_right(x, imm));
+                            } else if i.k() {
+                                // The source was `R[B] << -sC`.
+                                arith_gen!(
+                                    i,
+                                    ArithOp::Shl,
+                                    a,
+                                    Value::Int(-imm),
+                                    Operand::Reg(i.b()),
+                                    Operand::None
+                                )
+                            } else {
+                                arith_gen!(
+                                    i,
+                                    ArithOp::Shr,
+                                    a,
+                                    Value::Int(imm),
+                                    Operand::Reg(i.b()),
+                                    Operand::None
+                                )
                             }
-                            match self.close_step(base)? {
+                        }
+                        SHLI => {
+                            let b = rv!(i.b());
+                            let imm = i.sc() as i64;
+                            if let Value::Int(x) = b {
+                                r!(i.a()) = Value::Int(number::shift_left(imm, x));
+                            } else {
+                                arith_gen!(
+                                    i,
+                                    ArithOp::Shl,
+                                    Value::Int(imm),
+                                    b,
+                                    Operand::None,
+                                    Operand::Reg(i.b())
+                                )
+                            }
+                        }
+                        ADD => {
+                            arith_rr!(i, ArithOp::Add, i64::wrapping_add, |x: f64, y: f64| x + y)
+                        }
+                        SUB => {
+                            arith_rr!(i, ArithOp::Sub, i64::wrapping_sub, |x: f64, y: f64| x - y)
+                        }
+                        MUL => {
+                            arith_rr!(i, ArithOp::Mul, i64::wrapping_mul, |x: f64, y: f64| x * y)
+                        }
+                        MOD => arith_num!(
+                            i,
+                            ArithOp::Mod,
+                            *at!(&stk, i.b() as usize),
+                            *at!(&stk, i.c() as usize),
+                            Operand::Reg(i.b()),
+                            Operand::Reg(i.c()),
+                            number::float_mod,
+                            |x: i64, y: i64| (y != 0).then(|| number::int_mod(x, y))
+                        ),
+                        POW => arith_num!(
+                            i,
+                            ArithOp::Pow,
+                            *at!(&stk, i.b() as usize),
+                            *at!(&stk, i.c() as usize),
+                            Operand::Reg(i.b()),
+                            Operand::Reg(i.c()),
+                            number::float_pow
+                        ),
+                        DIV => arith_num!(
+                            i,
+                            ArithOp::Div,
+                            *at!(&stk, i.b() as usize),
+                            *at!(&stk, i.c() as usize),
+                            Operand::Reg(i.b()),
+                            Operand::Reg(i.c()),
+                            |x: f64, y: f64| x / y
+                        ),
+                        IDIV => arith_num!(
+                            i,
+                            ArithOp::IDiv,
+                            *at!(&stk, i.b() as usize),
+                            *at!(&stk, i.c() as usize),
+                            Operand::Reg(i.b()),
+                            Operand::Reg(i.c()),
+                            number::float_floor_div,
+                            |x: i64, y: i64| (y != 0).then(|| number::int_floor_div(x, y))
+                        ),
+                        BAND => bit_rr!(i, ArithOp::BAnd, |x: i64, y: i64| x & y),
+                        BOR => bit_rr!(i, ArithOp::BOr, |x: i64, y: i64| x | y),
+                        BXOR => bit_rr!(i, ArithOp::BXor, |x: i64, y: i64| x ^ y),
+                        SHL => bit_rr!(i, ArithOp::Shl, number::shift_left),
+                        SHR => bit_rr!(i, ArithOp::Shr, number::shift_right),
+                        UNM => {
+                            let a = rv!(i.b());
+                            match a {
+                                Value::Int(x) => r!(i.a()) = Value::Int(0i64.wrapping_sub(x)),
+                                Value::Float(f) => r!(i.a()) = Value::Float(-f),
+                                _ => arith_slow!(
+                                    ArithOp::Unm,
+                                    a,
+                                    a,
+                                    Operand::Reg(i.b()),
+                                    Operand::Reg(i.b()),
+                                    i.a()
+                                ),
+                            }
+                        }
+                        BNOT => {
+                            let a = rv!(i.b());
+                            if let Value::Int(x) = a {
+                                r!(i.a()) = Value::Int(!x);
+                            } else {
+                                arith_gen!(
+                                    i,
+                                    ArithOp::BNot,
+                                    a,
+                                    a,
+                                    Operand::Reg(i.b()),
+                                    Operand::Reg(i.b())
+                                )
+                            }
+                        }
+                        NOT => r!(i.a()) = Value::Bool(!rv!(i.b()).truthy()),
+                        LEN => {
+                            savepc!(); // always, as `Protect` in lvm.c (see module docs)
+                            let v = rv!(i.b());
+                            match v {
+                                Value::Str(s) => {
+                                    r!(i.a()) = Value::Int(self.heap.str(s).len() as i64);
+                                }
+                                Value::Table(h) if self.heap.tables.get(h).meta.is_none() => {
+                                    r!(i.a()) = Value::Int(self.heap.tables.get(h).len());
+                                }
+                                _ => {
+                                    savepc!();
+                                    match self.len_op(v, Operand::Reg(i.b()), i.a() as u8)? {
+                                        Some(x) => {
+                                            reload!();
+                                            w!(i.a(), x)
+                                        }
+                                        None => continue 'newframe,
+                                    }
+                                }
+                            }
+                        }
+                        CONCAT => {
+                            savepc!();
+                            if !self.concat(i.a() as u8, i.b() as usize)? {
+                                continue 'newframe;
+                            }
+                            gc_check!();
+                            continue 'reload;
+                        }
+                        CLOSE => {
+                            savepc!();
+                            // Each `__close` runs as a frame; CLOSE runs again
+                            // when it returns (see `State::close_step`).
+                            match self.close_step(base + i.a() as usize)? {
                                 None => {}
                                 Some(Pre::Continue) => continue 'newframe,
                                 Some(Pre::Yield) => return Ok(Some(Exit::Yield)),
                             }
+                            continue 'reload;
                         }
-                        if HOOKED {
-                            self.hook_return(a, n)?;
+                        TBC => {
+                            savepc!();
+                            self.new_tbc(base + i.a() as usize)?;
+                            continue 'reload;
                         }
-                        self.poscall(a, n)?;
-                        continue 'newframe;
-                    }
-                    RETURN0 => {
-                        if HOOKED {
-                            self.hook_return(base, 0)?;
-                        }
-                        if !self.return_fast(ci_idx, base, 0) {
-                            self.poscall(base, 0)?;
-                        }
-                        continue 'newframe;
-                    }
-                    RETURN1 => {
-                        let a = base + i.a() as usize;
-                        if HOOKED {
-                            self.hook_return(a, 1)?;
-                        }
-                        if !self.return_fast(ci_idx, a, 1) {
-                            self.poscall(a, 1)?;
-                        }
-                        continue 'newframe;
-                    }
-                    FORLOOP => {
-                        let ra = base + i.a() as usize;
-                        if let Value::Int(count) = load(at!(&stk, ra + 1)) {
-                            if count as u64 > 0 {
-                                let (Value::Int(step), Value::Int(idx)) =
-                                    (load(at!(&stk, ra + 2)), load(at!(&stk, ra)))
-                                else {
-                                    continue;
-                                };
-                                let idx = idx.wrapping_add(step);
-                                at!(stk, ra + 1) = Value::Int(count - 1);
-                                at!(stk, ra) = Value::Int(idx);
-                                at!(stk, ra + 3) = Value::Int(idx);
-                                pc -= i.bx() as usize;
-                                budget!(i.bx());
-                            }
-                        } else if let (Value::Float(step), Value::Float(limit), Value::Float(idx)) =
-                            (load(at!(&stk, ra + 2)), load(at!(&stk, ra + 1)), load(at!(&stk, ra)))
-                        {
-                            let idx = idx + step;
-                            if if 0.0 < step { idx <= limit } else { limit <= idx } {
-                                at!(stk, ra) = Value::Float(idx);
-                                at!(stk, ra + 3) = Value::Float(idx);
-                                pc -= i.bx() as usize;
-                                budget!(i.bx());
+                        JMP => {
+                            let off = i.sj_field();
+                            pc = (pc as i64 + off as i64) as usize;
+                            if off < 0 {
+                                budget!(-off);
                             }
                         }
-                    }
-                    FORPREP => {
-                        savepc!();
-                        if self.forprep(base + i.a() as usize)? {
-                            pc += i.bx() as usize + 1;
-                        }
-                    }
-                    TFORPREP => {
-                        savepc!();
-                        self.new_tbc(base + i.a() as usize + 3)?;
-                        pc += i.bx() as usize;
-                    }
-                    TFORCALL => {
-                        let ra = base + i.a() as usize;
-                        self.ex.stack.copy_within(ra..ra + 3, ra + 4);
-                        self.ex.stack.truncate(ra + 7);
-                        savepc!();
-                        match self.precall(ra + 4, i.c() as i32, MetaRet::Call)? {
-                            Pre::Continue => {
-                                if self.ex.frames.len() != ci_idx + 1 {
+                        EQ => {
+                            savepc!(); // always, as `Protect` in lvm.c
+                            let (a, b) = (rv!(i.a()), rv!(i.b()));
+                            let res = a.raw_eq(b);
+                            if !res {
+                                let h = self.eq_tm(a, b);
+                                reload!();
+                                if !h.is_nil() {
+                                    savepc!();
+                                    self.call_meta(h, &[a, b], MetaRet::Cond(i.k()))?;
                                     continue 'newframe;
                                 }
                             }
-                            Pre::Yield => return Ok(Some(Exit::Yield)),
+                            cond_jump!(res, i);
                         }
-                    }
-                    TFORLOOP => {
-                        let ra = base + i.a() as usize;
-                        let v = load(at!(&stk, ra + 4));
-                        if !v.is_nil() {
-                            store(&mut at!(stk, ra + 2), v);
-                            pc -= i.bx() as usize;
-                            budget!(i.bx());
+                        LT => order!(i, rv!(i.a()), rv!(i.b()), <, lt_prim, TM_LT),
+                        LE => order!(i, rv!(i.a()), rv!(i.b()), <=, le_prim, TM_LE),
+                        EQK => {
+                            let res = rv!(i.a()).raw_eq(kst!(i.b()));
+                            cond_jump!(res, i);
                         }
-                    }
-                    SETLIST => {
-                        let ra = base + i.a() as usize;
-                        let n =
-                            if i.b() != 0 { i.b() as usize } else { u(self.ex.open_top) - ra - 1 };
-                        let mut last = i.c() as usize;
-                        if i.k() {
-                            last += fetch!(pc).ax_field() as usize * 256;
-                            pc += 1;
-                        }
-                        if let Value::Table(h) = self.ex.stack[ra] {
-                            let mut tab = self.heap.tables.get_mut(h);
-                            if last + n > tab.array_len_raw() {
-                                tab.resize_array(last + n);
-                            }
-                            for j in 1..=n {
-                                let v = load(&self.ex.stack[ra + j]);
-                                tab.set_int((last + j) as i64, v);
-                            }
-                        }
-                        if i.b() == 0 {
-                            let top = u(self.ex.frames[ci_idx].top);
-                            self.ex.stack.truncate(top.max(ra + 1));
-                            self.ex.stack.resize(top, Value::Nil);
-                        }
-                    }
-                    CLOSURE => {
-                        let p = self.heap.protos.get(proto);
-                        let child = p.protos[i.bx() as usize];
-                        let cp = self.heap.protos.get(child);
-                        let nup = cp.upvals.len();
-                        let mut ups = Vec::with_capacity(nup);
-                        for j in 0..nup {
-                            let d = &self.heap.protos.get(child).upvals[j];
-                            let (in_stack, idx) = (d.in_stack, d.index as usize);
-                            let uv = if in_stack {
-                                self.find_upval(base + idx)
-                            } else {
-                                self.heap.lua_fns.get(cl).upvals[idx]
+                        EQI => {
+                            let imm = i.sb();
+                            let res = match rv!(i.a()) {
+                                Value::Int(x) => x == imm as i64,
+                                Value::Float(f) => f == imm as f64,
+                                _ => false,
                             };
-                            ups.push(uv);
+                            cond_jump!(res, i);
                         }
-                        let f = self.heap.new_lua_fn(child, ups.into_boxed_slice());
-                        rs!(i.a()) = Value::LuaFn(f);
-                        gc_check!();
-                    }
-                    VARARG => {
-                        savepc!(); // always, as `Protect` in lvm.c
-                        let a = base + i.a() as usize;
-                        let nextra = u(self.ex.frames[ci_idx].nextra);
-                        let src = base - 1 - nextra;
-                        let c = i.c() as usize;
-                        if c == 0 {
-                            let end = a + nextra;
-                            if end > crate::state::MAX_STACK {
-                                savepc!();
-                                self.check_stack_reserve(end)?;
-                            }
-                            if end > self.ex.stack.len() {
-                                self.ex.stack.resize(end, Value::Nil);
-                            }
-                            self.ex.stack.copy_within(src..src + nextra, a);
-                            self.ex.open_top = end as u32;
-                            // Copying all the varargs is work in proportion
-                            // to their number (`limits.rs`: 16-byte values,
-                            // one instruction per `WORK_BYTES`).
-                            budget!(nextra as u64 * 16 / crate::limits::WORK_BYTES);
-                        } else {
-                            let want = c - 1;
-                            let ncopy = want.min(nextra);
-                            self.ex.stack.copy_within(src..src + ncopy, a);
-                            for slot in &mut self.ex.stack[a + ncopy..a + want] {
-                                *slot = Value::Nil;
+                        LTI => order_imm!(i, <, false, TM_LT),
+                        LEI => order_imm!(i, <=, false, TM_LE),
+                        GTI => order_imm!(i, >, true, TM_LT),
+                        GEI => order_imm!(i, >=, true, TM_LE),
+                        TEST => {
+                            let res = rv!(i.a()).truthy();
+                            cond_jump!(res, i);
+                        }
+                        TESTSET => {
+                            let v = rv!(i.b());
+                            if v.truthy() != i.k() {
+                                pc += 1;
+                            } else {
+                                w!(i.a(), v);
+                                let ni = fetch!(pc);
+                                let off = ni.sj_field();
+                                pc = (pc as i64 + 1 + off as i64) as usize;
+                                if off < 0 {
+                                    budget!(-off);
+                                }
                             }
                         }
-                    }
-                    VARARGPREP => {
-                        savepc!(); // as `ProtectNT` in lvm.c
-                        if HOOKED {
-                            self.hook_call_vararg()?;
+                        CALL => {
+                            let func = base + i.a() as usize;
+                            let b = i.b() as usize;
+                            let end = if b != 0 { func + b } else { u(self.ex.open_top) };
+                            savepc!();
+                            if let Value::LuaFn(f) = rv!(i.a()) {
+                                // Other callees are charged by `precall`.
+                                budget!(crate::limits::CALL_COST);
+                                let c = self.heap.lua_fns.get(f);
+                                let top = func + 1 + c.max_stack as usize;
+                                if c.is_vararg || top > MAX_STACK {
+                                    self.ex.stack.truncate(end);
+                                    self.push_lua_frame(func, f, i.c() as i32 - 1, MetaRet::Call)?;
+                                    continue 'newframe;
+                                }
+                                // Fixed parameters: enter the callee here, its
+                                // state straight into the loop's locals. Its
+                                // registers above the arguments are nil (the
+                                // stack is truncated to the arguments, then
+                                // extended to the callee's top).
+                                let fp = c.proto;
+                                (code, kst, hints) =
+                                    (c.code.as_ptr(), c.k.as_ptr(), c.hints.as_ptr());
+                                set_stack_len_nil_from(&mut self.ex.stack, end, top);
+                                let nres = i.c() as i32 - 1;
+                                let nci =
+                                    CallInfo::lua(func, func + 1, top, 0, nres, MetaRet::Call, f);
+                                self.ex.frames.push(nci);
+                                if HOOKED {
+                                    continue 'newframe;
+                                }
+                                (ci_idx, cl, proto, base, pc) = (ci_idx + 1, f, fp, func + 1, 0);
+                                continue 'reload;
+                            }
+                            self.ex.stack.truncate(end);
+                            match self.precall(func, i.c() as i32 - 1, MetaRet::Call)? {
+                                Pre::Continue => {
+                                    // A native may have set or cleared a hook.
+                                    if self.ex.frames.len() != ci_idx + 1
+                                        || self.hooks.any != HOOKED
+                                    {
+                                        continue 'newframe;
+                                    }
+                                    gc_check!();
+                                    continue 'reload;
+                                }
+                                Pre::Yield => return Ok(Some(Exit::Yield)),
+                            }
                         }
+                        TAILCALL => {
+                            let func = base + i.a() as usize;
+                            let b = i.b() as usize;
+                            let end = if b != 0 { func + b } else { u(self.ex.open_top) };
+                            self.ex.stack.truncate(end);
+                            savepc!();
+                            // Resolve __call so we know whether the callee is Lua.
+                            let mut chain = 0;
+                            while !self.ex.stack[func].is_function() {
+                                let v = self.ex.stack[func];
+                                let tm = self.tm_of(v, crate::meta::TM_CALL);
+                                if tm.is_nil() {
+                                    break;
+                                }
+                                self.insert_call_tm(func, &mut chain)?;
+                            }
+                            let Value::LuaFn(f) = self.ex.stack[func] else {
+                                // Natives (and errors): an ordinary call; the
+                                // following RETURN returns its results.
+                                match self.precall(func, -1, MetaRet::Call)? {
+                                    Pre::Continue => continue 'newframe,
+                                    Pre::Yield => return Ok(Some(Exit::Yield)),
+                                }
+                            };
+                            // Natives were charged by `precall`.
+                            budget!(crate::limits::CALL_COST);
+                            if i.k() {
+                                self.close_upvals(base);
+                            }
+                            let ci = self.ex.frames[ci_idx];
+                            let dst = u(ci.func);
+                            let n = self.ex.stack.len() - func;
+                            self.ex.stack.copy_within(func..func + n, dst);
+                            self.ex.stack.truncate(dst + n);
+                            self.ex.frames.pop();
+                            self.push_lua_frame(dst, f, ci.nresults, ci.ret)?;
+                            // Invariant: `push_lua_frame` just pushed it.
+                            let nci = self.ex.frames.last_mut().expect("frame");
+                            nci.status |= cist::TAIL | (ci.status & cist::FRESH);
+                            continue 'newframe;
+                        }
+                        RETURN => {
+                            let a = base + i.a() as usize;
+                            let b = i.b() as usize;
+                            let n = if b != 0 { b - 1 } else { u(self.ex.open_top) - a };
+                            savepc!();
+                            if i.k() {
+                                // With B = 0 the results end the stack, so that
+                                // RETURN can run again after each `__close`.
+                                if b == 0 {
+                                    self.ex.stack.truncate(a + n);
+                                }
+                                match self.close_step(base)? {
+                                    None => {}
+                                    Some(Pre::Continue) => continue 'newframe,
+                                    Some(Pre::Yield) => return Ok(Some(Exit::Yield)),
+                                }
+                            }
+                            if HOOKED {
+                                self.hook_return(a, n)?;
+                            }
+                            self.poscall(a, n)?;
+                            continue 'newframe;
+                        }
+                        RETURN0 => {
+                            if HOOKED {
+                                self.hook_return(base, 0)?;
+                            }
+                            if !self.return_fast(ci_idx, base, 0) {
+                                self.poscall(base, 0)?;
+                            }
+                            continue 'newframe;
+                        }
+                        RETURN1 => {
+                            let a = base + i.a() as usize;
+                            if HOOKED {
+                                self.hook_return(a, 1)?;
+                            }
+                            if !self.return_fast(ci_idx, a, 1) {
+                                self.poscall(a, 1)?;
+                            }
+                            continue 'newframe;
+                        }
+                        FORLOOP => {
+                            let ra = i.a() as usize;
+                            if let Value::Int(count) = load(at!(&stk, ra + 1)) {
+                                if count as u64 > 0 {
+                                    let (Value::Int(step), Value::Int(idx)) =
+                                        (load(at!(&stk, ra + 2)), load(at!(&stk, ra)))
+                                    else {
+                                        continue;
+                                    };
+                                    let idx = idx.wrapping_add(step);
+                                    at!(stk, ra + 1) = Value::Int(count - 1);
+                                    at!(stk, ra) = Value::Int(idx);
+                                    at!(stk, ra + 3) = Value::Int(idx);
+                                    pc -= i.bx() as usize;
+                                    budget!(i.bx());
+                                }
+                            } else if let (
+                                Value::Float(step),
+                                Value::Float(limit),
+                                Value::Float(idx),
+                            ) = (
+                                load(at!(&stk, ra + 2)),
+                                load(at!(&stk, ra + 1)),
+                                load(at!(&stk, ra)),
+                            ) {
+                                let idx = idx + step;
+                                if if 0.0 < step { idx <= limit } else { limit <= idx } {
+                                    at!(stk, ra) = Value::Float(idx);
+                                    at!(stk, ra + 3) = Value::Float(idx);
+                                    pc -= i.bx() as usize;
+                                    budget!(i.bx());
+                                }
+                            }
+                        }
+                        FORPREP => {
+                            savepc!();
+                            if self.forprep(base + i.a() as usize)? {
+                                pc += i.bx() as usize + 1;
+                            }
+                            continue 'reload;
+                        }
+                        TFORPREP => {
+                            savepc!();
+                            self.new_tbc(base + i.a() as usize + 3)?;
+                            pc += i.bx() as usize;
+                            continue 'reload;
+                        }
+                        TFORCALL => {
+                            let ra = base + i.a() as usize;
+                            self.ex.stack.copy_within(ra..ra + 3, ra + 4);
+                            self.ex.stack.truncate(ra + 7);
+                            savepc!();
+                            match self.precall(ra + 4, i.c() as i32, MetaRet::Call)? {
+                                Pre::Continue => {
+                                    if self.ex.frames.len() != ci_idx + 1 {
+                                        continue 'newframe;
+                                    }
+                                    continue 'reload;
+                                }
+                                Pre::Yield => return Ok(Some(Exit::Yield)),
+                            }
+                        }
+                        TFORLOOP => {
+                            let ra = i.a() as usize;
+                            let v = load(at!(&stk, ra + 4));
+                            if !v.is_nil() {
+                                store(&mut at!(stk, ra + 2), v);
+                                pc -= i.bx() as usize;
+                                budget!(i.bx());
+                            }
+                        }
+                        SETLIST => {
+                            let ra = base + i.a() as usize;
+                            let n = if i.b() != 0 {
+                                i.b() as usize
+                            } else {
+                                u(self.ex.open_top) - ra - 1
+                            };
+                            let mut last = i.c() as usize;
+                            if i.k() {
+                                last += fetch!(pc).ax_field() as usize * 256;
+                                pc += 1;
+                            }
+                            if let Value::Table(h) = self.ex.stack[ra] {
+                                let mut tab = self.heap.tables.get_mut(h);
+                                if last + n > tab.array_len_raw() {
+                                    tab.resize_array(last + n);
+                                }
+                                for j in 1..=n {
+                                    let v = load(&self.ex.stack[ra + j]);
+                                    tab.set_int((last + j) as i64, v);
+                                }
+                            }
+                            if i.b() == 0 {
+                                let top = u(self.ex.frames[ci_idx].top);
+                                self.ex.stack.truncate(top.max(ra + 1));
+                                self.ex.stack.resize(top, Value::Nil);
+                            }
+                            continue 'reload;
+                        }
+                        CLOSURE => {
+                            let p = self.heap.protos.get(proto);
+                            let child = p.protos[i.bx() as usize];
+                            let cp = self.heap.protos.get(child);
+                            let nup = cp.upvals.len();
+                            let mut ups = Vec::with_capacity(nup);
+                            for j in 0..nup {
+                                let d = &self.heap.protos.get(child).upvals[j];
+                                let (in_stack, idx) = (d.in_stack, d.index as usize);
+                                let uv = if in_stack {
+                                    self.find_upval(base + idx)
+                                } else {
+                                    self.heap.lua_fns.get(cl).upvals[idx]
+                                };
+                                ups.push(uv);
+                            }
+                            let f = self.heap.new_lua_fn(child, ups.into_boxed_slice());
+                            rs!(i.a()) = Value::LuaFn(f);
+                            gc_check!();
+                            continue 'reload;
+                        }
+                        VARARG => {
+                            savepc!(); // always, as `Protect` in lvm.c
+                            let a = base + i.a() as usize;
+                            let nextra = u(self.ex.frames[ci_idx].nextra);
+                            let src = base - 1 - nextra;
+                            let c = i.c() as usize;
+                            if c == 0 {
+                                let end = a + nextra;
+                                if end > crate::state::MAX_STACK {
+                                    savepc!();
+                                    self.check_stack_reserve(end)?;
+                                }
+                                if end > self.ex.stack.len() {
+                                    self.ex.stack.resize(end, Value::Nil);
+                                }
+                                self.ex.stack.copy_within(src..src + nextra, a);
+                                self.ex.open_top = end as u32;
+                                // Copying all the varargs is work in proportion
+                                // to their number (`limits.rs`: 16-byte values,
+                                // one instruction per `WORK_BYTES`).
+                                budget!(nextra as u64 * 16 / crate::limits::WORK_BYTES);
+                            } else {
+                                let want = c - 1;
+                                let ncopy = want.min(nextra);
+                                self.ex.stack.copy_within(src..src + ncopy, a);
+                                for slot in &mut self.ex.stack[a + ncopy..a + want] {
+                                    *slot = Value::Nil;
+                                }
+                            }
+                            continue 'reload;
+                        }
+                        VARARGPREP => {
+                            savepc!(); // as `ProtectNT` in lvm.c
+                            if HOOKED {
+                                self.hook_call_vararg()?;
+                            }
+                            continue 'reload;
+                        }
+                        // SAFETY: verified code (see `fetch!`) holds only valid
+                        // opcodes and never runs an EXTRAARG, so no other byte
+                        // reaches the match; saying so lets the jump table skip
+                        // its range check.
+                        _ => unsafe { std::hint::unreachable_unchecked() },
                     }
-                    // SAFETY: verified code (see `fetch!`) holds only valid
-                    // opcodes and never runs an EXTRAARG, so no other byte
-                    // reaches the match; saying so lets the jump table skip
-                    // its range check.
-                    _ => unsafe { std::hint::unreachable_unchecked() },
                 }
             }
         }

@@ -18,48 +18,61 @@ use crate::table::TableView;
 use crate::value::{ThreadRef, Value};
 use std::mem::MaybeUninit;
 
-/// The stack, borrowed for one instruction: its base pointer in a local
-/// (one load from the `Vec` per instruction, then a register), tied to the
-/// borrow of the stack so that the borrow checker ends it at the first
-/// call that could reallocate the stack. Slots are reached with `at!`.
+/// The running frame's registers: a borrow of the stack with the address
+/// of register 0 (`stack[base]`) in a local, so that a register is one
+/// addressing mode away (`ptr + 16 * r`). It lives across instructions
+/// and is taken again only where the stack may have moved: it borrows the
+/// stack, so the borrow checker rejects any use of it after a call that
+/// could reallocate the stack (every `State` method), and the loop takes
+/// it again there (`continue 'reload`). Slots are reached with `at!`.
 pub(super) struct Regs<'a> {
     pub(super) ptr: *mut Value,
     stack: &'a mut Vec<Value>,
+    base: usize,
 }
 
 impl<'a> Regs<'a> {
     #[inline(always)]
-    pub(super) fn new(stack: &'a mut Vec<Value>) -> Regs<'a> {
-        Regs { ptr: stack.as_mut_ptr(), stack }
+    pub(super) fn new(stack: &'a mut Vec<Value>, base: usize) -> Regs<'a> {
+        debug_assert!(base <= stack.len());
+        Regs { ptr: stack.as_mut_ptr().wrapping_add(base), stack, base }
     }
 
-    /// The stack as a slice (for the paths that index it with checks).
+    /// The whole stack as a slice (for the paths that index it with
+    /// checks, by absolute slot).
     #[inline(always)]
     pub(super) fn slice(&self) -> &[Value] {
         self.stack
     }
 
-    /// The stack's length (checks in debug builds).
+    /// The whole stack as a mutable slice.
+    #[inline(always)]
+    pub(super) fn slice_mut(&mut self) -> &mut [Value] {
+        self.stack
+    }
+
+    /// The number of registers in the stack (checks in debug builds).
     #[inline(always)]
     pub(super) fn len(&self) -> usize {
-        self.stack.len()
+        self.stack.len() - self.base
     }
 }
 
-/// Slot `$i` of the stack `$st` (a [`Regs`]), as a place, unchecked;
-/// `at!(&st, i)` is a shared reference to it.
+/// Register `$i` of the running frame (`$st` a [`Regs`]), as a place,
+/// unchecked; `at!(&st, i)` is a shared reference to it.
 ///
-/// SAFETY (for every use): the dispatch loop indexes the stack only at
-/// `base + r` with `r` a register operand of the running instruction, or
-/// at a register range the instruction names (`ra + 3` of FORLOOP, ...).
+/// SAFETY (for every use): the dispatch loop indexes registers only with
+/// `r` a register operand of the running instruction, or a register range
+/// the instruction names (`ra + 3` of FORLOOP, ...).
 /// The prototype's code was verified before it could run
 /// (`luprex_compiler::verify`; compiler output satisfies it by
 /// construction): every such register is below the prototype's
 /// `max_stack`. While a Lua frame runs, the stack's length is at least
 /// `base + max_stack` (the invariant of `thread.rs`, restored by every
-/// return to the frame), so the slot is in bounds and initialized, and
-/// `$st` was taken from the stack after the last operation that could
-/// reallocate it (its borrow). Debug builds check the index.
+/// return to the frame), so slot `base + r` is in bounds and initialized,
+/// and `$st` was taken from the stack, at this frame's `base`, after the
+/// last operation that could reallocate it (its borrow). Debug builds
+/// check the index.
 macro_rules! at {
     (&$st:ident, $i:expr) => {{
         let i = $i;
@@ -130,6 +143,25 @@ pub(super) fn upval_read(heap: &Heap, running: ThreadRef, stack: &[Value], uv: U
         UpVal::Closed(v) => v,
         UpVal::Open { thread, slot } if thread == running => load(&stack[slot as usize]),
         UpVal::Open { thread, slot } => heap.threads.get(thread).ex.stack[slot as usize],
+    }
+}
+
+/// Writes `v` to upvalue `uv` (as [`upval_read`], with the parts of the
+/// state it needs).
+#[inline(always)]
+pub(super) fn upval_write(
+    heap: &mut Heap,
+    running: ThreadRef,
+    stack: &mut [Value],
+    uv: UpvalRef,
+    v: Value,
+) {
+    match *heap.upvals.get(uv) {
+        UpVal::Closed(_) => *heap.upvals.get_mut(uv) = UpVal::Closed(v),
+        UpVal::Open { thread, slot } if thread == running => store(&mut stack[slot as usize], v),
+        UpVal::Open { thread, slot } => {
+            store(&mut heap.threads.get_mut(thread).ex.stack[slot as usize], v)
+        }
     }
 }
 
