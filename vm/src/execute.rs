@@ -218,9 +218,9 @@ impl State {
             };
             // The running function's code and constants, as raw pointers
             // (see `fetch!` and `kst!`): no arena lookup per fetch.
-            let (mut proto, mut code, mut kst, mut hints) = {
+            let (mut proto, mut code, mut kst, mut hints, mut upv) = {
                 let c = self.heap.lua_fns.get(cl);
-                (c.proto, c.code.as_ptr(), c.k.as_ptr(), c.hints.as_ptr())
+                (c.proto, c.code.as_ptr(), c.k.as_ptr(), c.hints.as_ptr(), c.upvals.as_ptr())
             };
             if HOOKED && pc == 0 && !self.heap.protos.get(proto).is_vararg {
                 self.hook_call()?;
@@ -326,6 +326,19 @@ impl State {
                 macro_rules! hint {
                     () => {
                         unsafe { &*hints.add(pc - 1) }
+                    };
+                }
+                // The running closure's upvalue `$x`, unchecked.
+                // SAFETY: `upv` points into the running closure's `upvals`, a
+                // boxed slice that stays where it is while the closure lives
+                // (alive as `code` is, see above; moving the closure within its
+                // arena moves the box, not the slice, and `debug.upvaluejoin`
+                // writes an element in place). The verifier checked every
+                // upvalue operand against the prototype's upvalue count, which
+                // is the slice's length (`LuaClosure::new` asserts it).
+                macro_rules! upv {
+                    ($x:expr) => {
+                        unsafe { *upv.add($x as usize) }
                     };
                 }
                 macro_rules! rk {
@@ -612,16 +625,16 @@ impl State {
                             }
                         }
                         GETUPVAL => {
-                            let uv = self.heap.lua_fns.get(cl).upvals[i.b() as usize];
+                            let uv = upv!(i.b());
                             w!(i.a(), upval!(uv));
                         }
                         SETUPVAL => {
-                            let uv = self.heap.lua_fns.get(cl).upvals[i.b() as usize];
+                            let uv = upv!(i.b());
                             let v = rv!(i.a());
                             upval_write(&mut self.heap, self.running, stk.slice_mut(), uv, v);
                         }
                         GETTABUP => {
-                            let uv = self.heap.lua_fns.get(cl).upvals[i.b() as usize];
+                            let uv = upv!(i.b());
                             let t = upval!(uv);
                             let key = kst!(i.c());
                             if let (Value::Table(h), Value::Str(ks)) = (t, key) {
@@ -733,7 +746,7 @@ impl State {
                             }
                         }
                         SETTABUP => {
-                            let uv = self.heap.lua_fns.get(cl).upvals[i.a() as usize];
+                            let uv = upv!(i.a());
                             let t = upval!(uv);
                             let key = kst!(i.b());
                             let v = rk!(i);
@@ -1205,8 +1218,12 @@ impl State {
                                 // stack is truncated to the arguments, then
                                 // extended to the callee's top).
                                 let fp = c.proto;
-                                (code, kst, hints) =
-                                    (c.code.as_ptr(), c.k.as_ptr(), c.hints.as_ptr());
+                                (code, kst, hints, upv) = (
+                                    c.code.as_ptr(),
+                                    c.k.as_ptr(),
+                                    c.hints.as_ptr(),
+                                    c.upvals.as_ptr(),
+                                );
                                 set_stack_len_nil_from(&mut self.ex.stack, end, top);
                                 let nres = i.c() as i32 - 1;
                                 let nci =

@@ -144,6 +144,8 @@ pub struct LuaClosure {
 impl LuaClosure {
     /// A closure of prototype `p` (whose handle is `proto`).
     pub fn new(proto: ProtoRef, p: &FnProto, upvals: Box<[UpvalRef]>) -> LuaClosure {
+        // The dispatch loop reads upvalues unchecked, trusting this.
+        assert_eq!(upvals.len(), p.upvals.len(), "luprex-vm: closure with wrong upvalue count");
         LuaClosure {
             proto,
             upvals,

@@ -1107,12 +1107,9 @@ impl Check<'_> {
         let mut roots = Vec::new();
         self.s.world.visit(&mut crate::gc::io::AllRefs(&mut roots));
         crate::gc::io::check_sweep(hp, roots)?;
+        // (Closures' upvalue counts were checked as they were built,
+        // `closures`.)
         let garbage = |o: ObjRef| crate::gc::io::is_garbage(hp, o);
-        for (_, c) in hp.lua_fns.iter().filter(|(h, _)| !garbage(ObjRef::LuaFn(*h))) {
-            if c.upvals.len() != hp.protos.get(c.proto).upvals.len() {
-                return Err("a closure's upvalue count differs from its prototype's".into());
-            }
-        }
         for (_, p) in hp.protos.iter().filter(|(h, _)| !garbage(ObjRef::Proto(*h))) {
             self.proto(p)?;
         }
@@ -1423,7 +1420,12 @@ fn closures(
         .into_iter()
         .map(|slot| {
             slot.map(|(proto, upvals)| match protos.get(proto.index() as usize) {
-                Some(Some(p)) => Ok(LuaClosure::new(proto, p, upvals)),
+                Some(Some(p)) if p.upvals.len() == upvals.len() => {
+                    Ok(LuaClosure::new(proto, p, upvals))
+                }
+                Some(Some(_)) => {
+                    Err("a closure's upvalue count differs from its prototype's".into())
+                }
                 _ => Err(format!("a closure of a missing prototype {}", proto.index())),
             })
             .transpose()
