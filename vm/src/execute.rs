@@ -35,7 +35,7 @@
 //! instructions and 13 % less CPU time on twelve public programs,
 //! `benches/RESULTS.md`, issue 16 part 2.)
 //!
-//! **Lookup hints.** GETFIELD and GETTABUP keep, per instruction, the
+//! **Lookup hints.** GETFIELD, GETTABUP and SELF keep, per instruction, the
 //! entry where they last found their key (`TableView::get_str_hinted`),
 //! checked before it is used: a hint saves a probe, never changes a
 //! result, and is not state.
@@ -812,7 +812,7 @@ impl State {
                         if let (Value::Table(h), Value::Str(ks)) = (t, key) {
                             // SAFETY: `h` is from a register (see GETTABUP).
                             let tab = unsafe { self.heap.tables.get_live(h) };
-                            let (v, meta) = (tab.get_str(ks), tab.meta);
+                            let (v, meta) = (tab.get_str_hinted(ks, hint!()), tab.meta);
                             if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
                             {
                                 w!(i.a(), v);
