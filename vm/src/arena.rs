@@ -328,6 +328,20 @@ impl<T> Arena<T> {
         }
     }
 
+    /// The object behind `h`, without checking the slot.
+    ///
+    /// # Safety
+    ///
+    /// `h` names an occupied slot: it was read from a value reachable by
+    /// the collector (a register of the running frame, say), and the
+    /// collector frees only unreachable objects (the module invariants).
+    #[inline(always)]
+    pub unsafe fn get_unchecked(&self, h: Handle<T>) -> &T {
+        debug_assert!(matches!(self.slots.get(h.idx as usize), Some(Some(_))));
+        // SAFETY: the caller's contract: the slot exists and is occupied.
+        unsafe { self.slots.get_unchecked(h.idx as usize).as_ref().unwrap_unchecked() }
+    }
+
     /// The object behind a raw index, if the slot is occupied.
     pub fn try_get(&self, idx: u32) -> Option<&T> {
         self.slots.get(idx as usize).and_then(|s| s.as_ref())
@@ -539,6 +553,21 @@ impl<T: SnapClone> Arena<T> {
             Some(Some(v)) => v,
             _ => dangling(h.idx),
         }
+    }
+
+    /// [`Arena::get_mut`] without checking the slot.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Arena::get_unchecked`].
+    #[inline(always)]
+    pub unsafe fn get_mut_unchecked(&mut self, h: Handle<T>) -> &mut T {
+        if self.hook {
+            self.on_mut(h.idx);
+        }
+        debug_assert!(matches!(self.slots.get(h.idx as usize), Some(Some(_))));
+        // SAFETY: the caller's contract: the slot exists and is occupied.
+        unsafe { self.slots.get_unchecked_mut(h.idx as usize).as_mut().unwrap_unchecked() }
     }
 
     /// Frees the slot and returns the object. While a snapshot needs the

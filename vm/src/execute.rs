@@ -36,7 +36,7 @@
 //! instructions and 13 % less CPU time on twelve public programs,
 //! `benches/RESULTS.md`, issue 16 part 2.)
 //!
-//! **Lookup hints.** GETFIELD and GETTABUP keep, per instruction, the
+//! **Lookup hints.** GETFIELD, GETTABUP and SELF keep, per instruction, the
 //! entry where they last found their key (`TableView::get_str_hinted`),
 //! checked before it is used: a hint saves a probe, never changes a
 //! result, and is not state.
@@ -638,7 +638,11 @@ impl State {
                             let t = upval!(uv);
                             let key = kst!(i.c());
                             if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                                let tab = self.heap.tables.get(h);
+                                // SAFETY: `h` is from an upvalue of the running
+                                // closure, which the collector reaches: a live
+                                // table (`Tables::get_live`). So below for
+                                // registers of the running frame.
+                                let tab = unsafe { self.heap.tables.get_live(h) };
                                 let (v, meta) = (tab.get_str_hinted(ks, hint!()), tab.meta);
                                 if let Some(v) =
                                     index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
@@ -664,7 +668,8 @@ impl State {
                         GETTABLE => {
                             let (t, key) = (rv!(i.b()), rv!(i.c()));
                             if let Value::Table(h) = t {
-                                let tab = self.heap.tables.get(h);
+                                // SAFETY: `h` is from a register (see GETTABUP).
+                                let tab = unsafe { self.heap.tables.get_live(h) };
                                 let v = match key {
                                     Value::Int(n) => get_int(tab, n),
                                     _ => tab.get(key),
@@ -693,7 +698,8 @@ impl State {
                         GETI => {
                             let t = rv!(i.b());
                             if let Value::Table(h) = t {
-                                let tab = self.heap.tables.get(h);
+                                // SAFETY: `h` is from a register (see GETTABUP).
+                                let tab = unsafe { self.heap.tables.get_live(h) };
                                 let (v, meta) = (get_int(tab, i.c() as i64), tab.meta);
                                 let n = i.c() as i64;
                                 if let Some(v) =
@@ -722,7 +728,8 @@ impl State {
                             let t = rv!(i.b());
                             let key = kst!(i.c());
                             if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                                let tab = self.heap.tables.get(h);
+                                // SAFETY: `h` is from a register (see GETTABUP).
+                                let tab = unsafe { self.heap.tables.get_live(h) };
                                 let (v, meta) = (tab.get_str_hinted(ks, hint!()), tab.meta);
                                 if let Some(v) =
                                     index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
@@ -752,7 +759,8 @@ impl State {
                             let v = rk!(i);
                             if let (Value::Table(h), Value::Str(ks)) = (t, key) {
                                 // An existing key is updated raw, metatable or not.
-                                if self.heap.tables.set_str_existing(h, ks, v) {
+                                // SAFETY: `h` is live (see GETTABUP).
+                                if unsafe { self.heap.tables.set_str_existing(h, ks, v) } {
                                     continue;
                                 }
                                 // Only a plain table is written here (taking
@@ -782,7 +790,8 @@ impl State {
                             let v = rk!(i);
                             if let (Value::Table(h), Value::Str(ks)) = (t, key) {
                                 // An existing key is updated raw, metatable or not.
-                                if self.heap.tables.set_str_existing(h, ks, v) {
+                                // SAFETY: `h` is live (see GETTABUP).
+                                if unsafe { self.heap.tables.set_str_existing(h, ks, v) } {
                                     continue;
                                 }
                                 // Only a plain table is written here (taking
@@ -817,21 +826,25 @@ impl State {
                             };
                             let v = rk!(i);
                             if let Value::Table(h) = t {
+                                let tables = &mut self.heap.tables;
+                                // SAFETY (the three): `h` is from a register (see
+                                // GETTABUP).
                                 match key {
                                     Value::Int(n) => {
                                         let idx = (n as u64).wrapping_sub(1);
-                                        let tables = &mut self.heap.tables;
-                                        if let Some(slot) = tables.array_slot_for_set(h, idx, v) {
+                                        if let Some(slot) =
+                                            unsafe { tables.array_slot_for_set(h, idx, v) }
+                                        {
                                             store(slot, v);
                                             continue;
                                         }
-                                        if self.heap.tables.try_append(h, n, v) {
+                                        if unsafe { tables.try_append(h, n, v) } {
                                             continue;
                                         }
                                     }
                                     // An existing key is updated raw, metatable or not.
                                     Value::Str(ks)
-                                        if self.heap.tables.set_str_existing(h, ks, v) =>
+                                        if unsafe { tables.set_str_existing(h, ks, v) } =>
                                     {
                                         continue;
                                     }
@@ -869,8 +882,9 @@ impl State {
                             let key = rk!(i);
                             w!(i.a() + 1, t);
                             if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                                let tab = self.heap.tables.get(h);
-                                let (v, meta) = (tab.get_str(ks), tab.meta);
+                                // SAFETY: `h` is from a register (see GETTABUP).
+                                let tab = unsafe { self.heap.tables.get_live(h) };
+                                let (v, meta) = (tab.get_str_hinted(ks, hint!()), tab.meta);
                                 if let Some(v) =
                                     index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
                                 {

@@ -432,13 +432,6 @@ impl<T: Elem> Store<T> {
         self.chunks[c][off + i]
     }
 
-    /// Element `i` of block `a`, by reference.
-    #[inline(always)]
-    pub fn get_ref(&self, a: Addr, i: usize) -> &T {
-        let (c, off) = Self::split(a);
-        &self.chunks[c][off + i]
-    }
-
     /// Element `i` of block `a`, mutable; journals its page.
     #[inline(always)]
     pub fn get_mut(&mut self, a: Addr, i: usize) -> &mut T {
@@ -448,6 +441,53 @@ impl<T: Elem> Store<T> {
             self.touch(c, off / Self::PAGE);
         }
         &mut self.chunks[c][off]
+    }
+
+    /// Element `i` of block `a`, by reference, without bounds checks.
+    ///
+    /// # Safety
+    ///
+    /// `a` is a block of this store (allocated, not freed) and `i` is below
+    /// its capacity, so the element is inside the block's chunk (a small
+    /// block lies within its page, a large block is its chunk).
+    #[inline(always)]
+    pub unsafe fn get_ref_unchecked(&self, a: Addr, i: usize) -> &T {
+        let (c, off) = Self::split(a);
+        debug_assert!(c < self.chunks.len() && off + i < self.chunks[c].len());
+        // SAFETY: the caller's contract (a live block, `i` below its
+        // capacity) puts chunk `c` in the table and `off + i` inside it.
+        unsafe { self.chunks.get_unchecked(c).get_unchecked(off + i) }
+    }
+
+    /// Element `i` of block `a`, mutable, without bounds checks and without
+    /// journaling: the caller journals the page first ([`Store::journal_at`])
+    /// whenever a snapshot is open ([`Store::journaling`]).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Store::get_ref_unchecked`].
+    #[inline(always)]
+    pub unsafe fn get_mut_unjournaled(&mut self, a: Addr, i: usize) -> &mut T {
+        let (c, off) = Self::split(a);
+        debug_assert!(c < self.chunks.len() && off + i < self.chunks[c].len());
+        // SAFETY: as in `get_ref_unchecked`.
+        unsafe { self.chunks.get_unchecked_mut(c).get_unchecked_mut(off + i) }
+    }
+
+    /// Journals the page of element `i` of block `a` if a snapshot is open
+    /// (what [`Store::get_mut`] does before it writes).
+    #[inline]
+    pub fn journal_at(&mut self, a: Addr, i: usize) {
+        if self.on {
+            let (c, off) = Self::split(a);
+            self.touch(c, (off + i) / Self::PAGE);
+        }
+    }
+
+    /// Whether a snapshot is open (writes must be journaled).
+    #[inline(always)]
+    pub fn journaling(&self) -> bool {
+        self.on
     }
 
     /// Saves page `p` of chunk `c` if it is old and not saved at the

@@ -255,7 +255,13 @@ fn body_cap(acap: usize, hcap: usize) -> usize {
 /// slots).
 #[inline(always)]
 fn islot(index: &[Value], p: usize) -> u32 {
-    match index[p >> 1] {
+    islot_of(index[p >> 1], p)
+}
+
+/// Index slot `p` from its cell (`index[p >> 1]`).
+#[inline(always)]
+fn islot_of(cell: Value, p: usize) -> u32 {
+    match cell {
         Value::Int(x) => ((x as u64) >> ((p & 1) * 32)) as u32,
         _ => 0,
     }
@@ -494,6 +500,18 @@ fn shift_for(hcap: usize) -> u8 {
 /// written all the time would be traversed again and again. No write
 /// stores a reference but through these, so a marked table never holds an
 /// unmarked object that nothing will mark.
+///
+/// **The fast paths' one test.** The dispatch loop's writes
+/// ([`Tables::array_slot_for_set`], [`Tables::try_append`],
+/// [`Tables::set_str_existing`]) owe three hooks: the write log's stamp,
+/// the forward barrier, the store's page journal. One flag, `hooks`, says
+/// whether any of them is on (recomputed wherever one of them changes:
+/// marks, the barrier, journal levels), so the common write tests one byte
+/// and the three run out of line when it is set. Those paths, and the
+/// reads of [`Tables::get_live`], also skip the bounds and occupancy
+/// checks of the header's slot and of the body's cells: the handle comes
+/// from a live value, the cell index from the header (the layout
+/// invariant, see [`TableView`]); debug builds check both.
 #[derive(Default)]
 pub struct Tables {
     arena: Arena<Table>,
@@ -505,6 +523,12 @@ pub struct Tables {
     fwd: Vec<Value>,
     /// `watch` and `fwd` at each journal level's opening.
     gc_saved: Vec<(bool, Vec<Value>)>,
+    /// Some hook wants to see the fast paths' writes: write tracking is on
+    /// (`writes`), the barrier is on (`watch`), or a snapshot is open (the
+    /// store journals its pages). The one test of the dispatch loop's
+    /// writes; kept by [`Tables::sync_hooks`] after each change of the
+    /// three.
+    hooks: bool,
 }
 
 impl Tables {
@@ -521,6 +545,22 @@ impl Tables {
     #[inline(always)]
     pub fn get(&self, h: TableRef) -> TableView<'_> {
         TableView { t: self.arena.get(h), s: &self.store }
+    }
+
+    /// [`Tables::get`] without checking the header's slot: the dispatch
+    /// loop's reads.
+    ///
+    /// # Safety
+    ///
+    /// `h` names a live table: it was read from a value the collector
+    /// reaches (a register of the running frame, an upvalue of the running
+    /// closure), and the collector frees only unreachable tables
+    /// (`arena.rs`'s invariants; loaded states are checked to hold only
+    /// handles of occupied slots).
+    #[inline(always)]
+    pub unsafe fn get_live(&self, h: TableRef) -> TableView<'_> {
+        // SAFETY: the caller's contract.
+        TableView { t: unsafe { self.arena.get_unchecked(h) }, s: &self.store }
     }
 
     /// Write access to table `h` (journals its header while a snapshot is
@@ -604,6 +644,12 @@ impl Tables {
     /// Turns the barrier on or off.
     pub(crate) fn set_watch(&mut self, on: bool) {
         self.watch = on;
+        self.sync_hooks();
+    }
+
+    /// Recomputes `hooks` from the three hooks it stands for.
+    fn sync_hooks(&mut self) {
+        self.hooks = self.watch || self.writes.is_tracking() || self.store.vals.journaling();
     }
 
     /// The barrier's state: whether it is on, and the values listed.
@@ -615,6 +661,7 @@ impl Tables {
     pub(crate) fn set_barrier_state(&mut self, watch: bool, fwd: Vec<Value>) {
         self.watch = watch;
         self.fwd = fwd;
+        self.sync_hooks();
     }
 
     /// The values the forward barrier listed.
@@ -654,6 +701,7 @@ impl Tables {
         self.store.journal_begin();
         self.writes.journal_begin();
         self.gc_saved.push((self.watch, self.fwd.clone()));
+        self.sync_hooks();
     }
 
     /// Undoes every change since level `level` (which stays open).
@@ -666,6 +714,7 @@ impl Tables {
             self.watch = *watch;
             self.fwd.clone_from(fwd);
         }
+        self.sync_hooks();
     }
 
     /// Closes level `level` and those above it, keeping the current state.
@@ -674,6 +723,7 @@ impl Tables {
         self.store.journal_commit_to(level);
         self.writes.journal_commit_to(level);
         self.gc_saved.truncate(level);
+        self.sync_hooks();
     }
 
     /// Headers saved by the open levels.
@@ -681,20 +731,46 @@ impl Tables {
         self.arena.journal_len()
     }
 
+    /// What the fast paths' writes owe the hooks, when `hooks` is set:
+    /// the write log's stamp, the collector's forward barrier for `v`
+    /// stored into `h`, and the journal's copy of the page of body cell
+    /// `cell` (before the cell is written).
+    #[cold]
+    #[inline(never)]
+    fn fast_write_hooks(&mut self, h: TableRef, v: Value, body: Addr, cell: usize) {
+        self.writes.touch_fast(h.index());
+        self.forward(h, v);
+        self.store.vals.journal_at(body, cell);
+    }
+
     /// The dispatch loop's `t[i] = v` for an existing array slot (key
     /// `idx + 1`): the slot, mutable, if it is in the array part and the
     /// assignment is raw (no metatable, or the slot holds a value, so no
     /// `__newindex` applies). Touches no header.
+    ///
+    /// # Safety
+    ///
+    /// `h` names a live table (see [`Tables::get_live`]).
     #[inline(always)]
-    pub fn array_slot_for_set(&mut self, h: TableRef, idx: u64, v: Value) -> Option<&mut Value> {
-        let t = self.arena.get(h);
+    pub unsafe fn array_slot_for_set(
+        &mut self,
+        h: TableRef,
+        idx: u64,
+        v: Value,
+    ) -> Option<&mut Value> {
+        // SAFETY: the caller's contract.
+        let t = unsafe { self.arena.get_unchecked(h) };
         if idx < u64::from(t.alen) {
+            let (body, plain) = (t.body, t.meta.is_none());
             let i = 3 * t.hcap as usize + idx as usize;
-            if t.meta.is_none() || !self.store.vals.get(t.body, i).is_nil() {
-                let body = t.body;
-                self.writes.touch_fast(h.index());
-                self.forward(h, v);
-                return Some(self.store.vals.get_mut(body, i));
+            // SAFETY (both): the layout invariant: a header of the arena
+            // names a live block of `store` of capacity
+            // `body_cap(acap, hcap)`, and `i < 3 * hcap + alen <= cap`.
+            if plain || !unsafe { self.store.vals.get_ref_unchecked(body, i) }.is_nil() {
+                if self.hooks {
+                    self.fast_write_hooks(h, v, body, i);
+                }
+                return Some(unsafe { self.store.vals.get_mut_unjournaled(body, i) });
             }
         }
         None
@@ -706,9 +782,14 @@ impl Tables {
     /// cannot hold key `i`): exactly what [`TableMut::set_int`] would do,
     /// without the hash probe and without building a `TableMut` (the
     /// header changes, so it is written, hence journaled). True if done.
+    ///
+    /// # Safety
+    ///
+    /// `h` names a live table (see [`Tables::get_live`]).
     #[inline(always)]
-    pub fn try_append(&mut self, h: TableRef, i: i64, v: Value) -> bool {
-        let t = self.arena.get(h);
+    pub unsafe fn try_append(&mut self, h: TableRef, i: i64, v: Value) -> bool {
+        // SAFETY: the caller's contract.
+        let t = unsafe { self.arena.get_unchecked(h) };
         let n = t.alen;
         if t.meta.is_none()
             && i as u64 == u64::from(n) + 1
@@ -717,10 +798,15 @@ impl Tables {
             && !v.is_nil()
         {
             let (body, cell) = (t.body, 3 * t.hcap as usize + n as usize);
-            *self.store.vals.get_mut(body, cell) = v;
-            self.arena.get_mut(h).alen = n + 1;
-            self.writes.touch_fast(h.index());
-            self.forward(h, v);
+            if self.hooks {
+                self.fast_write_hooks(h, v, body, cell);
+            }
+            // SAFETY: the layout invariant (see `array_slot_for_set`), and
+            // `cell < 3 * hcap + acap <= cap`; `h` by the caller's contract.
+            unsafe {
+                *self.store.vals.get_mut_unjournaled(body, cell) = v;
+                self.arena.get_mut_unchecked(h).alen = n + 1;
+            }
             return true;
         }
         false
@@ -730,18 +816,30 @@ impl Tables {
     /// value (an update: raw whatever the metatable). True if done. The
     /// header is written (to reset the metamethod cache, as every
     /// string-key assignment does) only if the cache is not already clear.
+    ///
+    /// # Safety
+    ///
+    /// `h` names a live table (see [`Tables::get_live`]).
     #[inline(always)]
-    pub fn set_str_existing(&mut self, h: TableRef, s: StrRef, v: Value) -> bool {
-        let t = self.arena.get(h);
+    pub unsafe fn set_str_existing(&mut self, h: TableRef, s: StrRef, v: Value) -> bool {
+        // SAFETY: the caller's contract.
+        let t = unsafe { self.arena.get_unchecked(h) };
         let (body, flags) = (t.body, t.flags);
         match (TableView { t, s: &self.store }).find_str_entry(s) {
             Some((e, old)) if !old.is_nil() => {
-                *self.store.vals.get_mut(body, 2 * e + 1) = v;
-                if flags != 0 {
-                    self.arena.get_mut(h).flags = 0;
+                let cell = 2 * e + 1;
+                if self.hooks {
+                    self.fast_write_hooks(h, v, body, cell);
                 }
-                self.writes.touch_fast(h.index());
-                self.forward(h, v);
+                // SAFETY: the layout invariant (see `array_slot_for_set`),
+                // and `cell < 2 * elen <= 2 * hcap <= cap`; `h` by the
+                // caller's contract.
+                unsafe {
+                    *self.store.vals.get_mut_unjournaled(body, cell) = v;
+                    if flags != 0 {
+                        self.arena.get_mut_unchecked(h).flags = 0;
+                    }
+                }
                 true
             }
             _ => false,
@@ -762,10 +860,17 @@ impl Tables {
         &self.writes
     }
 
-    /// The write log, mutable.
-    #[inline]
-    pub(crate) fn write_log_mut(&mut self) -> &mut WriteLog {
-        &mut self.writes
+    /// Takes a write mark (`WriteLog::mark`): tracking is on from now on.
+    pub(crate) fn write_mark(&mut self) -> crate::writes::WriteMark {
+        let m = self.writes.mark();
+        self.sync_hooks();
+        m
+    }
+
+    /// Stops write tracking (`WriteLog::end`).
+    pub(crate) fn end_write_tracking(&mut self) {
+        self.writes.end();
+        self.sync_hooks();
     }
 
     /// Content pages saved by the open levels.
@@ -826,6 +931,18 @@ impl OwnedTable {
 // --------------------------------------------------------------------
 
 /// Read access to a table: its header and the store holding its body.
+///
+/// **Invariant** (the layout invariant, which the hot reads' unchecked
+/// accesses rest on): the header is consistent and its body is a live
+/// block of this store of capacity `body_cap(acap, hcap)`, with
+/// `alen <= acap` and `elen <= hcap`, and every nonzero index slot names an
+/// entry below `elen`. Every view is made from a header and the store that
+/// holds its body (`Tables`' own pair, a `TableMut`'s header copy, which it
+/// keeps consistent between its writes, `OwnedTable`, or a header of the
+/// heap's arena with the heap's store for writing it out), and every header
+/// is either built by `TableMut` (which keeps it) or checked when a state
+/// is loaded (`TableStore::table_from_parts`, which rebuilds the index).
+/// Debug builds check each unchecked access.
 #[derive(Clone, Copy)]
 pub struct TableView<'a> {
     t: &'a Table,
@@ -845,6 +962,20 @@ impl<'a> TableView<'a> {
     #[inline(always)]
     pub fn header(self) -> &'a Table {
         self.t
+    }
+
+    /// Body cell `i`, unchecked.
+    ///
+    /// # Safety
+    ///
+    /// `i` is below the body's capacity (the layout invariant, see
+    /// [`TableView`], then puts it inside the store).
+    #[inline(always)]
+    unsafe fn cell(self, i: usize) -> &'a Value {
+        let t = self.t;
+        debug_assert!(i < body_cap(t.acap as usize, t.hcap as usize));
+        // SAFETY: the caller's contract and the layout invariant.
+        unsafe { self.s.vals.get_ref_unchecked(t.body, i) }
     }
 
     /// The used part of the body: entries, index, array slots.
@@ -884,12 +1015,10 @@ impl<'a> TableView<'a> {
     /// Raw `t[i]`, array part first.
     #[inline(always)]
     pub fn get_int(self, i: i64) -> Value {
-        let idx = (i as u64).wrapping_sub(1);
-        let t = self.t;
-        if idx < u64::from(t.alen) {
-            return self.s.vals.get(t.body, 3 * t.hcap as usize + idx as usize);
+        match self.array_cell((i as u64).wrapping_sub(1)) {
+            Some(v) => *v,
+            None => self.get_int_hash(i),
         }
-        self.get_int_hash(i)
     }
 
     /// Array slot `idx` (key `idx + 1`) if it is in the array part.
@@ -897,7 +1026,9 @@ impl<'a> TableView<'a> {
     pub fn array_cell(self, idx: u64) -> Option<&'a Value> {
         let t = self.t;
         if idx < u64::from(t.alen) {
-            return Some(self.s.vals.get_ref(t.body, 3 * t.hcap as usize + idx as usize));
+            // SAFETY: the layout invariant (see `TableView`):
+            // `3 * hcap + idx < 3 * hcap + alen <= cap`.
+            return Some(unsafe { self.cell(3 * t.hcap as usize + idx as usize) });
         }
         None
     }
@@ -924,10 +1055,11 @@ impl<'a> TableView<'a> {
     #[inline(always)]
     fn find_str_hinted(self, s: StrRef, hint: &Cell<u32>) -> Option<(usize, Value)> {
         let e = hint.get() as usize;
-        let ents = self.ents();
-        if let (Some(&Value::Str(x)), Some(&v)) = (ents.get(2 * e), ents.get(2 * e + 1)) {
-            if x == s {
-                return Some((e, v));
+        if e < self.t.elen as usize {
+            // SAFETY (both): the layout invariant (see `TableView`):
+            // `2 * e + 1 < 2 * elen <= 2 * hcap <= cap`.
+            if matches!(unsafe { *self.cell(2 * e) }, Value::Str(x) if x == s) {
+                return Some((e, unsafe { *self.cell(2 * e + 1) }));
             }
         }
         let found = self.find_str_entry(s);
@@ -948,11 +1080,13 @@ impl<'a> TableView<'a> {
         if h > SCAN_HASH {
             return self.find_str(s).map(|(_, e, v)| (e, v));
         }
-        let ents = self.ents();
+        let n = 2 * self.t.elen as usize;
         let mut k = 0;
-        while k < ents.len() {
-            if matches!(ents[k], Value::Str(x) if x == s) {
-                return Some((k / 2, ents[k + 1]));
+        while k < n {
+            // SAFETY (both): the layout invariant (see `TableView`):
+            // `k + 1 < 2 * elen <= 2 * hcap <= cap`.
+            if matches!(unsafe { *self.cell(k) }, Value::Str(x) if x == s) {
+                return Some((k / 2, unsafe { *self.cell(k + 1) }));
             }
             k += 2;
         }
@@ -967,20 +1101,22 @@ impl<'a> TableView<'a> {
         if h == 0 {
             return None;
         }
-        // Entries and index only: an index slot never names an entry at or
-        // past `elen`, so the entries need no bound of their own.
-        let cells = self.s.vals.slice(self.t.body, 3 * h);
-        let (ents, index) = cells.split_at(2 * h);
         let mask = 2 * h - 1;
         let mut pos = (str_hash(s) >> self.t.shift) as usize & mask;
         loop {
-            let e = islot(index, pos);
+            // SAFETY: the layout invariant (see `TableView`): index slot
+            // `pos < 2 * hcap` is in cell `2 * hcap + pos / 2 < 3 * hcap <=
+            // cap`.
+            let e = islot_of(unsafe { *self.cell(2 * h + (pos >> 1)) }, pos);
             if e == 0 {
                 return None;
             }
             let k = 2 * (e - 1) as usize;
-            if matches!(ents[k], Value::Str(x) if x == s) {
-                return Some((pos, (e - 1) as usize, ents[k + 1]));
+            debug_assert!(k < 2 * self.t.elen as usize);
+            // SAFETY (both): the layout invariant: an index slot names an
+            // entry below `elen`, so `k + 1 < 2 * elen <= cap`.
+            if matches!(unsafe { *self.cell(k) }, Value::Str(x) if x == s) {
+                return Some((pos, (e - 1) as usize, unsafe { *self.cell(k + 1) }));
             }
             pos = (pos + 1) & mask;
         }

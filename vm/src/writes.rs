@@ -55,8 +55,10 @@
 //! write adds a load and a compare of the table's stamp (4 bytes per
 //! table, a dense vector); the store happens once per table per epoch,
 //! out of line. The dispatch loop's three fast paths (array slot store,
-//! update of an existing string key, append) carry the whole test inline;
-//! the many call sites of `Tables::get_mut` (slow paths, natives, the API)
+//! update of an existing string key, append) test one flag of `Tables`,
+//! set while any of the hooks of a write is on (this log's tracking, the
+//! collector's barrier, the snapshot journal), and do all three out of
+//! line when it is; the many call sites of `Tables::get_mut` (slow paths, natives, the API)
 //! carry only the branch, the rest being a call (`touch` /
 //! `touch_tracking`): inlining it everywhere made `fannkuch` 15% slower
 //! with no mark at all, by code layout alone (it ran fewer instructions).
@@ -499,7 +501,7 @@ impl State {
     /// it was off (see the module docs for its cost). Marks are plain data:
     /// take as many as needed.
     pub fn write_mark(&mut self) -> WriteMark {
-        self.heap.tables.write_log_mut().mark()
+        self.heap.tables.write_mark()
     }
 
     /// The tables written (contents or metatable), created or freed since
@@ -515,7 +517,7 @@ impl State {
     /// taken so far answers [`Written::Unknown`]. A new
     /// [`State::write_mark`] starts it again.
     pub fn end_write_tracking(&mut self) {
-        self.heap.tables.write_log_mut().end();
+        self.heap.tables.end_write_tracking();
     }
 
     /// Whether write tracking is on (a mark was taken and tracking not
