@@ -16,7 +16,7 @@
 //! * **RETURN\*** of any number of results to a Lua caller by an ordinary
 //!   call ([`State::return_fast`]): the results move to the function slot,
 //!   the frame is popped, and the loop's locals are reloaded for the
-//!   caller.
+//!   caller at `'newframe`.
 //!
 //! Each fast path does exactly what the general one would (the same stack
 //! contents and length, the same frame fields, the same budget charges in
