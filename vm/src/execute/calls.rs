@@ -1,0 +1,108 @@
+//! Lua-to-Lua calls and returns: the fast paths the dispatch loop takes
+//! for CALL, TAILCALL and RETURN/RETURN0/RETURN1 (`lvm.c`'s `OP_CALL`,
+//! `OP_TAILCALL` and `OP_RETURN*` with `luaD_pretailcall`/`luaD_poscall`).
+//!
+//! The general machinery is `call.rs`: `precall` (any callee, `__call`,
+//! natives, vararg functions, stack overflow) and `poscall` (results to a
+//! metamethod frame, to a native, to Rust). The loop handles the common
+//! cases itself, without leaving it:
+//!
+//! * **CALL** of a Lua function with fixed parameters: the frame is pushed
+//!   and the loop's locals are set for the callee in place (the CALL arm).
+//! * **TAILCALL** of a Lua function with fixed parameters
+//!   ([`State::tailcall_fast`]): the callee and its arguments move down to
+//!   the caller's function slot and the caller's frame is rewritten in
+//!   place (no pop and push); the loop's locals are set for the callee.
+//! * **RETURN\*** of any number of results to a Lua caller by an ordinary
+//!   call ([`State::return_fast`]): the results move to the function slot,
+//!   the frame is popped, and the loop's locals are reloaded for the
+//!   caller at `'newframe`.
+//!
+//! Each fast path does exactly what the general one would (the same stack
+//! contents and length, the same frame fields, the same budget charges in
+//! the same order), so that errors, tracebacks, the collector (which scans
+//! the stack up to its length: stale slots are nil-filled as before) and
+//! saved states see no difference. Every case it does not cover — debug
+//! hooks, vararg callees, a stack about to overflow, a caller that is a
+//! native, a metamethod frame or Rust — falls back to the general path,
+//! having changed nothing.
+
+use crate::state::{State, MAX_STACK};
+use crate::thread::{cist, set_stack_len_nil_from, u, Callee, MetaRet};
+use crate::value::LuaFnRef;
+
+use super::regs::{load, store};
+
+impl State {
+    /// The common case of `poscall`, inline: an ordinary call returning to
+    /// a Lua caller (not a metamethod frame, not a frame entered from Rust)
+    /// whose wanted results fit in the caller's registers. The results
+    /// `stack[first..first + n]` go to the frame's `func` slot, the wanted
+    /// count is padded with nil, and the stack is set back to the caller's
+    /// `top` (nil above the results), exactly as `move_results` does; the
+    /// frame is popped. False, with nothing changed, in every other case.
+    #[inline(always)]
+    pub(super) fn return_fast(&mut self, ci_idx: usize, first: usize, n: usize) -> bool {
+        let frames = &self.ex.frames;
+        let ci = &frames[ci_idx];
+        if ci.ret != MetaRet::Call || ci.status & cist::FRESH != 0 || ci_idx == 0 {
+            return false;
+        }
+        let caller = &frames[ci_idx - 1];
+        if !matches!(caller.callee, Callee::Lua(_)) {
+            return false;
+        }
+        let (func, wanted, ctop) = (u(ci.func), ci.nresults, u(caller.top));
+        let count = if wanted < 0 { n } else { wanted as usize };
+        if func + count > ctop {
+            return false;
+        }
+        let ncopy = n.min(count);
+        let st = &mut self.ex.stack;
+        // Downwards (`first > func`), word by word: the results were
+        // usually written by the instructions just before (see `load`).
+        for j in 0..ncopy {
+            let v = load(&st[first + j]);
+            store(&mut st[func + j], v);
+        }
+        set_stack_len_nil_from(st, func + ncopy, ctop);
+        if wanted < 0 {
+            self.ex.open_top = (func + count) as u32;
+        }
+        self.ex.frames.pop();
+        true
+    }
+
+    /// TAILCALL of the Lua function `f` at `stack[func]`, its arguments
+    /// ending the stack, from the Lua frame `ci_idx` (budget charged and
+    /// upvalues closed by the caller): what `TAILCALL`'s general path does
+    /// — move the function and arguments to the frame's function slot, pop
+    /// the frame and push the callee's with the same wanted results and
+    /// disposition, flagged `TAIL` (and `FRESH` if it was) — for a callee
+    /// with fixed parameters whose registers fit, with the frame rewritten
+    /// in place. False, with nothing changed, for a vararg callee or a
+    /// stack overflow (the general path raises the error).
+    #[inline(always)]
+    pub(super) fn tailcall_fast(&mut self, ci_idx: usize, func: usize, f: LuaFnRef) -> bool {
+        let c = self.heap.lua_fns.get(f);
+        let ci = &mut self.ex.frames[ci_idx];
+        let dst = u(ci.func);
+        let top = dst + 1 + c.max_stack as usize;
+        if c.is_vararg || top > MAX_STACK {
+            return false;
+        }
+        // A Lua frame has no continuation and no error level (only
+        // natives are protected), so these are all the fields that change.
+        ci.base = dst as u32 + 1;
+        ci.top = top as u32;
+        ci.pc = 0;
+        ci.nextra = 0;
+        ci.callee = Callee::Lua(f);
+        ci.status = cist::TAIL | (ci.status & cist::FRESH);
+        let st = &mut self.ex.stack;
+        let n = st.len() - func;
+        st.copy_within(func..func + n, dst);
+        set_stack_len_nil_from(st, dst + n, top);
+        true
+    }
+}
