@@ -422,6 +422,8 @@ impl State {
 
     /// Marks stack slot `slot` as to-be-closed (`TBC`): its value must be
     /// false, nil, or have a `__close` metamethod.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn new_tbc(&mut self, slot: usize) -> Result<(), Error> {
         let v = self.ex.stack[slot];
         if !v.truthy() {
@@ -476,6 +478,8 @@ impl State {
     /// returns, the instruction runs again (see [`MetaRet::Close`]) and
     /// closes the next one, so closing happens in the loop and may yield.
     /// `None`: nothing left to close.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn close_step(&mut self, level: usize) -> Result<Option<Pre>, Error> {
         self.close_upvals(level);
         match self.pop_tbc(level) {

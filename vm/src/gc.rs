@@ -247,6 +247,7 @@ impl State {
     /// limit, and a heap still over it after a full collection is a memory
     /// error (even with the collector stopped, as the reference's emergency
     /// collection).
+    #[cold]
     #[inline(never)]
     pub(crate) fn gc_safe_point(&mut self) -> Result<(), crate::Error> {
         if !self.gc.running || self.gc.in_fin {

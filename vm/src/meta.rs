@@ -237,6 +237,8 @@ impl State {
 
     /// Pushes a metamethod frame: calls `f(args)` with one result handled
     /// per `ret`. The arguments go above the running Lua frame's registers.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn call_meta(
         &mut self,
         f: Value,
@@ -290,6 +292,8 @@ impl State {
 
     /// `t[key]` for the dispatch loop: `Some(v)` or a metamethod frame was
     /// pushed (result into register `a`).
+    #[cold]
+    #[inline(never)]
     pub(crate) fn index_op(
         &mut self,
         t: Value,
@@ -373,6 +377,8 @@ impl State {
     }
 
     /// `t[key] = val` for the dispatch loop (may push a `__newindex` frame).
+    #[cold]
+    #[inline(never)]
     pub(crate) fn newindex_op(
         &mut self,
         t: Value,
@@ -550,6 +556,8 @@ impl State {
 
     /// The order metamethod for `a < b` (`tm = TM_LT`) or `a <= b`, or the
     /// comparison error.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn order_tm(&mut self, a: Value, b: Value, tm: usize) -> Result<Value, Error> {
         let mut h = self.tm_of(a, tm);
         if h.is_nil() {
@@ -614,6 +622,8 @@ impl State {
     // ----- length ------------------------------------------------------
 
     /// `#v` for the loop: `Some(len)` or a `__len` frame was pushed.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn len_op(
         &mut self,
         v: Value,
