@@ -86,7 +86,6 @@
 use crate::call::{Exit, Pre};
 use crate::debug::Operand;
 use crate::error::Error;
-use crate::func::UpvalRef;
 use crate::meta::{index_via_meta, ArithOp, TM_INDEX, TM_LE, TM_LT};
 use crate::number;
 use crate::state::{State, MAX_STACK};
@@ -126,12 +125,6 @@ opconsts! {
 }
 
 impl State {
-    /// Writes an upvalue.
-    #[inline(always)]
-    pub(crate) fn upval_set(&mut self, uv: UpvalRef, v: Value) {
-        upval_write(&mut self.heap, self.running, &mut self.ex.stack, uv, v);
-    }
-
     /// The budget ran out: check the limits, run the hook and start a new
     /// slice (`limits.rs`).
     #[cold]

@@ -165,6 +165,14 @@ pub(super) fn upval_write(
     }
 }
 
+impl crate::state::State {
+    /// Writes an upvalue (for callers outside the loop).
+    #[inline(always)]
+    pub(crate) fn upval_set(&mut self, uv: UpvalRef, v: Value) {
+        upval_write(&mut self.heap, self.running, &mut self.ex.stack, uv, v);
+    }
+}
+
 /// `tab.get_int(n)`, reading an array slot with [`load`]: array slots are
 /// written with [`store`] (`t[i] = v`), and read back soon after in loops
 /// like heapsort's.
