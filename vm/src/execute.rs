@@ -249,6 +249,35 @@ impl State {
                         }
                     };
                 }
+                // `R[A] := t[key]` through the metamethods (`index_op`), where the
+                // fast path did not answer (`$i` the instruction); `$op` names `t` in error messages. A
+                // metamethod call continues at `'newframe`.
+                macro_rules! index_slow {
+                    ($i:expr, $t:expr, $key:expr, $op:expr) => {{
+                        savepc!();
+                        match self.index_op($t, $key, $op, MetaRet::Reg($i.a() as u8))? {
+                            Some(v) => {
+                                reload!();
+                                w!($i.a(), v)
+                            }
+                            None => continue 'newframe,
+                        }
+                    }};
+                }
+                // `t[key] = v` through the metamethods (`newindex_op`): a
+                // `__newindex` call pushed a frame, run it; otherwise the stack
+                // may have moved, take the registers again.
+                macro_rules! newindex_slow {
+                    ($t:expr, $key:expr, $v:expr, $op:expr) => {{
+                        savepc!();
+                        let depth = self.ex.frames.len();
+                        self.newindex_op($t, $key, $v, $op)?;
+                        if self.ex.frames.len() != depth {
+                            continue 'newframe;
+                        }
+                        continue 'reload;
+                    }};
+                }
                 // An upvalue's value (the stack may be borrowed).
                 macro_rules! upval {
                     ($uv:expr) => {
@@ -613,19 +642,7 @@ impl State {
                                     continue;
                                 }
                             }
-                            savepc!();
-                            match self.index_op(
-                                t,
-                                key,
-                                Operand::Upval(i.b()),
-                                MetaRet::Reg(i.a() as u8),
-                            )? {
-                                Some(v) => {
-                                    reload!();
-                                    w!(i.a(), v)
-                                }
-                                None => continue 'newframe,
-                            }
+                            index_slow!(i, t, key, Operand::Upval(i.b()));
                         }
                         GETTABLE => {
                             let (t, key) = (rv!(i.b()), rv!(i.c()));
@@ -643,19 +660,7 @@ impl State {
                                     continue;
                                 }
                             }
-                            savepc!();
-                            match self.index_op(
-                                t,
-                                key,
-                                Operand::Reg(i.b()),
-                                MetaRet::Reg(i.a() as u8),
-                            )? {
-                                Some(v) => {
-                                    reload!();
-                                    w!(i.a(), v)
-                                }
-                                None => continue 'newframe,
-                            }
+                            index_slow!(i, t, key, Operand::Reg(i.b()));
                         }
                         GETI => {
                             let t = rv!(i.b());
@@ -671,20 +676,7 @@ impl State {
                                     continue;
                                 }
                             }
-                            savepc!();
-                            let key = Value::Int(i.c() as i64);
-                            match self.index_op(
-                                t,
-                                key,
-                                Operand::Reg(i.b()),
-                                MetaRet::Reg(i.a() as u8),
-                            )? {
-                                Some(v) => {
-                                    reload!();
-                                    w!(i.a(), v)
-                                }
-                                None => continue 'newframe,
-                            }
+                            index_slow!(i, t, Value::Int(i.c() as i64), Operand::Reg(i.b()));
                         }
                         GETFIELD => {
                             let t = rv!(i.b());
@@ -700,19 +692,7 @@ impl State {
                                     continue;
                                 }
                             }
-                            savepc!();
-                            match self.index_op(
-                                t,
-                                key,
-                                Operand::Reg(i.b()),
-                                MetaRet::Reg(i.a() as u8),
-                            )? {
-                                Some(v) => {
-                                    reload!();
-                                    w!(i.a(), v)
-                                }
-                                None => continue 'newframe,
-                            }
+                            index_slow!(i, t, key, Operand::Reg(i.b()));
                         }
                         SETTABUP => {
                             let uv = upv!(i.a());
@@ -738,13 +718,7 @@ impl State {
                                     continue;
                                 }
                             }
-                            savepc!();
-                            let depth = self.ex.frames.len();
-                            self.newindex_op(t, key, v, Operand::Upval(i.a()))?;
-                            if self.ex.frames.len() != depth {
-                                continue 'newframe;
-                            }
-                            continue 'reload;
+                            newindex_slow!(t, key, v, Operand::Upval(i.a()));
                         }
                         SETFIELD => {
                             let t = rv!(i.a());
@@ -771,13 +745,7 @@ impl State {
                                     continue;
                                 }
                             }
-                            savepc!();
-                            let depth = self.ex.frames.len();
-                            self.newindex_op(t, key, v, Operand::Reg(i.a()))?;
-                            if self.ex.frames.len() != depth {
-                                continue 'newframe;
-                            }
-                            continue 'reload;
+                            newindex_slow!(t, key, v, Operand::Reg(i.a()));
                         }
                         SETTABLE | SETI => {
                             let t = rv!(i.a());
@@ -819,13 +787,7 @@ impl State {
                                     continue 'reload;
                                 }
                             }
-                            savepc!();
-                            let depth = self.ex.frames.len();
-                            self.newindex_op(t, key, v, Operand::Reg(i.a()))?;
-                            if self.ex.frames.len() != depth {
-                                continue 'newframe;
-                            }
-                            continue 'reload;
+                            newindex_slow!(t, key, v, Operand::Reg(i.a()));
                         }
                         NEWTABLE => {
                             let b = i.b();
@@ -854,19 +816,7 @@ impl State {
                                     continue;
                                 }
                             }
-                            savepc!();
-                            match self.index_op(
-                                t,
-                                key,
-                                Operand::Reg(i.b()),
-                                MetaRet::Reg(i.a() as u8),
-                            )? {
-                                Some(v) => {
-                                    reload!();
-                                    w!(i.a(), v)
-                                }
-                                None => continue 'newframe,
-                            }
+                            index_slow!(i, t, key, Operand::Reg(i.b()));
                         }
                         ADDI => {
                             let a = rv!(i.b());
