@@ -409,11 +409,18 @@ impl<T: Elem> Store<T> {
     /// Copies the first `len` elements of block `src` to block `dst` (two
     /// distinct blocks), journaling the pages written.
     pub fn copy_block(&mut self, src: Addr, dst: Addr, len: usize) {
+        self.copy_cells(src, 0, dst, 0, len);
+    }
+
+    /// Copies elements `from..from + len` of block `src` to `to..to + len`
+    /// of block `dst` (two distinct blocks), journaling the pages written.
+    pub fn copy_cells(&mut self, src: Addr, from: usize, dst: Addr, to: usize, len: usize) {
         if len == 0 {
             return;
         }
-        self.slice_mut(dst, len);
+        self.slice_mut(dst, to + len);
         let ((cs, os), (cd, od)) = (Self::split(src), Self::split(dst));
+        let (os, od) = (os + from, od + to);
         if cs == cd {
             self.chunks[cs].copy_within(os..os + len, od);
         } else if cs < cd {
@@ -423,6 +430,17 @@ impl<T: Elem> Store<T> {
             let (lo, hi) = self.chunks.split_at_mut(cs);
             lo[cd][od..od + len].copy_from_slice(&hi[0][os..os + len]);
         }
+    }
+
+    /// Moves elements `from..from + len` of block `a` to `to..to + len`
+    /// (the ranges may overlap), journaling the pages written.
+    pub fn move_cells(&mut self, a: Addr, from: usize, to: usize, len: usize) {
+        if len == 0 || from == to {
+            return;
+        }
+        self.slice_mut(a, to + len);
+        let (c, off) = Self::split(a);
+        self.chunks[c].copy_within(off + from..off + from + len, off + to);
     }
 
     /// Element `i` of block `a`.
@@ -1129,6 +1147,28 @@ mod tests {
         assert_eq!(s.slice(a, 4), &[0, 1, 2, 3]);
         assert_eq!(s.get(big1, page), page as u32);
         assert_eq!(s.journal_len(), 3, "two pages of big1 and a's page");
+        s.journal_rollback_to(0);
+        assert!(s.debug_layout() == before);
+        s.journal_commit_to(0);
+    }
+
+    /// `copy_cells` with offsets and `move_cells` over overlapping ranges
+    /// (both directions), journaled like any write.
+    #[test]
+    fn copy_and_move_cells_with_offsets() {
+        let mut s: Store<u32> = Store::new();
+        let a = s.alloc(8);
+        let b = s.alloc(8);
+        s.slice_mut(a, 8).copy_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
+        s.copy_cells(a, 2, b, 5, 3);
+        assert_eq!(s.slice(b, 8), &[0, 0, 0, 0, 0, 3, 4, 5]);
+        s.journal_begin();
+        let before = s.debug_layout();
+        s.move_cells(a, 0, 3, 5);
+        assert_eq!(s.slice(a, 8), &[1, 2, 3, 1, 2, 3, 4, 5]);
+        s.move_cells(a, 3, 1, 5);
+        assert_eq!(s.slice(a, 8), &[1, 1, 2, 3, 4, 5, 4, 5]);
+        assert_eq!(s.journal_len(), 1);
         s.journal_rollback_to(0);
         assert!(s.debug_layout() == before);
         s.journal_commit_to(0);

@@ -572,3 +572,56 @@ fn randomized_against_model() {
         }
     }
 }
+
+/// A sequence that starts at key 2 grows through rehashes that move hash
+/// keys into the array within the same block (`TableMut::rebuild`'s
+/// in-place path): every value survives, key 1 stays absent, and the
+/// cells the array left behind read as nil.
+#[test]
+fn array_grows_from_key_two_in_place() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    // Key 4101 is the one whose insertion moved keys 4097..=4100 from the
+    // hash part into an array of 8192 (the array of 4096 was at capacity).
+    let last = 4101;
+    for i in 2..=last {
+        t.set_int(i, int(i * 3));
+    }
+    assert_eq!(t.array_len_raw(), 8192);
+    assert!(t.get_int(1).is_nil());
+    for i in 2..=last {
+        assert!(t.get_int(i).raw_eq(int(i * 3)), "key {i}");
+    }
+    for i in last + 1..=8192 {
+        assert!(t.get_int(i).is_nil(), "key {i}");
+    }
+    let want: Vec<Value> = (2..=last).map(int).collect();
+    assert!(same(&keys(t.view()), &want));
+}
+
+/// A hash part that grows beside a large array moves the array up within
+/// its block, overlapping itself; shrinking the array afterwards spills its
+/// upper keys to the hash part and leaves no stale value behind.
+#[test]
+fn hash_growth_beside_array_moves_it_in_place() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    for i in 1..=1000 {
+        t.set_int(i, int(i));
+    }
+    for j in 0..8 {
+        t.set(s(j), int(-(j as i64))).unwrap();
+    }
+    for i in 1..=1000 {
+        assert!(t.get_int(i).raw_eq(int(i)), "key {i}");
+    }
+    for j in 0..8 {
+        assert!(t.get(s(j)).raw_eq(int(-(j as i64))));
+    }
+    t.resize_array(600);
+    assert_eq!(t.array_len_raw(), 600);
+    for i in 1..=1000 {
+        assert!(t.get_int(i).raw_eq(int(i)), "key {i} after the shrink");
+    }
+    assert_eq!(keys(t.view()).len(), 1008);
+}

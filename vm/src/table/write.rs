@@ -415,25 +415,21 @@ impl<'a> TableMut<'a> {
         let mut entries: Vec<(Value, Value)> = view.hash_pairs().collect();
         let had_garbage = entries.len() != self.t.elen as usize;
         let old_len = self.t.alen as usize;
-        let mut array: Option<Vec<Value>> = None;
+        let mut absorbed: Vec<(usize, Value)> = Vec::new();
         if na < old_len {
             for (i, v) in view.array().iter().enumerate().skip(na) {
                 if !v.is_nil() {
                     entries.push((Value::Int(i as i64 + 1), *v));
                 }
             }
-            array = Some(view.array()[..na].to_vec());
         } else if na > old_len {
-            let mut a = view.array().to_vec();
-            a.resize(na, Value::Nil);
             entries.retain(|&(k, v)| match k {
                 Value::Int(k) if (k as u64).wrapping_sub(1) < na as u64 => {
-                    a[(k - 1) as usize] = v;
+                    absorbed.push(((k - 1) as usize, v));
                     false
                 }
                 _ => true,
             });
-            array = Some(a);
         }
         let need = entries.len() + reserve;
         let mut cap = if need == 0 { 0 } else { need.next_power_of_two().max(MIN_HASH) };
@@ -442,22 +438,39 @@ impl<'a> TableMut<'a> {
             cap *= 2;
         }
         let index = build_index(&entries, cap);
-        if array.is_none() && cap == self.t.hcap as usize {
+        if na == old_len && cap == self.t.hcap as usize {
             self.write_hash(&entries, &index);
             return;
         }
-        let array = array.unwrap_or_else(|| self.view().array().to_vec());
-        let acap = if array.len() == old_len { self.t.acap as usize } else { array.len() };
-        let t = self.t;
-        self.s.free_body(&t);
+        // The array's kept cells go straight to their new place: within the
+        // block when the capacity class stays (a rehash that moves keys
+        // from a small hash part into the array usually does), else into a
+        // new block (no intermediate vector either way: a large array is in
+        // memory at most twice while it moves).
+        let acap = if na == old_len { self.t.acap as usize } else { na };
+        let old = self.t;
+        let (from, to, keep) = (3 * old.hcap as usize, 3 * cap, na.min(old_len));
+        let body = if body_cap(acap, cap) == body_cap(old.acap as usize, old.hcap as usize) {
+            self.s.vals.move_cells(old.body, from, to, keep);
+            // Nil from the kept cells to the end of both the new array and
+            // the old one: new slots, and old cells left behind.
+            let end = (to + na).max(from + old_len);
+            if to + keep < end {
+                self.s.vals.slice_mut(old.body, end)[to + keep..].fill(Value::Nil);
+            }
+            old.body
+        } else {
+            let body = self.s.alloc_body(acap, cap);
+            self.s.vals.copy_cells(old.body, from, body, to, keep);
+            self.s.free_body(&old);
+            body
+        };
         let t = &mut self.t;
-        t.body = self.s.alloc_body(acap, cap);
-        (t.acap, t.alen, t.hcap, t.shift) =
-            (acap as u32, array.len() as u32, cap as u32, shift_for(cap));
+        (t.body, t.acap, t.alen, t.hcap, t.shift) =
+            (body, acap as u32, na as u32, cap as u32, shift_for(cap));
         self.write_hash(&entries, &index);
-        let base = 3 * cap;
-        if !array.is_empty() {
-            self.s.vals.slice_mut(self.t.body, base + array.len())[base..].copy_from_slice(&array);
+        for (i, v) in absorbed {
+            *self.cell_mut(to + i) = v;
         }
     }
 
