@@ -86,7 +86,7 @@
 use crate::call::{Exit, Pre};
 use crate::debug::Operand;
 use crate::error::Error;
-use crate::meta::{index_via_meta, ArithOp, TM_INDEX, TM_LE, TM_LT};
+use crate::meta::{index_via_meta, set_str_new, ArithOp, TM_INDEX, TM_LE, TM_LT};
 use crate::number;
 use crate::state::{State, MAX_STACK};
 use crate::table::TableView;
@@ -705,16 +705,8 @@ impl State {
                                 if unsafe { self.heap.tables.set_str_existing(h, ks, v) } {
                                     continue;
                                 }
-                                // Only a plain table is written here (taking
-                                // `get_mut` counts as a write for the write log).
-                                if self.heap.tables.get(h).meta.is_none() {
-                                    let mut tab = self.heap.tables.get_mut(h);
-                                    let before = tab.estimated_bytes();
-                                    tab.set_str(ks, v);
-                                    let after = tab.estimated_bytes();
-                                    drop(tab);
-                                    self.heap.bytes =
-                                        (self.heap.bytes + after).saturating_sub(before);
+                                // A new key, where `__newindex` cannot apply.
+                                if set_str_new(&mut self.heap, h, ks, v) {
                                     continue;
                                 }
                             }
@@ -730,18 +722,8 @@ impl State {
                                 if unsafe { self.heap.tables.set_str_existing(h, ks, v) } {
                                     continue;
                                 }
-                                // Only a plain table is written here (taking
-                                // `get_mut` counts as a write for the write log).
-                                if self.heap.tables.get(h).meta.is_none() {
-                                    let mut tab = self.heap.tables.get_mut(h);
-                                    let before = tab.estimated_bytes();
-                                    tab.set_str(ks, v);
-                                    let after = tab.estimated_bytes();
-                                    drop(tab);
-                                    if after != before {
-                                        self.heap.bytes =
-                                            (self.heap.bytes + after).saturating_sub(before);
-                                    }
+                                // A new key, where `__newindex` cannot apply.
+                                if set_str_new(&mut self.heap, h, ks, v) {
                                     continue;
                                 }
                             }
@@ -780,8 +762,7 @@ impl State {
                                     }
                                     _ => {}
                                 }
-                                let plain = self.heap.tables.get(h).meta.is_none();
-                                if plain {
+                                if self.heap.tables.sets_raw(h) {
                                     savepc!();
                                     self.raw_set_checked(h, key, v)?;
                                     continue 'reload;

@@ -180,6 +180,28 @@ pub(crate) fn index_via_meta(
     None
 }
 
+/// `t[ks] = v` for the dispatch loop's SETFIELD and SETTABUP when `ks` is
+/// not a live key of `h`: stored raw, with growth accounting, when the
+/// assignment is raw ([`crate::table::Tables::sets_raw`]); false, nothing
+/// done, when `__newindex` may apply. Takes the heap alone (the loop has the
+/// stack borrowed) and is out of line: inserting a key is rarer than
+/// updating one, and the loop's hot code stays short.
+#[inline(never)]
+pub(crate) fn set_str_new(heap: &mut Heap, h: TableRef, ks: StrRef, v: Value) -> bool {
+    if !heap.tables.sets_raw(h) {
+        return false;
+    }
+    let mut tab = heap.tables.get_mut(h);
+    let before = tab.estimated_bytes();
+    tab.set_str(ks, v);
+    let after = tab.estimated_bytes();
+    drop(tab);
+    if after != before {
+        heap.bytes = (heap.bytes + after).saturating_sub(before);
+    }
+    true
+}
+
 /// Levels of `__index` tables [`index_via_meta`] follows.
 const FAST_CHAIN: usize = 8;
 

@@ -846,6 +846,18 @@ impl Tables {
         }
     }
 
+    /// Whether assigning an absent key of `h` is a raw set: `h` has no
+    /// metatable, or its metatable is known by the absence cache to lack
+    /// `__newindex` (the cache is cleared by any string-key assignment to
+    /// the metatable, so it never claims an absence that is not).
+    #[inline]
+    pub fn sets_raw(&self, h: TableRef) -> bool {
+        match self.get(h).meta {
+            None => true,
+            Some(mt) => self.get(mt).flags & (1 << crate::meta::TM_NEWINDEX) != 0,
+        }
+    }
+
     /// Sets bits of `h`'s metamethod-absence cache (`flags |= bits`): a
     /// lookup's bookkeeping, not a write of the table's contents, so the
     /// write log is not told (the header is still journaled).

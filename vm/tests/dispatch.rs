@@ -165,6 +165,30 @@ fn newindex_is_respected_for_absent_keys_only() {
     );
 }
 
+/// New keys on a table whose metatable lacks `__newindex` are stored raw
+/// once the absence is cached (`Tables::sets_raw`); a `__newindex` added
+/// to the metatable later, by any string-key assignment, is seen at once,
+/// also through a tombstone (a field set to nil, then set again).
+#[test]
+fn newindex_added_later_is_seen_by_the_raw_path() {
+    check(
+        "local log = {}
+         local mt = {__index = {}}
+         local t = setmetatable({}, mt)
+         for i = 1, 3 do t['k' .. i] = i end
+         t.k1 = nil
+         t.k1 = 10
+         mt.__newindex = function(t, k, v) log[#log + 1] = k rawset(t, k, v) end
+         t.k4 = 4
+         t.k2 = nil
+         t.k2 = 20
+         t.k3 = 30
+         t[7] = 7
+         return join(log) .. ':' .. t.k1 .. t.k2 .. t.k3 .. t.k4 .. t[7]",
+        "k4,k2,7:10203047",
+    );
+}
+
 #[test]
 fn integer_values_survive_the_word_copies() {
     // Extreme payloads: every bit of the payload word must be copied.
