@@ -700,12 +700,13 @@ impl State {
                             let key = kst!(i.b());
                             let v = rk!(i);
                             if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                                // An existing key is updated raw, metatable or not.
+                                // An existing key is updated raw, metatable or not;
+                                // an absent one inserted where simple.
                                 // SAFETY: `h` is live (see GETTABUP).
-                                if unsafe { self.heap.tables.set_str_existing(h, ks, v) } {
+                                if unsafe { self.heap.tables.set_str_fast(h, ks, v) } {
                                     continue;
                                 }
-                                // A new key, where `__newindex` cannot apply.
+                                // Any other new key, where `__newindex` cannot apply.
                                 if set_str_new(&mut self.heap, h, ks, v) {
                                     continue;
                                 }
@@ -717,12 +718,13 @@ impl State {
                             let key = kst!(i.b());
                             let v = rk!(i);
                             if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                                // An existing key is updated raw, metatable or not.
+                                // An existing key is updated raw, metatable or not;
+                                // an absent one inserted where simple.
                                 // SAFETY: `h` is live (see GETTABUP).
-                                if unsafe { self.heap.tables.set_str_existing(h, ks, v) } {
+                                if unsafe { self.heap.tables.set_str_fast(h, ks, v) } {
                                     continue;
                                 }
-                                // A new key, where `__newindex` cannot apply.
+                                // Any other new key, where `__newindex` cannot apply.
                                 if set_str_new(&mut self.heap, h, ks, v) {
                                     continue;
                                 }
@@ -754,10 +756,8 @@ impl State {
                                             continue;
                                         }
                                     }
-                                    // An existing key is updated raw, metatable or not.
-                                    Value::Str(ks)
-                                        if unsafe { tables.set_str_existing(h, ks, v) } =>
-                                    {
+                                    // As in SETFIELD.
+                                    Value::Str(ks) if unsafe { tables.set_str_fast(h, ks, v) } => {
                                         continue;
                                     }
                                     _ => {}

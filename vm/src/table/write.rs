@@ -342,11 +342,16 @@ impl<'a> TableMut<'a> {
             self.rehash_and_set(key, v);
             return;
         }
-        let hc = self.t.hcap as usize;
-        let pos = free_slot(&self.view().body()[2 * hc..3 * hc], 2 * hc, self.t.shift, h);
-        let slot = self.t.elen + 1;
-        self.set_islot(pos, slot);
-        self.push_entry(key, v);
+        // One journaled slice for the three cells written (the entry's key
+        // and value, the index cell), not one journal check per cell.
+        let (hc, e) = (self.t.hcap as usize, self.t.elen as usize);
+        let body = self.s.vals.slice_mut(self.t.body, 3 * hc);
+        let pos = free_slot(&body[2 * hc..], 2 * hc, self.t.shift, h);
+        let i = 2 * hc + (pos >> 1);
+        body[i] = with_islot(body[i], pos, e as u32 + 1);
+        body[2 * e] = key;
+        body[2 * e + 1] = v;
+        self.t.elen += 1;
     }
 
     /// Whether key `alen + 1` may be appended to the array part, growing
