@@ -700,13 +700,12 @@ impl State {
                             let key = kst!(i.b());
                             let v = rk!(i);
                             if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                                // An existing key is updated raw, metatable or not;
-                                // an absent one inserted where simple.
+                                // An existing key is updated raw, metatable or not.
                                 // SAFETY: `h` is live (see GETTABUP).
-                                if unsafe { self.heap.tables.set_str_fast(h, ks, v) } {
+                                if unsafe { self.heap.tables.set_str_existing(h, ks, v) } {
                                     continue;
                                 }
-                                // Any other new key, where `__newindex` cannot apply.
+                                // A new key, where `__newindex` cannot apply.
                                 if set_str_new(&mut self.heap, h, ks, v) {
                                     continue;
                                 }
@@ -718,13 +717,12 @@ impl State {
                             let key = kst!(i.b());
                             let v = rk!(i);
                             if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                                // An existing key is updated raw, metatable or not;
-                                // an absent one inserted where simple.
+                                // An existing key is updated raw, metatable or not.
                                 // SAFETY: `h` is live (see GETTABUP).
-                                if unsafe { self.heap.tables.set_str_fast(h, ks, v) } {
+                                if unsafe { self.heap.tables.set_str_existing(h, ks, v) } {
                                     continue;
                                 }
-                                // Any other new key, where `__newindex` cannot apply.
+                                // A new key, where `__newindex` cannot apply.
                                 if set_str_new(&mut self.heap, h, ks, v) {
                                     continue;
                                 }
@@ -756,8 +754,10 @@ impl State {
                                             continue;
                                         }
                                     }
-                                    // As in SETFIELD.
-                                    Value::Str(ks) if unsafe { tables.set_str_fast(h, ks, v) } => {
+                                    // An existing key is updated raw, metatable or not.
+                                    Value::Str(ks)
+                                        if unsafe { tables.set_str_existing(h, ks, v) } =>
+                                    {
                                         continue;
                                     }
                                     _ => {}

@@ -188,6 +188,9 @@ pub(crate) fn index_via_meta(
 /// updating one, and the loop's hot code stays short.
 #[inline(never)]
 pub(crate) fn set_str_new(heap: &mut Heap, h: TableRef, ks: StrRef, v: Value) -> bool {
+    if heap.tables.insert_str_absent(h, ks, v) {
+        return true;
+    }
     if !heap.tables.sets_raw(h) {
         return false;
     }

@@ -503,7 +503,7 @@ fn shift_for(hcap: usize) -> u8 {
 ///
 /// **The fast paths' one test.** The dispatch loop's writes
 /// ([`Tables::array_slot_for_set`], [`Tables::try_append`],
-/// [`Tables::set_str_fast`]) owe three hooks: the write log's stamp,
+/// [`Tables::set_str_existing`]) owe three hooks: the write log's stamp,
 /// the forward barrier, the store's page journal. One flag, `hooks`, says
 /// whether any of them is on (recomputed wherever one of them changes:
 /// marks, the barrier, journal levels), so the common write tests one byte
@@ -812,19 +812,17 @@ impl Tables {
         false
     }
 
-    /// The dispatch loop's `t[s] = v` for a string key, where it is raw and
-    /// simple: an update of a key present with a non-nil value (raw whatever
-    /// the metatable; the header is written, to reset the metamethod cache
-    /// as every string-key assignment does, only if the cache is not already
-    /// clear), or the insertion of an absent key (see
-    /// [`Tables::insert_str_absent`]). True if done; false, nothing changed,
-    /// for everything else (a tombstone, a full hash part, `__newindex`...).
+    /// The dispatch loop's `t[s] = v` when `s` is present with a non-nil
+    /// value (an update: raw whatever the metatable). True if done. The
+    /// header is written (to reset the metamethod cache, as every
+    /// string-key assignment does) only if the cache is not already clear.
+    /// An absent key is [`Tables::insert_str_absent`]'s, out of the loop.
     ///
     /// # Safety
     ///
     /// `h` names a live table (see [`Tables::get_live`]).
     #[inline(always)]
-    pub unsafe fn set_str_fast(&mut self, h: TableRef, s: StrRef, v: Value) -> bool {
+    pub unsafe fn set_str_existing(&mut self, h: TableRef, s: StrRef, v: Value) -> bool {
         // SAFETY: the caller's contract.
         let t = unsafe { self.arena.get_unchecked(h) };
         let (body, flags) = (t.body, t.flags);
@@ -845,29 +843,25 @@ impl Tables {
                 }
                 true
             }
-            // SAFETY: the caller's contract.
-            None => unsafe { self.insert_str_absent(h, s, v) },
-            Some(_) => false,
+            _ => false,
         }
     }
 
-    /// `t[s] = v` for a string key `s` absent from `h` (not even a
-    /// tombstone), as [`TableMut::set_str`] would insert it, when that is
-    /// simple: no hook is set (no write log, barrier or journal to serve),
-    /// `v` is not nil, the hash part has room (no rehash) and the
-    /// assignment is raw ([`Tables::sets_raw`]). Writes the entry, its
-    /// index slot and the header (`elen`, the metamethod cache), nothing
-    /// else: capacities, hence the heap's byte count, do not change. True
-    /// if done.
-    ///
-    /// # Safety
-    ///
-    /// `h` names a live table (see [`Tables::get_live`]).
-    #[inline(never)]
-    unsafe fn insert_str_absent(&mut self, h: TableRef, s: StrRef, v: Value) -> bool {
-        // SAFETY: the caller's contract.
-        let t = *unsafe { self.arena.get_unchecked(h) };
+    /// `t[s] = v` for a string key, as [`TableMut::set_str`] would insert
+    /// it, when `s` is absent from `h` (not even a tombstone) and the
+    /// insertion is simple: no hook is set (no write log, barrier or
+    /// journal to serve), `v` is not nil, the hash part has room (no
+    /// rehash) and the assignment is raw ([`Tables::sets_raw`]). Writes the
+    /// entry, its index slot and the header (`elen`, the metamethod cache),
+    /// nothing else: capacities, hence the heap's byte count, do not
+    /// change. True if done; false, nothing changed, otherwise.
+    #[inline]
+    pub fn insert_str_absent(&mut self, h: TableRef, s: StrRef, v: Value) -> bool {
+        let t = *self.arena.get(h);
         if self.hooks || v.is_nil() || t.elen >= t.hcap || !self.sets_raw(h) {
+            return false;
+        }
+        if (TableView { t: &t, s: &self.store }).find_str_entry(s).is_some() {
             return false;
         }
         let (hc, e) = (t.hcap as usize, t.elen as usize);
@@ -877,8 +871,7 @@ impl Tables {
         cells[i] = with_islot(cells[i], pos, e as u32 + 1);
         cells[2 * e] = Value::Str(s);
         cells[2 * e + 1] = v;
-        // SAFETY: the caller's contract.
-        let t = unsafe { self.arena.get_mut_unchecked(h) };
+        let t = self.arena.get_mut(h);
         t.elen += 1;
         t.flags = 0;
         true
