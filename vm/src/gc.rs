@@ -594,7 +594,8 @@ impl State {
         if self.closing {
             return;
         }
-        if self.heap.tables.get(mt).get_str(self.tm_names[TM_GC]).is_nil() {
+        // Through the absence cache: most metatables have no `__gc`.
+        if self.fast_tm(mt, TM_GC).is_nil() {
             return;
         }
         if self.gc.finset.insert(Heap::object_id(o)) {
