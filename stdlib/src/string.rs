@@ -235,7 +235,16 @@ fn sub(st: &mut State) -> R {
     if start > end {
         return ret_bytes(st, b"");
     }
-    st.charge_bytes(end + 1 - start)?;
+    let n = end + 1 - start;
+    st.charge_bytes(n)?;
+    // A short piece is copied on the Rust stack, not into a `Vec`: the
+    // string is interned from the copy (the source is borrowed from the
+    // heap, which interning writes).
+    let mut buf = [0u8; 64];
+    if n <= buf.len() {
+        buf[..n].copy_from_slice(&st.str_bytes(s)[start - 1..end]);
+        return ret_bytes(st, &buf[..n]);
+    }
     let bytes = st.str_bytes(s)[start - 1..end].to_vec();
     ret_bytes(st, &bytes)
 }

@@ -32,7 +32,7 @@ use crate::number::{self, ArithError};
 use crate::state::State;
 use crate::table::TableView;
 use crate::thread::MetaRet;
-use crate::value::{StrRef, TableRef, Value};
+use crate::value::{StrRef, TableRef, Type, Value};
 
 /// Number of interned metamethod names.
 pub const TM_N: usize = 29;
@@ -326,6 +326,16 @@ impl State {
         o: Operand,
         ret: MetaRet,
     ) -> Result<Option<Value>, Error> {
+        // A string's method (`s:sub(i, j)`): the string metatable's
+        // `__index` table, without the general walk.
+        if let (Value::Str(_), Value::Str(ks)) = (t, key) {
+            if let Some(mt) = self.type_meta[Type::String as usize] {
+                let tm_index = self.tm_names[TM_INDEX];
+                if let Some(v) = index_via_meta(&mut self.heap, tm_index, mt, |t| t.get_str(ks)) {
+                    return Ok(Some(v));
+                }
+            }
+        }
         match self.index_chain(t, key, o)? {
             Idx::Val(v) => Ok(Some(v)),
             Idx::Call(tm, tt) => {
