@@ -189,6 +189,29 @@ fn newindex_added_later_is_seen_by_the_raw_path() {
     );
 }
 
+/// A call leaves its values in the stack above the caller's registers
+/// (the callee's frame is not cleared on return, as in PUC Lua); the next
+/// call from the same register must still see its missing parameters as
+/// nil, and missing results must be nil.
+#[test]
+fn missing_parameters_and_results_are_nil_over_old_frames() {
+    check(
+        "local function g(x, y, z, w) local u, v = x * 2, y * 2 return x, y, z, w end
+         local function f(a, b, c) return tostring(a) .. tostring(b) .. tostring(c) end
+         local function h() return 7 end
+         local r = {}
+         for i = 1, 3 do
+           g(10, 20, 30, 40)
+           r[#r + 1] = f(i)
+           g(10, 20, 30, 40)
+           local p, q, s = h()
+           r[#r + 1] = tostring(p) .. tostring(q) .. tostring(s)
+         end
+         return join(r)",
+        "1nilnil,7nilnil,2nilnil,7nilnil,3nilnil,7nilnil",
+    );
+}
+
 #[test]
 fn integer_values_survive_the_word_copies() {
     // Extreme payloads: every bit of the payload word must be copied.

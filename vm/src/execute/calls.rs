@@ -28,8 +28,9 @@
 //! having changed nothing.
 
 use crate::state::{State, MAX_STACK};
-use crate::thread::{cist, set_stack_len_nil_from, u, Callee, MetaRet};
+use crate::thread::{cist, set_stack_len, set_stack_len_nil_from, u, Callee, MetaRet};
 use crate::value::LuaFnRef;
+use crate::value::Value;
 
 use super::regs::{load, store};
 
@@ -39,8 +40,10 @@ impl State {
     /// whose wanted results fit in the caller's registers. The results
     /// `stack[first..first + n]` go to the frame's `func` slot, the wanted
     /// count is padded with nil, and the stack is set back to the caller's
-    /// `top` (nil above the results), exactly as `move_results` does; the
-    /// frame is popped. False, with nothing changed, in every other case.
+    /// `top`; the frame is popped. False, with nothing changed, in every
+    /// other case. Unlike `move_results`, the caller's registers above the
+    /// results are not cleared: they keep the callee's old values, as in
+    /// PUC Lua (see `enter_frame_stack`), which saves a loop per return.
     #[inline(always)]
     pub(super) fn return_fast(&mut self, ci_idx: usize, first: usize, n: usize) -> bool {
         let frames = &self.ex.frames;
@@ -65,7 +68,15 @@ impl State {
             let v = load(&st[first + j]);
             store(&mut st[func + j], v);
         }
-        set_stack_len_nil_from(st, func + ncopy, ctop);
+        // Missing results are nil; the caller's registers above them keep
+        // what they held (see `enter_frame_stack`).
+        let pad = (func + count).min(st.len());
+        if func + ncopy < pad {
+            for slot in &mut st[func + ncopy..pad] {
+                *slot = Value::Nil;
+            }
+        }
+        set_stack_len(st, ctop);
         if wanted < 0 {
             self.ex.open_top = (func + count) as u32;
         }
