@@ -210,6 +210,18 @@ fn missing_parameters_and_results_are_nil_over_old_frames() {
          return join(r)",
         "1nilnil,7nilnil,2nilnil,7nilnil,3nilnil,7nilnil",
     );
+    // A tail call reuses the frame in place: its old registers are there.
+    check(
+        "local function f(a, b, c, d)
+           if a == 0 then return tostring(b) .. tostring(c) .. tostring(d) end
+           local x, y, z = 1, 2, 3
+           return f(a - 1)
+         end
+         local r = {}
+         for i = 1, 3 do r[#r + 1] = f(i, 5, 6, 7) end
+         return join(r)",
+        "nilnilnil,nilnilnil,nilnilnil",
+    );
 }
 
 #[test]

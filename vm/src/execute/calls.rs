@@ -28,7 +28,7 @@
 //! having changed nothing.
 
 use crate::state::{State, MAX_STACK};
-use crate::thread::{cist, set_stack_len, set_stack_len_nil_from, u, Callee, MetaRet};
+use crate::thread::{cist, enter_frame_stack, set_stack_len, u, Callee, MetaRet};
 use crate::value::LuaFnRef;
 use crate::value::Value;
 
@@ -99,6 +99,7 @@ impl State {
         let ci = &mut self.ex.frames[ci_idx];
         let dst = u(ci.func);
         let top = dst + 1 + c.max_stack as usize;
+        let params = dst + 1 + c.num_params as usize;
         if c.is_vararg || top > MAX_STACK {
             return false;
         }
@@ -113,7 +114,7 @@ impl State {
         let st = &mut self.ex.stack;
         let n = st.len() - func;
         st.copy_within(func..func + n, dst);
-        set_stack_len_nil_from(st, dst + n, top);
+        enter_frame_stack(st, dst + n, params, top);
         true
     }
 }
