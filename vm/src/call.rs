@@ -363,7 +363,14 @@ impl State {
     /// Moves results to `func` and sets the stack extent for the caller.
     /// `fresh`: the frame was entered from Rust (results stay on top).
     #[inline]
-    fn move_results(&mut self, func: usize, first: usize, n: usize, wanted: i32, fresh: bool) {
+    pub(crate) fn move_results(
+        &mut self,
+        func: usize,
+        first: usize,
+        n: usize,
+        wanted: i32,
+        fresh: bool,
+    ) {
         let st = &mut self.ex.stack;
         let count = if wanted < 0 { n } else { wanted as usize };
         let ncopy = n.min(count);

@@ -1,6 +1,6 @@
 //! The coroutine library (`lcorolib.c`) and the resume machinery.
 //!
-//! Resuming swaps the coroutine's execution state into the `State` (see
+//! Resuming moves the coroutine's execution state into the `State` (see
 //! `thread.rs`) and runs the interpreter on it; this nests on the Rust
 //! stack (one level per active resume, limited to `LUAI_MAXCCALLS`, giving
 //! `C stack overflow`). Yielding does not: `coroutine.yield` returns
@@ -13,7 +13,7 @@
 use crate::call::{Exit, Pre};
 use crate::error::Error;
 use crate::state::{Action, State, Status, MAX_CCALLS};
-use crate::thread::{cist, CoStatus, Thread};
+use crate::thread::{cist, u, CoStatus, MetaRet, Thread};
 use crate::value::{ThreadRef, Value};
 
 type R = Result<Action, Error>;
@@ -67,6 +67,23 @@ impl State {
     /// returned values) are pushed and their count returned; on error the
     /// error value is returned (nothing pushed).
     pub fn resume(&mut self, co: ThreadRef, nargs: usize) -> Result<Result<usize, Value>, Error> {
+        self.resume_lead(co, nargs, false)
+    }
+
+    /// [`State::resume`]; with `lead`, a `true` is pushed in front of the
+    /// results on success (not counted), as `coroutine.resume` returns them.
+    ///
+    /// Each execution state moves once per direction: the coroutine's is
+    /// taken out of its `Thread` (leaving an empty one) into `self.ex`, the
+    /// resumer's goes into its `Thread`; arguments and results are copied
+    /// straight from one stack to the other.
+    #[inline]
+    fn resume_lead(
+        &mut self,
+        co: ThreadRef,
+        nargs: usize,
+        lead: bool,
+    ) -> Result<Result<usize, Value>, Error> {
         let msg: Option<&[u8]> = if co == self.running {
             Some(b"cannot resume non-suspended coroutine")
         } else {
@@ -87,18 +104,19 @@ impl State {
         }
         let prev = self.running;
         let args_start = self.ex.stack.len() - nargs;
-        std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(prev).ex);
-        std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(co).ex);
-        {
-            let (prev_ex, cur) = (&self.heap.threads.get(prev).ex, &mut self.ex);
-            cur.stack.extend_from_slice(&prev_ex.stack[args_start..]);
-        }
-        self.heap.threads.get_mut(prev).ex.stack.truncate(args_start);
-        self.heap.threads.get_mut(prev).status = CoStatus::Normal;
-        self.heap.threads.get_mut(co).status = CoStatus::Running;
+        let th = self.heap.threads.get_mut(co);
+        th.status = CoStatus::Running;
+        let started = std::mem::replace(&mut th.started, true);
+        let mut co_ex = std::mem::take(&mut th.ex);
+        co_ex.stack.extend_from_slice(&self.ex.stack[args_start..]);
+        self.ex.stack.truncate(args_start);
+        let prev_ex = std::mem::replace(&mut self.ex, co_ex);
+        let pth = self.heap.threads.get_mut(prev);
+        pth.ex = prev_ex;
+        pth.status = CoStatus::Normal;
         self.running = co;
         self.n_ccalls += 1;
-        let r = self.resume_inner(co, nargs);
+        let r = self.resume_inner(started, nargs);
         self.n_ccalls -= 1;
         // A limit error kills the coroutine and goes on in the resumer
         // (`limits.rs`: Lua cannot catch it).
@@ -106,19 +124,17 @@ impl State {
             Err(e) if crate::limits::passes_protection(e) => Some(e.clone()),
             _ => None,
         };
-        let out = self.finish_resume(co, prev, r);
+        let out = self.finish_resume(co, prev, r, lead);
         match pass {
             Some(e) => Err(e),
             None => out,
         }
     }
 
-    /// Starts or continues the coroutine whose state was just swapped in.
-    fn resume_inner(&mut self, co: ThreadRef, nargs: usize) -> Result<Exit, Error> {
-        let started = self.heap.threads.get(co).started;
+    /// Starts or continues the coroutine whose state was just moved in.
+    fn resume_inner(&mut self, started: bool, nargs: usize) -> Result<Exit, Error> {
         if !started {
-            self.heap.threads.get_mut(co).started = true;
-            match self.precall(0, -1, crate::thread::MetaRet::Call) {
+            match self.precall(0, -1, MetaRet::Call) {
                 Ok(Pre::Yield) => Ok(Exit::Yield),
                 Ok(Pre::Continue) => {
                     if let Some(ci) = self.ex.frames.first_mut() {
@@ -130,7 +146,25 @@ impl State {
             }
         } else {
             let len = self.ex.stack.len();
-            self.ex.open_top = (len - nargs) as u32;
+            let first = len - nargs;
+            self.ex.open_top = first as u32;
+            // The direct path: a plain `coroutine.yield` (a native that
+            // yielded without a continuation, called by an ordinary call)
+            // returns the resume arguments, without hooks: what `resume_k`,
+            // `native_action` and `poscall` do, without their dispatch.
+            if let Some(&ci) = self.ex.frames.last() {
+                if ci.status & cist::YIELDED != 0
+                    && ci.k.is_none()
+                    && ci.ret == MetaRet::Call
+                    && !self.hooks.any
+                {
+                    self.ex.frames.pop();
+                    let n = nargs.min(len.saturating_sub(u(ci.base)));
+                    let fresh = ci.status & cist::FRESH != 0;
+                    self.move_results(u(ci.func), len - n, n, ci.nresults, fresh);
+                    return self.run(0);
+                }
+            }
             match self.resume_k(Status::Yield).and_then(|a| self.native_action(a)) {
                 Ok(Pre::Yield) => Ok(Exit::Yield),
                 Ok(Pre::Continue) => self.run(0),
@@ -139,12 +173,14 @@ impl State {
         }
     }
 
-    /// Records the outcome of a resume and swaps the resumer back in.
+    /// Records the outcome of a resume and moves the resumer's state back
+    /// in (with `lead`, a `true` in front of the results).
     fn finish_resume(
         &mut self,
         co: ThreadRef,
         prev: ThreadRef,
         r: Result<Exit, Error>,
+        lead: bool,
     ) -> Result<Result<usize, Value>, Error> {
         // Outcome, in the coroutine's stack.
         let (st, from, outcome) = match r {
@@ -152,31 +188,36 @@ impl State {
             Ok(Exit::Yield) => (CoStatus::Suspended, self.ex.open_top as usize, Ok(())),
             Err(e) => (CoStatus::Dead, 0, Err(e.value)),
         };
-        self.heap.threads.get_mut(co).status = st;
-        if let Err(ev) = outcome {
-            self.heap.threads.get_mut(co).error = ev;
-        }
-        std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(co).ex);
-        std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(prev).ex);
+        let pth = self.heap.threads.get_mut(prev);
+        pth.status = CoStatus::Running;
+        let prev_ex = std::mem::take(&mut pth.ex);
+        let mut co_ex = std::mem::replace(&mut self.ex, prev_ex);
         self.running = prev;
-        self.heap.threads.get_mut(prev).status = CoStatus::Running;
-        match outcome {
+        let res = match outcome {
             Ok(()) => {
-                let n = {
-                    let (co_ex, cur) = (&self.heap.threads.get(co).ex, &mut self.ex);
-                    let vals = &co_ex.stack[from.min(co_ex.stack.len())..];
-                    cur.stack.extend_from_slice(vals);
-                    vals.len()
-                };
-                let co_th = self.heap.threads.get_mut(co);
-                co_th.ex.stack.truncate(from);
-                if st == CoStatus::Dead {
-                    co_th.ex = Default::default();
+                let vals = &co_ex.stack[from.min(co_ex.stack.len())..];
+                if lead {
+                    self.ex.stack.push(Value::Bool(true));
                 }
-                Ok(Ok(n))
+                self.ex.stack.extend_from_slice(vals);
+                let n = vals.len();
+                co_ex.stack.truncate(from);
+                Ok(n)
             }
-            Err(ev) => Ok(Err(ev)),
+            Err(ev) => Err(ev),
+        };
+        let th = self.heap.threads.get_mut(co);
+        th.status = st;
+        match res {
+            Err(ev) => {
+                // A dead coroutine keeps its frames (for a traceback).
+                th.error = ev;
+                th.ex = co_ex;
+            }
+            Ok(_) if st == CoStatus::Dead => {}
+            Ok(_) => th.ex = co_ex,
         }
+        Ok(res)
     }
 
     /// Closes a suspended or dead coroutine: runs its pending `__close`
@@ -233,12 +274,8 @@ fn create(st: &mut State) -> R {
 fn resume(st: &mut State) -> R {
     let co = check_co(st, 1)?;
     let nargs = st.nargs() - 1;
-    match st.resume(co, nargs)? {
-        Ok(n) => {
-            let len = st.ex.stack.len();
-            st.ex.stack.insert(len - n, Value::Bool(true));
-            Ok(Action::Return(n + 1))
-        }
+    match st.resume_lead(co, nargs, true)? {
+        Ok(n) => Ok(Action::Return(n + 1)),
         Err(e) => {
             st.push(Value::Bool(false));
             st.push(e);

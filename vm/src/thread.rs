@@ -5,8 +5,9 @@
 //! to-be-closed variables — is an [`ExecState`]. The *running* thread's
 //! `ExecState` does not live in its `Thread` object: it is moved into the
 //! `State` (field `ex`) so that the dispatch loop reaches a register with a
-//! single index into a `Vec`. Resuming a coroutine swaps the two
-//! `ExecState`s (`std::mem::swap`, a few words), yielding swaps them back.
+//! single index into a `Vec`. Resuming a coroutine moves its `ExecState`
+//! into the `State` (a few words; its `Thread` gets an empty one) and the
+//! resumer's into the resumer's `Thread`; yielding moves them back.
 //! While a thread runs, its `Thread` object holds an empty `ExecState`.
 //!
 //! # Stack layout

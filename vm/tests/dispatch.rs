@@ -281,3 +281,51 @@ fn value_layout_is_two_words() {
     assert_eq!(std::mem::size_of::<Value>(), 16);
     assert_eq!(std::mem::align_of::<Value>(), 8);
 }
+
+#[test]
+fn coroutine_switches() {
+    // A plain yield resumed (the direct path), with 0, 1 and several
+    // values each way; a body that is `coroutine.yield` itself (its frame
+    // entered from Rust); yields called by `pcall` and, as `__index`, by an
+    // instruction (the general path); a dead coroutine; wrap.
+    check(
+        "local t, log = {}, {} \
+         local co = coroutine.create(function(a, b) \
+           local x, y, z = coroutine.yield(a + b) \
+           log[#log + 1] = tostring(x) .. tostring(y) .. tostring(z) \
+           local n = select('#', coroutine.yield()) \
+           log[#log + 1] = n \
+           return 'end', 7 \
+         end) \
+         t[#t + 1] = join({coroutine.resume(co, 1, 2)}) \
+         t[#t + 1] = join({coroutine.resume(co, 'p', 'q', 'r')}) \
+         t[#t + 1] = select('#', coroutine.resume(co)) \
+         t[#t + 1] = join({coroutine.resume(co, 1, 2, 3)}) \
+         t[#t + 1] = coroutine.status(co) \
+         t[#t + 1] = join({coroutine.resume(co, 1)}) \
+         local y = coroutine.create(coroutine.yield) \
+         t[#t + 1] = join({coroutine.resume(y, 4, 5)}) \
+         t[#t + 1] = join({coroutine.resume(y, 6, 7, 8)}) \
+         t[#t + 1] = coroutine.status(y) \
+         local h = coroutine.create(function(v) \
+           while true do v = select(2, pcall(coroutine.yield, v * 2)) end \
+         end) \
+         coroutine.resume(h, 1) \
+         t[#t + 1] = join({coroutine.resume(h, 5)}) \
+         local m = coroutine.create(function() \
+           local o = setmetatable({}, {__index = coroutine.yield}) \
+           return o.k .. o.j \
+         end) \
+         t[#t + 1] = select(3, coroutine.resume(m)) \
+         t[#t + 1] = select(3, coroutine.resume(m, 'a', 'b')) \
+         t[#t + 1] = join({coroutine.resume(m, 'c')}) \
+         local w = coroutine.wrap(function(...) \
+           local a = ... \
+           while true do a = coroutine.yield(a, a) end \
+         end) \
+         t[#t + 1] = join({w(3)}) .. ';' .. join({w(4)}) \
+         return join(t) .. '|' .. join(log)",
+        "true,3,true,3,false,cannot resume dead coroutine,dead,false,cannot resume dead coroutine,\
+         true,4,5,true,6,7,8,dead,true,10,k,j,true,ac,3,3;4,4|pqr,0",
+    );
+}
