@@ -382,9 +382,8 @@ impl State {
             st.copy_within(first..first + ncopy, func);
         }
         // The missing results are nil; a Lua caller gets its whole frame
-        // back (`top`), its registers above the results keeping what they
-        // held (see `enter_frame_stack`). (`set_stack_len_nil_from` rather
-        // than `Vec::resize`, which stalls per slot.)
+        // back (`top`), nil above the results. (`set_stack_len_nil_from`
+        // rather than `Vec::resize`, which stalls per slot.)
         let end = func + count;
         match self.ex.frames.last() {
             Some(c) if !fresh && matches!(c.callee, Callee::Lua(_)) => {
@@ -392,11 +391,7 @@ impl State {
                 if wanted < 0 {
                     self.ex.open_top = end as u32;
                 }
-                let pad = end.min(st.len());
-                if func + ncopy < pad {
-                    st[func + ncopy..pad].fill(Value::Nil);
-                }
-                set_stack_len(st, end.max(top));
+                set_stack_len_nil_from(st, func + ncopy, end.max(top));
             }
             _ => set_stack_len_nil_from(st, func + ncopy, end),
         }

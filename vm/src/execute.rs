@@ -90,7 +90,7 @@ use crate::meta::{index_via_meta, set_str_new, ArithOp, TM_INDEX, TM_LE, TM_LT};
 use crate::number;
 use crate::state::{State, MAX_STACK};
 use crate::table::TableView;
-use crate::thread::{cist, enter_frame_stack, u, CallInfo, Callee, MetaRet};
+use crate::thread::{cist, set_stack_len_nil_from, u, CallInfo, Callee, MetaRet};
 use crate::value::Value;
 use luprex_compiler::OpCode;
 
@@ -1120,8 +1120,10 @@ impl State {
                                     continue 'newframe;
                                 }
                                 // Fixed parameters: enter the callee here, its
-                                // state straight into the loop's locals. Missing
-                                // parameters are nil (`enter_frame_stack`).
+                                // state straight into the loop's locals. Its
+                                // registers above the arguments are nil (the
+                                // stack is truncated to the arguments, then
+                                // extended to the callee's top).
                                 let fp = c.proto;
                                 (code, kst, hints, upv) = (
                                     c.code.as_ptr(),
@@ -1129,8 +1131,7 @@ impl State {
                                     c.hints.as_ptr(),
                                     c.upvals.as_ptr(),
                                 );
-                                let params = func + 1 + c.num_params as usize;
-                                enter_frame_stack(&mut self.ex.stack, end, params, top);
+                                set_stack_len_nil_from(&mut self.ex.stack, end, top);
                                 let nres = i.c() as i32 - 1;
                                 let nci =
                                     CallInfo::lua(func, func + 1, top, 0, nres, MetaRet::Call, f);

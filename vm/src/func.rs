@@ -139,8 +139,6 @@ pub struct LuaClosure {
     pub(crate) max_stack: u8,
     /// The prototype's `is_vararg`.
     pub(crate) is_vararg: bool,
-    /// The prototype's `num_params`.
-    pub(crate) num_params: u8,
 }
 
 impl LuaClosure {
@@ -156,7 +154,6 @@ impl LuaClosure {
             hints: p.hints.clone(),
             max_stack: p.max_stack,
             is_vararg: p.is_vararg,
-            num_params: p.num_params,
         }
     }
 }

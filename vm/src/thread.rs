@@ -333,23 +333,6 @@ pub(crate) fn set_stack_len_nil_from(stack: &mut Vec<Value>, from: usize, n: usi
     set_stack_len(stack, n);
 }
 
-/// Sets the stack for a Lua frame whose arguments end at `end`: the
-/// missing parameters, up to `params`, are nil; the registers above them
-/// keep what they held below the old length (as in PUC Lua: compiled code
-/// never reads a register it has not written, and every slot below the
-/// length is a value the collector marks); the length becomes `top`, new
-/// slots nil.
-#[inline(always)]
-pub(crate) fn enter_frame_stack(stack: &mut Vec<Value>, end: usize, params: usize, top: usize) {
-    let stop = params.min(stack.len());
-    if end < stop {
-        for slot in &mut stack[end..stop] {
-            *slot = Value::Nil;
-        }
-    }
-    set_stack_len(stack, top);
-}
-
 /// The frame's stack level as `usize`.
 #[inline(always)]
 pub(crate) fn u(x: u32) -> usize {

@@ -189,10 +189,8 @@ fn newindex_added_later_is_seen_by_the_raw_path() {
     );
 }
 
-/// A call leaves its values in the stack above the caller's registers
-/// (the callee's frame is not cleared on return, as in PUC Lua); the next
-/// call from the same register must still see its missing parameters as
-/// nil, and missing results must be nil.
+/// Missing parameters and results are nil, whatever earlier calls from the
+/// same registers left in the stack.
 #[test]
 fn missing_parameters_and_results_are_nil_over_old_frames() {
     check(
@@ -210,7 +208,7 @@ fn missing_parameters_and_results_are_nil_over_old_frames() {
          return join(r)",
         "1nilnil,7nilnil,2nilnil,7nilnil,3nilnil,7nilnil",
     );
-    // A tail call reuses the frame in place: its old registers are there.
+    // A tail call reuses the frame in place.
     check(
         "local function f(a, b, c, d)
            if a == 0 then return tostring(b) .. tostring(c) .. tostring(d) end
@@ -221,6 +219,37 @@ fn missing_parameters_and_results_are_nil_over_old_frames() {
          for i = 1, 3 do r[#r + 1] = f(i, 5, 6, 7) end
          return join(r)",
         "nilnilnil,nilnilnil,nilnilnil",
+    );
+}
+
+/// An object that only a finished call's frame held is garbage: the
+/// caller's registers above a call's results are cleared on return. (PUC
+/// Lua does not clear them, but its collector marks a running frame only
+/// up to the instruction's live top; ours marks the whole stack, so a value
+/// left there would live until overwritten, and a loop that allocates
+/// while it waits for the finalizer would wait forever.) Same for a
+/// native's arguments (`setmetatable`'s table, an argument of `select`).
+/// The loops call nothing (a call truncates the stack) and are bounded.
+#[test]
+fn a_finished_calls_values_are_garbage() {
+    check(
+        "local done = 0
+         local mt = {__gc = function() done = done + 1 end}
+         local function make()
+           local p1, p2, p3, p4, p5 = 1, 2, 3, 4, 5
+           local t = setmetatable({}, mt)
+           return p1
+         end
+         make()
+         local n = 0
+         repeat local a = {} n = n + 1 until done == 1 or n == 300000
+         local first = done
+         select(1, 2, 3, 4, 5, 6, setmetatable({}, mt))
+         n = 0
+         repeat local a = {} n = n + 1 until done == 2 or n == 300000
+         do local q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11, q12 end
+         return first .. ',' .. done",
+        "1,2",
     );
 }
 

@@ -28,9 +28,8 @@
 //! having changed nothing.
 
 use crate::state::{State, MAX_STACK};
-use crate::thread::{cist, enter_frame_stack, set_stack_len, u, Callee, MetaRet};
+use crate::thread::{cist, set_stack_len_nil_from, u, Callee, MetaRet};
 use crate::value::LuaFnRef;
-use crate::value::Value;
 
 use super::regs::{load, store};
 
@@ -40,10 +39,8 @@ impl State {
     /// whose wanted results fit in the caller's registers. The results
     /// `stack[first..first + n]` go to the frame's `func` slot, the wanted
     /// count is padded with nil, and the stack is set back to the caller's
-    /// `top`; the frame is popped. False, with nothing changed, in every
-    /// other case. Unlike `move_results`, the caller's registers above the
-    /// results are not cleared: they keep the callee's old values, as in
-    /// PUC Lua (see `enter_frame_stack`), which saves a loop per return.
+    /// `top` (nil above the results), exactly as `move_results` does; the
+    /// frame is popped. False, with nothing changed, in every other case.
     #[inline(always)]
     pub(super) fn return_fast(&mut self, ci_idx: usize, first: usize, n: usize) -> bool {
         let frames = &self.ex.frames;
@@ -68,15 +65,7 @@ impl State {
             let v = load(&st[first + j]);
             store(&mut st[func + j], v);
         }
-        // Missing results are nil; the caller's registers above them keep
-        // what they held (see `enter_frame_stack`).
-        let pad = (func + count).min(st.len());
-        if func + ncopy < pad {
-            for slot in &mut st[func + ncopy..pad] {
-                *slot = Value::Nil;
-            }
-        }
-        set_stack_len(st, ctop);
+        set_stack_len_nil_from(st, func + ncopy, ctop);
         if wanted < 0 {
             self.ex.open_top = (func + count) as u32;
         }
@@ -99,7 +88,6 @@ impl State {
         let ci = &mut self.ex.frames[ci_idx];
         let dst = u(ci.func);
         let top = dst + 1 + c.max_stack as usize;
-        let params = dst + 1 + c.num_params as usize;
         if c.is_vararg || top > MAX_STACK {
             return false;
         }
@@ -114,7 +102,7 @@ impl State {
         let st = &mut self.ex.stack;
         let n = st.len() - func;
         st.copy_within(func..func + n, dst);
-        enter_frame_stack(st, dst + n, params, top);
+        set_stack_len_nil_from(st, dst + n, top);
         true
     }
 }
