@@ -576,7 +576,7 @@ impl Tables {
             // A live key (an update), or a tombstone that is the last
             // entry (reviving it in place is the same order): the value.
             Some((_, e, old)) if !old.is_nil() || e + 1 == e_len => {
-                *self.store.vals.get_mut(t.body, 2 * e + 1) = v;
+                self.store.vals.slice_mut_unjournaled(t.body, 2 * e + 2)[2 * e + 1] = v;
                 e_len
             }
             // Nil to an absent or tombstoned key: nothing is stored.
@@ -588,7 +588,7 @@ impl Tables {
             // new entry, appended).
             Some((pos, e, _)) => {
                 let pos = if pos == usize::MAX { view.slot_of_entry(s, e) } else { pos };
-                let cells = self.store.vals.slice_mut(t.body, 3 * hc);
+                let cells = self.store.vals.slice_mut_unjournaled(t.body, 3 * hc);
                 cells[2 * e] = Value::Nil;
                 let i = 2 * hc + (pos >> 1);
                 cells[i] = with_islot(cells[i], pos, e_len as u32 + 1);
@@ -598,7 +598,7 @@ impl Tables {
             }
             // An absent key: appended, in the first free slot of its chain.
             None => {
-                let cells = self.store.vals.slice_mut(t.body, 3 * hc);
+                let cells = self.store.vals.slice_mut_unjournaled(t.body, 3 * hc);
                 let pos = free_slot(&cells[2 * hc..], 2 * hc, t.shift, str_hash(s));
                 let i = 2 * hc + (pos >> 1);
                 cells[i] = with_islot(cells[i], pos, e_len as u32 + 1);
