@@ -188,9 +188,16 @@ pub(crate) fn index_via_meta(
 /// updating one, and the loop's hot code stays short.
 #[inline(never)]
 pub(crate) fn set_str_new(heap: &mut Heap, h: TableRef, ks: StrRef, v: Value) -> bool {
-    if heap.tables.insert_str_absent(h, ks, v) {
-        return true;
-    }
+    heap.tables.set_str_simple(h, ks, v) || set_str_general(heap, h, ks, v)
+}
+
+/// [`set_str_new`] when [`crate::table::Tables::set_str_simple`] did not
+/// apply (a hook is set, `__newindex` may apply, or the hash part is full):
+/// through a [`crate::table::TableMut`], which serves the hooks and may
+/// rehash. Out of line, so that `set_str_new` stays short.
+#[cold]
+#[inline(never)]
+fn set_str_general(heap: &mut Heap, h: TableRef, ks: StrRef, v: Value) -> bool {
     if !heap.tables.sets_raw(h) {
         return false;
     }

@@ -397,6 +397,18 @@ impl<T: Elem> Store<T> {
         &mut self.chunks[c][off..off + len]
     }
 
+    /// [`Store::slice_mut`] when no snapshot is open ([`Store::journaling`]
+    /// false: the caller checked), so there are no pages to journal.
+    #[inline(always)]
+    pub fn slice_mut_unjournaled(&mut self, a: Addr, len: usize) -> &mut [T] {
+        debug_assert!(!self.on);
+        if len == 0 {
+            return &mut [];
+        }
+        let (c, off) = Self::split(a);
+        &mut self.chunks[c][off..off + len]
+    }
+
     /// Where the chunk entry of block `a` is (for a prefetch; nothing is
     /// read). A dangling pointer for an address outside the store, which a
     /// prefetch tolerates.

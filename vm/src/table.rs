@@ -816,7 +816,7 @@ impl Tables {
     /// value (an update: raw whatever the metatable). True if done. The
     /// header is written (to reset the metamethod cache, as every
     /// string-key assignment does) only if the cache is not already clear.
-    /// An absent key is [`Tables::insert_str_absent`]'s, out of the loop.
+    /// Any other case is [`Tables::set_str_simple`]'s, out of the loop.
     ///
     /// # Safety
     ///
@@ -845,36 +845,6 @@ impl Tables {
             }
             _ => false,
         }
-    }
-
-    /// `t[s] = v` for a string key, as [`TableMut::set_str`] would insert
-    /// it, when `s` is absent from `h` (not even a tombstone) and the
-    /// insertion is simple: no hook is set (no write log, barrier or
-    /// journal to serve), `v` is not nil, the hash part has room (no
-    /// rehash) and the assignment is raw ([`Tables::sets_raw`]). Writes the
-    /// entry, its index slot and the header (`elen`, the metamethod cache),
-    /// nothing else: capacities, hence the heap's byte count, do not
-    /// change. True if done; false, nothing changed, otherwise.
-    #[inline]
-    pub fn insert_str_absent(&mut self, h: TableRef, s: StrRef, v: Value) -> bool {
-        let t = *self.arena.get(h);
-        if self.hooks || v.is_nil() || t.elen >= t.hcap || !self.sets_raw(h) {
-            return false;
-        }
-        if (TableView { t: &t, s: &self.store }).find_str_entry(s).is_some() {
-            return false;
-        }
-        let (hc, e) = (t.hcap as usize, t.elen as usize);
-        let cells = self.store.vals.slice_mut(t.body, 3 * hc);
-        let pos = free_slot(&cells[2 * hc..], 2 * hc, t.shift, str_hash(s));
-        let i = 2 * hc + (pos >> 1);
-        cells[i] = with_islot(cells[i], pos, e as u32 + 1);
-        cells[2 * e] = Value::Str(s);
-        cells[2 * e + 1] = v;
-        let t = self.arena.get_mut(h);
-        t.elen += 1;
-        t.flags = 0;
-        true
     }
 
     /// Whether assigning an absent key of `h` is a raw set: `h` has no

@@ -625,3 +625,148 @@ fn hash_growth_beside_array_moves_it_in_place() {
     }
     assert_eq!(keys(t.view()).len(), 1008);
 }
+
+// --------------------------------------------------------------------
+// `Tables::set_str_simple`: string-key assignment without a `TableMut`
+// --------------------------------------------------------------------
+
+fn sr(i: u32) -> StrRef {
+    StrRef::from_index(i)
+}
+
+/// A heap table with string keys `ks` (values 1, 2, ...) in a hash part
+/// of capacity `hcap`.
+fn str_table(ts: &mut Tables, hcap: usize, ks: &[u32]) -> TableRef {
+    let h = ts.alloc(0, hcap);
+    let mut t = ts.get_mut(h);
+    for (n, &k) in ks.iter().enumerate() {
+        t.set_str(sr(k), int(n as i64 + 1));
+    }
+    assert_eq!(t.hcap as usize, hcap);
+    h
+}
+
+/// The entries' cells (dead ones included), for exact comparisons.
+fn raw_ents(t: TableView<'_>) -> Vec<Value> {
+    t.ents()[..2 * t.elen as usize].to_vec()
+}
+
+fn same_cells(a: &[Value], b: &[Value]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.raw_eq(*y))
+}
+
+#[test]
+fn set_str_simple_revives_last_tombstone_in_place() {
+    for hcap in [4, 8] {
+        let mut ts = Tables::default();
+        let h = str_table(&mut ts, hcap, &[1, 2, 3]);
+        ts.get_mut(h).set_str(sr(3), Value::Nil);
+        ts.arena.get_mut(h).flags = 0xff;
+        assert!(ts.set_str_simple(h, sr(3), int(30)));
+        let t = ts.get(h);
+        assert_eq!((t.elen, t.flags), (3, 0));
+        assert!(same(&keys(t), &[s(1), s(2), s(3)]));
+        assert!(t.get_str(sr(3)).raw_eq(int(30)));
+    }
+}
+
+#[test]
+fn set_str_simple_revives_by_append() {
+    // hcap 4 is scanned (the index slot is looked up apart), 8 probed.
+    for hcap in [4, 8] {
+        let mut ts = Tables::default();
+        let h = str_table(&mut ts, hcap, &[1, 2, 3]);
+        ts.get_mut(h).set_str(sr(1), Value::Nil);
+        ts.arena.get_mut(h).flags = 0xff;
+        assert!(ts.set_str_simple(h, sr(1), int(10)));
+        let t = ts.get(h);
+        assert_eq!((t.elen, t.flags), (4, 0));
+        // The old entry is dead (nil key), the key went last.
+        assert!(t.ents()[0].is_nil() && t.ents()[1].is_nil());
+        assert!(same(&keys(t), &[s(2), s(3), s(1)]));
+        assert!(t.get_str(sr(1)).raw_eq(int(10)));
+        assert!(t.next(s(1)).unwrap().is_none());
+        assert!(t.next(s(3)).unwrap().unwrap().0.raw_eq(s(1)));
+        // The index slot names the new entry: delete and revive again.
+        ts.get_mut(h).set_str(sr(1), Value::Nil);
+        assert!(ts.get(h).get_str(sr(1)).is_nil());
+        assert!(ts.set_str_simple(h, sr(1), int(11)));
+        assert_eq!(ts.get(h).elen, 4, "the tombstone was last: in place");
+        assert!(same(&keys(ts.get(h)), &[s(2), s(3), s(1)]));
+        assert!(ts.get(h).get_str(sr(1)).raw_eq(int(11)));
+    }
+}
+
+#[test]
+fn set_str_simple_leaves_a_full_hash_part_to_the_general_path() {
+    let mut ts = Tables::default();
+    let h = str_table(&mut ts, 4, &[1, 2, 3, 4]);
+    ts.get_mut(h).set_str(sr(2), Value::Nil);
+    let before = (ts.layout_digest(), raw_ents(ts.get(h)));
+    // A re-insertion into a full hash part needs a rehash: not done.
+    assert!(!ts.set_str_simple(h, sr(2), int(20)));
+    // So does an insertion.
+    assert!(!ts.set_str_simple(h, sr(9), int(90)));
+    assert_eq!(before.0, ts.layout_digest());
+    assert!(same_cells(&before.1, &raw_ents(ts.get(h))));
+    // Nil to the tombstone, or to an absent key, stores nothing.
+    assert!(ts.set_str_simple(h, sr(2), Value::Nil));
+    assert!(ts.set_str_simple(h, sr(9), Value::Nil));
+    assert!(same_cells(&before.1, &raw_ents(ts.get(h))));
+    // The general path rehashes and puts the key last.
+    ts.get_mut(h).set_str(sr(2), int(20));
+    assert!(same(&keys(ts.get(h)), &[s(1), s(3), s(4), s(2)]));
+}
+
+#[test]
+fn set_str_simple_declines_hooks_and_newindex() {
+    let mut ts = Tables::default();
+    let h = str_table(&mut ts, 8, &[1, 2, 3]);
+    ts.get_mut(h).set_str(sr(1), Value::Nil);
+    // A metatable not known to lack `__newindex`.
+    let mt = ts.alloc(0, 0);
+    ts.get_mut(h).meta = Some(mt);
+    assert!(!ts.set_str_simple(h, sr(1), int(10)));
+    assert!(!ts.set_str_simple(h, sr(9), int(90)));
+    ts.cache_tm_absent(mt, 1 << crate::meta::TM_NEWINDEX);
+    assert!(ts.set_str_simple(h, sr(9), int(90)));
+    // An open snapshot (a hook): the general path journals.
+    ts.journal_begin();
+    assert!(!ts.set_str_simple(h, sr(1), int(10)));
+    assert!(!ts.set_str_simple(h, sr(2), int(20)));
+    ts.journal_commit_to(0);
+    assert!(ts.set_str_simple(h, sr(1), int(10)));
+    assert!(same(&keys(ts.get(h)), &[s(2), s(3), s(9), s(1)]));
+}
+
+/// Random string-key assignments through `set_str_simple` (the general
+/// path when it declines) leave exactly the cells and header
+/// `TableMut::set_str` leaves.
+#[test]
+fn set_str_simple_matches_set_str() {
+    let mut rng = Rng(0x5eed);
+    for hint in [0, 3, 6, 20] {
+        let (mut a, mut b) = (Tables::default(), Tables::default());
+        let (ha, hb) = (a.alloc(0, hint), b.alloc(0, hint));
+        let (mut fast, mut general) = (0, 0);
+        for step in 0..20_000 {
+            let k = sr(rng.below(24) as u32);
+            let v = if rng.below(3) == 0 { Value::Nil } else { int(rng.below(100) as i64) };
+            a.arena.get_mut(ha).flags = 0x5a;
+            b.arena.get_mut(hb).flags = 0x5a;
+            if a.set_str_simple(ha, k, v) {
+                fast += 1;
+            } else {
+                general += 1;
+                a.get_mut(ha).set_str(k, v);
+            }
+            b.get_mut(hb).set_str(k, v);
+            let (ta, tb) = (a.get(ha), b.get(hb));
+            assert_eq!(*ta.header(), *tb.header(), "step {step}");
+            assert_eq!(a.layout_digest(), b.layout_digest(), "step {step}");
+            assert!(same_cells(&raw_ents(ta), &raw_ents(tb)), "step {step}");
+            assert!(same(&keys(ta), &keys(tb)), "step {step}");
+        }
+        assert!(fast > 1000 && general > 10, "{fast} {general}");
+    }
+}

@@ -532,6 +532,105 @@ impl<'a> TableMut<'a> {
     }
 }
 
+// --------------------------------------------------------------------
+// String-key assignment without a `TableMut`
+// --------------------------------------------------------------------
+
+impl Tables {
+    /// `t[s] = v` for a string key, exactly as [`TableMut::set_str`] would
+    /// do it, when that is simple: no hook is set (no write log, barrier or
+    /// journal to serve), the assignment is raw ([`Tables::sets_raw`]) and
+    /// no rehash is needed. That is every case but an insertion or a
+    /// re-insertion (a tombstoned key getting a value, which moves it to the
+    /// end of the order) into a full hash part. Writes the cells that change
+    /// and the header's `elen` and metamethod cache, nothing else:
+    /// capacities, hence the heap's byte count, do not change. True if
+    /// done; false, nothing changed, otherwise.
+    ///
+    /// The dispatch loop's SETFIELD and SETTABUP call it (through
+    /// `meta::set_str_new`, out of the loop) when [`Tables::set_str_existing`]
+    /// did not apply: an absent key, or one that is a tombstone, as when a
+    /// field toggles between nil and a value (`node.link = nil ...
+    /// node.link = other`).
+    #[inline]
+    pub fn set_str_simple(&mut self, h: TableRef, s: StrRef, v: Value) -> bool {
+        if self.hooks {
+            return false;
+        }
+        let t = *self.arena.get(h);
+        if let Some(mt) = t.meta {
+            if self.get(mt).flags & (1 << crate::meta::TM_NEWINDEX) == 0 {
+                return false;
+            }
+        }
+        let (hc, e_len) = (t.hcap as usize, t.elen as usize);
+        let view = TableView { t: &t, s: &self.store };
+        // The index slot, entry and value of `s`; for a small hash part,
+        // which is scanned, the slot is found only if needed (usize::MAX).
+        let found = if hc > SCAN_HASH {
+            view.find_str(s)
+        } else {
+            view.find_str_entry(s).map(|(e, old)| (usize::MAX, e, old))
+        };
+        let elen = match found {
+            // A live key (an update), or a tombstone that is the last
+            // entry (reviving it in place is the same order): the value.
+            Some((_, e, old)) if !old.is_nil() || e + 1 == e_len => {
+                self.store.vals.slice_mut_unjournaled(t.body, 2 * e + 2)[2 * e + 1] = v;
+                e_len
+            }
+            // Nil to an absent or tombstoned key: nothing is stored.
+            _ if v.is_nil() => e_len,
+            // A new entry is needed and the hash part is full: a rehash.
+            _ if e_len >= hc => return false,
+            // A re-insertion: the tombstone's entry becomes dead (its key
+            // nil, its index slot still a probe-chain link, now naming the
+            // new entry, appended).
+            Some((pos, e, _)) => {
+                let pos = if pos == usize::MAX { view.slot_of_entry(s, e) } else { pos };
+                let cells = self.store.vals.slice_mut_unjournaled(t.body, 3 * hc);
+                cells[2 * e] = Value::Nil;
+                let i = 2 * hc + (pos >> 1);
+                cells[i] = with_islot(cells[i], pos, e_len as u32 + 1);
+                cells[2 * e_len] = Value::Str(s);
+                cells[2 * e_len + 1] = v;
+                e_len + 1
+            }
+            // An absent key: appended, in the first free slot of its chain.
+            None => {
+                let cells = self.store.vals.slice_mut_unjournaled(t.body, 3 * hc);
+                let pos = free_slot(&cells[2 * hc..], 2 * hc, t.shift, str_hash(s));
+                let i = 2 * hc + (pos >> 1);
+                cells[i] = with_islot(cells[i], pos, e_len as u32 + 1);
+                cells[2 * e_len] = Value::Str(s);
+                cells[2 * e_len + 1] = v;
+                e_len + 1
+            }
+        };
+        if elen != e_len || t.flags != 0 {
+            let t = self.arena.get_mut(h);
+            t.elen = elen as u32;
+            t.flags = 0;
+        }
+        true
+    }
+}
+
+impl TableView<'_> {
+    /// The index slot naming entry `e`, which holds string key `s` (live or
+    /// tombstone): on `s`'s probe chain.
+    fn slot_of_entry(self, s: StrRef, e: usize) -> usize {
+        let hc = self.t.hcap as usize;
+        let index = &self.s.vals.slice(self.t.body, 3 * hc)[2 * hc..];
+        let mask = 2 * hc - 1;
+        let mut pos = (str_hash(s) >> self.t.shift) as usize & mask;
+        while islot(index, pos) as usize != e + 1 {
+            pos = (pos + 1) & mask;
+        }
+        pos
+    }
+}
+
 /// The index cells (`cap` cells, `2 * cap` slots) for `entries` in order.
 /// Lists `key` and `v` for the collector to mark, if they are objects.
 #[cold]
