@@ -347,10 +347,7 @@ impl<'a> TableMut<'a> {
         let (hc, e) = (self.t.hcap as usize, self.t.elen as usize);
         let body = self.s.vals.slice_mut(self.t.body, 3 * hc);
         let pos = free_slot(&body[2 * hc..], 2 * hc, self.t.shift, h);
-        let i = 2 * hc + (pos >> 1);
-        body[i] = with_islot(body[i], pos, e as u32 + 1);
-        body[2 * e] = key;
-        body[2 * e + 1] = v;
+        append_entry(body, hc, pos, e, key, v);
         self.t.elen += 1;
     }
 
@@ -557,12 +554,10 @@ impl Tables {
         if self.hooks {
             return false;
         }
-        let t = *self.arena.get(h);
-        if let Some(mt) = t.meta {
-            if self.get(mt).flags & (1 << crate::meta::TM_NEWINDEX) == 0 {
-                return false;
-            }
+        if !self.sets_raw(h) {
+            return false;
         }
+        let t = *self.arena.get(h);
         let (hc, e_len) = (t.hcap as usize, t.elen as usize);
         let view = TableView { t: &t, s: &self.store };
         // The index slot, entry and value of `s`; for a small hash part,
@@ -590,20 +585,14 @@ impl Tables {
                 let pos = if pos == usize::MAX { view.slot_of_entry(s, e) } else { pos };
                 let cells = self.store.vals.slice_mut_unjournaled(t.body, 3 * hc);
                 cells[2 * e] = Value::Nil;
-                let i = 2 * hc + (pos >> 1);
-                cells[i] = with_islot(cells[i], pos, e_len as u32 + 1);
-                cells[2 * e_len] = Value::Str(s);
-                cells[2 * e_len + 1] = v;
+                append_entry(cells, hc, pos, e_len, Value::Str(s), v);
                 e_len + 1
             }
             // An absent key: appended, in the first free slot of its chain.
             None => {
                 let cells = self.store.vals.slice_mut_unjournaled(t.body, 3 * hc);
                 let pos = free_slot(&cells[2 * hc..], 2 * hc, t.shift, str_hash(s));
-                let i = 2 * hc + (pos >> 1);
-                cells[i] = with_islot(cells[i], pos, e_len as u32 + 1);
-                cells[2 * e_len] = Value::Str(s);
-                cells[2 * e_len + 1] = v;
+                append_entry(cells, hc, pos, e_len, Value::Str(s), v);
                 e_len + 1
             }
         };
@@ -631,7 +620,6 @@ impl TableView<'_> {
     }
 }
 
-/// The index cells (`cap` cells, `2 * cap` slots) for `entries` in order.
 /// Lists `key` and `v` for the collector to mark, if they are objects.
 #[cold]
 fn barrier_push(f: &mut Vec<Value>, key: Value, v: Value) {
@@ -642,6 +630,17 @@ fn barrier_push(f: &mut Vec<Value>, key: Value, v: Value) {
     }
 }
 
+/// Writes entry `e` = (`key`, `v`) into the body cells of a hash part of
+/// capacity `hc`, and index slot `pos` naming it (an append: `e` is `elen`).
+#[inline(always)]
+fn append_entry(cells: &mut [Value], hc: usize, pos: usize, e: usize, key: Value, v: Value) {
+    let i = 2 * hc + (pos >> 1);
+    cells[i] = with_islot(cells[i], pos, e as u32 + 1);
+    cells[2 * e] = key;
+    cells[2 * e + 1] = v;
+}
+
+/// The index cells (`cap` cells, `2 * cap` slots) for `entries` in order.
 pub(super) fn build_index(entries: &[(Value, Value)], cap: usize) -> Vec<Value> {
     let mut index = vec![Value::Nil; cap];
     if cap > 0 {
