@@ -249,6 +249,25 @@ impl State {
                         }
                     };
                 }
+                // `R[A] := t[key]` for a string constant `key` on a table, with
+                // the instruction's lookup hint (GETTABUP, GETFIELD, SELF): done
+                // and `continue` if the fast path answers.
+                macro_rules! field_fast {
+                    ($i:expr, $t:expr, $key:expr) => {
+                        if let (Value::Table(h), Value::Str(ks)) = ($t, $key) {
+                            // SAFETY: `h` is from a register of the running frame
+                            // or an upvalue of the running closure, which the
+                            // collector reaches: a live table (`Tables::get_live`).
+                            let tab = unsafe { self.heap.tables.get_live(h) };
+                            let (v, meta) = (tab.get_str_hinted(ks, hint!()), tab.meta);
+                            if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
+                            {
+                                w!($i.a(), v);
+                                continue;
+                            }
+                        }
+                    };
+                }
                 // `R[A] := t[key]` through the metamethods (`index_op`), where the
                 // fast path did not answer (`$i` the instruction); `$op` names `t` in error messages. A
                 // metamethod call continues at `'newframe`.
@@ -628,26 +647,13 @@ impl State {
                             let uv = upv!(i.b());
                             let t = upval!(uv);
                             let key = kst!(i.c());
-                            if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                                // SAFETY: `h` is from an upvalue of the running
-                                // closure, which the collector reaches: a live
-                                // table (`Tables::get_live`). So below for
-                                // registers of the running frame.
-                                let tab = unsafe { self.heap.tables.get_live(h) };
-                                let (v, meta) = (tab.get_str_hinted(ks, hint!()), tab.meta);
-                                if let Some(v) =
-                                    index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
-                                {
-                                    w!(i.a(), v);
-                                    continue;
-                                }
-                            }
+                            field_fast!(i, t, key);
                             index_slow!(i, t, key, Operand::Upval(i.b()));
                         }
                         GETTABLE => {
                             let (t, key) = (rv!(i.b()), rv!(i.c()));
                             if let Value::Table(h) = t {
-                                // SAFETY: `h` is from a register (see GETTABUP).
+                                // SAFETY: `h` is from a register (see `field_fast!`).
                                 let tab = unsafe { self.heap.tables.get_live(h) };
                                 let v = match key {
                                     Value::Int(n) => get_int(tab, n),
@@ -665,7 +671,7 @@ impl State {
                         GETI => {
                             let t = rv!(i.b());
                             if let Value::Table(h) = t {
-                                // SAFETY: `h` is from a register (see GETTABUP).
+                                // SAFETY: `h` is from a register (see `field_fast!`).
                                 let tab = unsafe { self.heap.tables.get_live(h) };
                                 let (v, meta) = (get_int(tab, i.c() as i64), tab.meta);
                                 let n = i.c() as i64;
@@ -681,17 +687,7 @@ impl State {
                         GETFIELD => {
                             let t = rv!(i.b());
                             let key = kst!(i.c());
-                            if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                                // SAFETY: `h` is from a register (see GETTABUP).
-                                let tab = unsafe { self.heap.tables.get_live(h) };
-                                let (v, meta) = (tab.get_str_hinted(ks, hint!()), tab.meta);
-                                if let Some(v) =
-                                    index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
-                                {
-                                    w!(i.a(), v);
-                                    continue;
-                                }
-                            }
+                            field_fast!(i, t, key);
                             index_slow!(i, t, key, Operand::Reg(i.b()));
                         }
                         SETTABUP => {
@@ -701,7 +697,7 @@ impl State {
                             let v = rk!(i);
                             if let (Value::Table(h), Value::Str(ks)) = (t, key) {
                                 // An existing key is updated raw, metatable or not.
-                                // SAFETY: `h` is live (see GETTABUP).
+                                // SAFETY: `h` is live (see `field_fast!`).
                                 if unsafe { self.heap.tables.set_str_existing(h, ks, v) } {
                                     continue;
                                 }
@@ -718,7 +714,7 @@ impl State {
                             let v = rk!(i);
                             if let (Value::Table(h), Value::Str(ks)) = (t, key) {
                                 // An existing key is updated raw, metatable or not.
-                                // SAFETY: `h` is live (see GETTABUP).
+                                // SAFETY: `h` is live (see `field_fast!`).
                                 if unsafe { self.heap.tables.set_str_existing(h, ks, v) } {
                                     continue;
                                 }
@@ -786,17 +782,7 @@ impl State {
                             let t = rv!(i.b());
                             let key = rk!(i);
                             w!(i.a() + 1, t);
-                            if let (Value::Table(h), Value::Str(ks)) = (t, key) {
-                                // SAFETY: `h` is from a register (see GETTABUP).
-                                let tab = unsafe { self.heap.tables.get_live(h) };
-                                let (v, meta) = (tab.get_str_hinted(ks, hint!()), tab.meta);
-                                if let Some(v) =
-                                    index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
-                                {
-                                    w!(i.a(), v);
-                                    continue;
-                                }
-                            }
+                            field_fast!(i, t, key);
                             index_slow!(i, t, key, Operand::Reg(i.b()));
                         }
                         ADDI => {
