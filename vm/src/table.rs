@@ -80,10 +80,11 @@
 //! a value while the hash part is full (an insertion, which Lua forbids
 //! during a traversal anyway), or on [`TableMut::resize_array`].
 //!
-//! A rehash sizes the hash part to the next power of two (at least 4) that
-//! holds the surviving keys plus the new one; when it dropped tombstones and
-//! that would leave less than a quarter free, it doubles once more, so
-//! insert/delete churn costs amortized O(1).
+//! A rehash sizes the hash part to the next power of two (at least 1, as
+//! in Lua: an object of one or two fields takes a body of 4 or 8 cells,
+//! not 16) that holds the surviving keys plus the new one; when it dropped
+//! tombstones and that would leave less than a quarter free, it doubles
+//! once more, so insert/delete churn costs amortized O(1).
 //!
 //! # Iteration order (a hard rule)
 //!
@@ -154,7 +155,7 @@ use std::fmt;
 const MAX_ARRAY_BITS: usize = 27;
 const MAX_ARRAY: usize = 1 << MAX_ARRAY_BITS;
 /// Smallest nonempty hash part.
-const MIN_HASH: usize = 4;
+const MIN_HASH: usize = 1;
 /// Hash parts up to this capacity are scanned, not probed, by string-key
 /// reads ([`TableView::get_str`]).
 const SCAN_HASH: usize = 4;

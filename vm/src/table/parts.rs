@@ -27,7 +27,7 @@ pub struct TableParts {
     /// The hash part's entries in order: `(key, nil)` is a tombstone,
     /// `(nil, nil)` a dead entry.
     pub entries: Vec<(Value, Value)>,
-    /// The hash part's capacity in entries (0 or a power of two, at least 4).
+    /// The hash part's capacity in entries (0 or a power of two, at least 1).
     pub hash_cap: usize,
 }
 
