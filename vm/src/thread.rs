@@ -318,12 +318,56 @@ pub(crate) fn set_stack_len(stack: &mut Vec<Value>, n: usize) {
     }
 }
 
+/// Nils written at once by [`set_stack_len_nil_from`]: a call or return
+/// clears whole blocks of this many slots, rounded up past the new length
+/// into the stack's spare capacity, which is kept at least this large.
+pub(crate) const NIL_BLOCK: usize = 8;
+
 /// Sets the length of `stack` to `n` with the slots from `from` up nil:
-/// `stack.truncate(from); set_stack_len(stack, n)`, but slots that already
-/// exist are overwritten in place (no length update per slot), which is the
-/// common case of a call or a return (the new extent overlaps the old).
+/// `stack.truncate(from); set_stack_len(stack, n)`, as a call or a return
+/// sets the stack to the new frame's extent.
+///
+/// The nils are stored in whole blocks of [`NIL_BLOCK`] slots, past `n`
+/// into the spare capacity: most calls and returns clear fewer than
+/// [`NIL_BLOCK`] slots, and a fixed run of stores has no loop exit to
+/// mispredict. (A loop per slot, whose trip count changes from call site
+/// to call site, and the test whether the stack grows or shrinks
+/// mispredicted once per call or return: 43 % of the conditional
+/// mispredictions of `qt.lua` under cachegrind's branch simulator.) Slots
+/// at and above `n` are outside the stack, so the extra nils there are
+/// never seen; when the spare capacity is too small for a block, or
+/// `from` is above the length, the general path runs and leaves the
+/// capacity large enough for next time.
 #[inline(always)]
 pub(crate) fn set_stack_len_nil_from(stack: &mut Vec<Value>, from: usize, n: usize) {
+    if from > stack.len() || from > n || n + NIL_BLOCK > stack.capacity() {
+        return set_stack_len_nil_from_slow(stack, from, n);
+    }
+    let p = stack.as_mut_ptr();
+    let mut i = from;
+    loop {
+        for j in 0..NIL_BLOCK {
+            // SAFETY: `i <= n` at every block (`from <= n`, then the loop
+            // stops once `i >= n`), so `i + j < n + NIL_BLOCK <= capacity`:
+            // a slot of the allocation, written (not read) as a valid
+            // `Value` (a nil's payload bytes are padding).
+            unsafe { p.add(i + j).write(Value::Nil) };
+        }
+        i += NIL_BLOCK;
+        if i >= n {
+            break;
+        }
+    }
+    // SAFETY: `n <= capacity`; slots below `from` were initialized (`from`
+    // is at most the old length) and `from..n` were just written.
+    unsafe { stack.set_len(n) };
+}
+
+/// [`set_stack_len_nil_from`] slot by slot, reserving room for a block of
+/// nils past `n`.
+#[cold]
+#[inline(never)]
+fn set_stack_len_nil_from_slow(stack: &mut Vec<Value>, from: usize, n: usize) {
     let end = n.min(stack.len());
     if from < end {
         for slot in &mut stack[from..end] {
@@ -331,6 +375,7 @@ pub(crate) fn set_stack_len_nil_from(stack: &mut Vec<Value>, from: usize, n: usi
         }
     }
     set_stack_len(stack, n);
+    stack.reserve(NIL_BLOCK);
 }
 
 /// The frame's stack level as `usize`.
