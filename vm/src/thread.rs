@@ -383,3 +383,51 @@ fn set_stack_len_nil_from_slow(stack: &mut Vec<Value>, from: usize, n: usize) {
 pub(crate) fn u(x: u32) -> usize {
     x as usize
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reference semantics of [`set_stack_len_nil_from`].
+    fn reference(stack: &[Value], from: usize, n: usize) -> Vec<Value> {
+        let mut v = stack.to_vec();
+        v.truncate(from);
+        v.resize(n, Value::Nil);
+        v
+    }
+
+    fn same(a: &[Value], b: &[Value]) -> bool {
+        a.len() == b.len()
+            && a.iter().zip(b).all(|(x, y)| match (x, y) {
+                (Value::Nil, Value::Nil) => true,
+                (Value::Int(p), Value::Int(q)) => p == q,
+                _ => false,
+            })
+    }
+
+    /// Every combination of old length, spare capacity, `from` and `n`
+    /// around the block size, including `from` above the length or above
+    /// `n` and a capacity too small for a block past `n` (the slow path):
+    /// the result is `truncate(from)` then `resize(n, nil)`, and the stack
+    /// keeps room for a block past `n` afterwards.
+    #[test]
+    fn nil_fill_matches_truncate_then_resize() {
+        for len in 0..20 {
+            for spare in [0, 1, NIL_BLOCK - 1, NIL_BLOCK, 2 * NIL_BLOCK] {
+                for from in 0..len + 3 {
+                    for n in 0..len + 2 * NIL_BLOCK + 2 {
+                        let mut st: Vec<Value> = Vec::with_capacity(len + spare);
+                        st.extend((0..len as i64).map(|i| Value::Int(i + 1)));
+                        let want = reference(&st, from, n);
+                        set_stack_len_nil_from(&mut st, from, n);
+                        assert!(
+                            same(&st, &want),
+                            "len {len} spare {spare} from {from} n {n}: {st:?}"
+                        );
+                        assert!(st.capacity() >= n + NIL_BLOCK);
+                    }
+                }
+            }
+        }
+    }
+}
