@@ -18,7 +18,13 @@ impl State {
     /// Stack index of the running native's first argument.
     #[inline]
     pub fn arg_base(&self) -> usize {
-        u(self.ex.frames.last().map_or(0, |c| c.base))
+        // (Not `last().map_or`: that tests the length and then the
+        // reference it made.)
+        let frames = &self.ex.frames;
+        if frames.is_empty() {
+            return 0;
+        }
+        u(frames[frames.len() - 1].base)
     }
 
     /// Number of arguments (and values pushed since) of the running native.
@@ -30,13 +36,10 @@ impl State {
     /// Argument `i` (1-based), nil if absent.
     #[inline]
     pub fn arg(&self, i: usize) -> Value {
-        let b = self.arg_base();
-        self.ex
-            .stack
-            .get(b + i - 1)
-            .copied()
-            .filter(|_| b + i - 1 < self.ex.stack.len())
-            .unwrap_or(Value::Nil)
+        match self.ex.stack.get(self.arg_base() + i - 1) {
+            Some(&v) => v,
+            None => Value::Nil,
+        }
     }
 
     /// Whether argument `i` is absent (`lua_isnone`).
