@@ -114,3 +114,8 @@ for i = 1, 100000 do s = s + math.abs(-i) + select('#', i, i) end
 print(s)
 print(type(nil), type(true), type(1), type(1.5), type("s"), type({}), type(print), type(co), type(coroutine.create(print)))
 print(pcall(type))
+collectgarbage()
+collectgarbage()
+local names = {}
+for _, v in ipairs({ 0, "", {}, print, false }) do names[#names + 1] = type(v) end
+print(table.concat(names, " "), type(nil) == "nil", #type(co))
