@@ -18,7 +18,13 @@ impl State {
     /// Stack index of the running native's first argument.
     #[inline]
     pub fn arg_base(&self) -> usize {
-        u(self.ex.frames.last().map_or(0, |c| c.base))
+        // (Not `last().map_or`: that tests the length and then the
+        // reference it made.)
+        let frames = &self.ex.frames;
+        if frames.is_empty() {
+            return 0;
+        }
+        u(frames[frames.len() - 1].base)
     }
 
     /// Number of arguments (and values pushed since) of the running native.
@@ -30,13 +36,10 @@ impl State {
     /// Argument `i` (1-based), nil if absent.
     #[inline]
     pub fn arg(&self, i: usize) -> Value {
-        let b = self.arg_base();
-        self.ex
-            .stack
-            .get(b + i - 1)
-            .copied()
-            .filter(|_| b + i - 1 < self.ex.stack.len())
-            .unwrap_or(Value::Nil)
+        match self.ex.stack.get(self.arg_base() + i - 1) {
+            Some(&v) => v,
+            None => Value::Nil,
+        }
     }
 
     /// Whether argument `i` is absent (`lua_isnone`).
@@ -178,12 +181,22 @@ impl State {
         }
     }
 
-    /// `luaL_checkinteger`.
+    /// `luaL_checkinteger`. (The common case, an integer, inline; the
+    /// others in [`State::check_int_slow`], out of line, as for the other
+    /// checks: a native's call of a helper whose slow path formats errors
+    /// cost it the helper's whole frame setup.)
+    #[inline]
     pub fn check_int(&mut self, i: usize) -> Result<i64, Error> {
-        let v = self.arg(i);
-        if let Value::Int(n) = v {
-            return Ok(n);
+        match self.arg(i) {
+            Value::Int(n) => Ok(n),
+            _ => self.check_int_slow(i),
         }
+    }
+
+    /// [`State::check_int`] of a value that is not an integer.
+    #[inline(never)]
+    fn check_int_slow(&mut self, i: usize) -> Result<i64, Error> {
+        let v = self.arg(i);
         match self.to_integer(v) {
             Some(n) => Ok(n),
             None => {
@@ -197,6 +210,7 @@ impl State {
     }
 
     /// `luaL_optinteger`.
+    #[inline]
     pub fn opt_int(&mut self, i: usize, default: i64) -> Result<i64, Error> {
         if self.arg(i).is_nil() {
             Ok(default)
@@ -206,7 +220,17 @@ impl State {
     }
 
     /// `luaL_checknumber`.
+    #[inline]
     pub fn check_number(&mut self, i: usize) -> Result<Value, Error> {
+        match self.arg(i) {
+            v @ (Value::Int(_) | Value::Float(_)) => Ok(v),
+            _ => self.check_number_slow(i),
+        }
+    }
+
+    /// [`State::check_number`] of a value that is not a number.
+    #[inline(never)]
+    fn check_number_slow(&mut self, i: usize) -> Result<Value, Error> {
         match self.to_number(self.arg(i)) {
             Some(v) => Ok(v),
             None => Err(self.arg_type_error(i, "number")),
@@ -214,7 +238,17 @@ impl State {
     }
 
     /// `luaL_checklstring`: a string, or a number converted to one.
+    #[inline]
     pub fn check_str(&mut self, i: usize) -> Result<StrRef, Error> {
+        match self.arg(i) {
+            Value::Str(s) => Ok(s),
+            _ => self.check_str_slow(i),
+        }
+    }
+
+    /// [`State::check_str`] of a value that is not a string.
+    #[inline(never)]
+    fn check_str_slow(&mut self, i: usize) -> Result<StrRef, Error> {
         match self.arg(i) {
             Value::Str(s) => Ok(s),
             v @ (Value::Int(_) | Value::Float(_)) => {

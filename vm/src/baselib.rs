@@ -88,8 +88,8 @@ fn print(st: &mut State) -> R {
 
 fn type_(st: &mut State) -> R {
     let v = st.check_any(1)?;
-    let s = st.new_string(v.type_name().as_bytes());
-    ret1(st, s)
+    let s = st.type_names[v.type_of() as usize];
+    ret1(st, Value::Str(s))
 }
 
 fn tostring(st: &mut State) -> R {

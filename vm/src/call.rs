@@ -7,7 +7,11 @@
 //!   pops); a native runs at once and its [`Action`] is carried out by
 //!   `State::native_action` (a plain return from an ordinary call, the
 //!   common case, is done in place by `State::call_native`); any other
-//!   value goes through `__call`.
+//!   value goes through `__call`. The dispatch loop's CALL, TAILCALL and
+//!   TFORCALL hand every callee they do not enter themselves to
+//!   `State::call_op`, out of line: without hooks, a native is called at
+//!   once, and a plain return moves its results to the Lua caller without
+//!   reading either frame back (both are known).
 //! * `State::poscall` pops a frame and delivers its results to the
 //!   caller according to the frame's [`MetaRet`]: ordinary calls move them
 //!   to the function slot (adjusting to the wanted count), metamethod frames
@@ -72,6 +76,12 @@ impl State {
         ret: MetaRet,
     ) -> Result<Pre, Error> {
         self.charge(crate::limits::CALL_COST)?;
+        self.precall_charged(func, nresults, ret)
+    }
+
+    /// [`State::precall`] after the call was charged.
+    #[inline]
+    fn precall_charged(&mut self, func: usize, nresults: i32, ret: MetaRet) -> Result<Pre, Error> {
         let mut chain = 0;
         loop {
             match self.ex.stack[func] {
@@ -79,9 +89,28 @@ impl State {
                     self.push_lua_frame(func, cl, nresults, ret)?;
                     return Ok(Pre::Continue);
                 }
-                Value::RustFn(h) => return self.call_native(func, h, nresults, ret),
+                Value::RustFn(h) => return self.call_native::<false>(func, h, nresults, ret),
                 _ => self.insert_call_tm(func, &mut chain)?,
             }
+        }
+    }
+
+    /// The call made by a CALL, TAILCALL or TFORCALL instruction of a
+    /// callee the instruction does not enter itself (anything but a Lua
+    /// function with fixed parameters for CALL): `precall` of
+    /// `stack[func]` with the arguments up to `end` (the stack is
+    /// truncated there), an ordinary call. Out of line, so that the
+    /// dispatch loop's code does not grow; a native called without hooks
+    /// goes straight to [`State::call_native`], nothing else to decide.
+    #[inline(never)]
+    pub(crate) fn call_op(&mut self, func: usize, end: usize, nresults: i32) -> Result<Pre, Error> {
+        self.ex.stack.truncate(end);
+        self.charge(crate::limits::CALL_COST)?;
+        match self.ex.stack[func] {
+            Value::RustFn(h) if !self.hooks.any => {
+                self.call_native::<true>(func, h, nresults, MetaRet::Call)
+            }
+            _ => self.precall_charged(func, nresults, MetaRet::Call),
         }
     }
 
@@ -205,18 +234,19 @@ impl State {
     }
 
     /// Calls a native whose arguments are in place, then carries out its
-    /// action.
-    fn call_native(
+    /// action. `OP`: an ordinary call by an instruction of the Lua frame
+    /// on top, without hooks ([`State::call_op`]).
+    #[inline(always)]
+    fn call_native<const OP: bool>(
         &mut self,
         func: usize,
         h: RustFnRef,
         nresults: i32,
         ret: MetaRet,
     ) -> Result<Pre, Error> {
-        let id = self.heap.rust_fns.get(h).id;
-        let f = self.natives[id.0 as usize].f;
+        let f = self.native_fn(h);
         self.ex.frames.push(CallInfo::rust(func, nresults, ret, h));
-        if self.hooks.any {
+        if !OP && self.hooks.any {
             self.hook_call()?;
         }
         let r = f(self);
@@ -230,13 +260,31 @@ impl State {
                 // Invariant: the native's frame is on top.
                 let ci = self.ex.frames.pop().expect("frame");
                 let len = self.ex.stack.len();
-                let n = (*n).min(len.saturating_sub(u(ci.base)));
-                let fresh = ci.status & cist::FRESH != 0;
-                self.move_results(u(ci.func), len - n, n, ci.nresults, fresh);
+                if OP {
+                    // The frame is the one pushed above (base `func + 1`, not
+                    // fresh); the caller is the Lua frame below it.
+                    let n = (*n).min(len.saturating_sub(func + 1));
+                    let top = self.ex.frames.last().map_or(0, |c| u(c.top));
+                    self.move_results_to(func, len - n, n, nresults, Some(top));
+                } else {
+                    let n = (*n).min(len.saturating_sub(u(ci.base)));
+                    let fresh = ci.status & cist::FRESH != 0;
+                    self.move_results(u(ci.func), len - n, n, ci.nresults, fresh);
+                }
                 return Ok(Pre::Continue);
             }
         }
         self.native_action(r?)
+    }
+
+    /// The Rust function of the native closure `h`, read from a stack slot
+    /// below the stack's length.
+    #[inline(always)]
+    fn native_fn(&self, h: RustFnRef) -> crate::state::NativeFn {
+        // SAFETY: `h` is in a slot of the running stack, which the collector
+        // reaches: a live closure (`Arena::get_unchecked`).
+        let id = unsafe { self.heap.rust_fns.get_unchecked(h) }.id;
+        self.natives[id.0 as usize].f
     }
 
     /// Carries out the action of the native frame on top.
@@ -371,6 +419,25 @@ impl State {
         wanted: i32,
         fresh: bool,
     ) {
+        let lua_top = match self.ex.frames.last() {
+            Some(c) if !fresh && matches!(c.callee, Callee::Lua(_)) => Some(u(c.top)),
+            _ => None,
+        };
+        self.move_results_to(func, first, n, wanted, lua_top);
+    }
+
+    /// [`State::move_results`] to a caller that is a Lua frame with top
+    /// `lua_top` (`Some`), or to anything else (`None`: a native, Rust, a
+    /// fresh frame).
+    #[inline(always)]
+    fn move_results_to(
+        &mut self,
+        func: usize,
+        first: usize,
+        n: usize,
+        wanted: i32,
+        lua_top: Option<usize>,
+    ) {
         let st = &mut self.ex.stack;
         let count = if wanted < 0 { n } else { wanted as usize };
         let ncopy = n.min(count);
@@ -385,15 +452,14 @@ impl State {
         // back (`top`), nil above the results. (`set_stack_len_nil_from`
         // rather than `Vec::resize`, which stalls per slot.)
         let end = func + count;
-        match self.ex.frames.last() {
-            Some(c) if !fresh && matches!(c.callee, Callee::Lua(_)) => {
-                let top = u(c.top);
+        match lua_top {
+            Some(top) => {
                 if wanted < 0 {
                     self.ex.open_top = end as u32;
                 }
                 set_stack_len_nil_from(st, func + ncopy, end.max(top));
             }
-            _ => set_stack_len_nil_from(st, func + ncopy, end),
+            None => set_stack_len_nil_from(st, func + ncopy, end),
         }
     }
 
@@ -648,8 +714,7 @@ impl State {
                     return Ok(());
                 }
                 Value::RustFn(h) => {
-                    let id = self.heap.rust_fns.get(h).id;
-                    let f = self.natives[id.0 as usize].f;
+                    let f = self.native_fn(h);
                     let mut ci = CallInfo::rust(func, nresults, MetaRet::Call, h);
                     ci.status = cist::FRESH;
                     self.ex.frames.push(ci);

@@ -1096,7 +1096,7 @@ impl State {
                             let end = if b != 0 { func + b } else { u(self.ex.open_top) };
                             savepc!();
                             if let Value::LuaFn(f) = rv!(i.a()) {
-                                // Other callees are charged by `precall`.
+                                // Other callees are charged by `call_op`.
                                 budget!(crate::limits::CALL_COST);
                                 let c = self.heap.lua_fns.get(f);
                                 let top = func + 1 + c.max_stack as usize;
@@ -1128,8 +1128,7 @@ impl State {
                                 (ci_idx, cl, proto, base, pc) = (ci_idx + 1, f, fp, func + 1, 0);
                                 continue 'reload;
                             }
-                            self.ex.stack.truncate(end);
-                            match self.precall(func, i.c() as i32 - 1, MetaRet::Call)? {
+                            match self.call_op(func, end, i.c() as i32 - 1)? {
                                 Pre::Continue => {
                                     // A native may have set or cleared a hook.
                                     if self.ex.frames.len() != ci_idx + 1
@@ -1162,12 +1161,12 @@ impl State {
                             let Value::LuaFn(f) = self.ex.stack[func] else {
                                 // Natives (and errors): an ordinary call; the
                                 // following RETURN returns its results.
-                                match self.precall(func, -1, MetaRet::Call)? {
+                                match self.call_op(func, end, -1)? {
                                     Pre::Continue => continue 'newframe,
                                     Pre::Yield => return Ok(Some(Exit::Yield)),
                                 }
                             };
-                            // Natives were charged by `precall`.
+                            // Natives were charged by `call_op`.
                             budget!(crate::limits::CALL_COST);
                             if i.k() {
                                 self.close_upvals(base);
@@ -1290,9 +1289,8 @@ impl State {
                         TFORCALL => {
                             let ra = base + i.a() as usize;
                             self.ex.stack.copy_within(ra..ra + 3, ra + 4);
-                            self.ex.stack.truncate(ra + 7);
                             savepc!();
-                            match self.precall(ra + 4, i.c() as i32, MetaRet::Call)? {
+                            match self.call_op(ra + 4, ra + 7, i.c() as i32)? {
                                 Pre::Continue => {
                                     if self.ex.frames.len() != ci_idx + 1 {
                                         continue 'newframe;

@@ -7,7 +7,7 @@
 //!
 //! 1. **Start** (from the pause): mark the roots — every reference held by
 //!    a field of the `State`'s *world* class (`schema.rs`): the registry,
-//!    the per-type metatables, the interned metamethod names, pinned
+//!    the per-type metatables, the interned metamethod and type names, pinned
 //!    values, the last API error, pending finalizers, the host data, and
 //!    the running thread's execution state; objects flagged for
 //!    finalization are weak, not roots — and turn the **barriers** on.

@@ -33,7 +33,7 @@
 //! type's `WorldField::visit` describes it (the running execution state,
 //! the host data by name, each describing its own content, the running
 //! and main threads, the registry, globals, `_LOADED`, the
-//! per-type metatables, the metamethod names, the collector's lists and
+//! per-type metatables, the metamethod and type names, the collector's lists and
 //! user-visible settings, the pinned values in slot order, free slots as
 //! nil, the warning switch and pending text, the last API error, which
 //! debug hooks are set). The code is generated from the declaration of the

@@ -11,7 +11,7 @@
 //! (`schema.rs`), in declaration order, each written and read by its
 //! type's `WorldField::save`/`WorldField::load`: the registry, globals
 //! and `_LOADED` handles, the per-type metatables, the main and running
-//! threads, the running execution state, the interned metamethod names,
+//! threads, the running execution state, the interned metamethod and type names,
 //! the pins, the last API error, the collector's pacing and finalizer
 //! lists, the warning state, the debug hooks (a state with a hook set is
 //! refused: hooks are function pointers) and the host data (each by name,
@@ -50,7 +50,7 @@
 //! under it ([`State::register_host_data_loader`]). An unknown name on
 //! either side is an error that names it.
 //!
-//! # Format (version 3)
+//! # Format (version 4)
 //!
 //! Little-endian throughout. `u8`, `u32`, `u64`/`i64` are fixed width; a
 //! *count* is a `u32` that must not exceed the bytes left (every element
@@ -75,7 +75,7 @@
 //!   running execution state, host data (count, (name bytes, data
 //!   bytes)*), running and main thread (u32), registry,
 //!   globals, loaded (u32 each), 8 type metatables (u8 present + u32), the
-//!   TM_N metamethod names (u32 each), collector (threshold, estimate
+//!   TM_N metamethod names (u32 each), the 8 type names (u32 each), collector (threshold, estimate
 //!   u64, pause, stepmul u32, running u8, mode u8: 0 generational,
 //!   1 incremental, finobj and tobefnz (count, values), in_fin u8, cycles
 //!   u64, then the cycle of `gc/io.rs`: stepsize u32, phase u8, gray
@@ -128,7 +128,7 @@
 //! of a Lua caller within its registers; thread statuses match their
 //! execution states (only the main thread runs; a suspended started
 //! coroutine waits in a native frame); the collector's lists name tables
-//! and userdata, each once; the metamethod names are the right strings;
+//! and userdata, each once; the metamethod and type names are the right strings;
 //! host data loaders accept their bytes and make data of their name.
 //!
 //! **Invariant:** neither saving nor loading mutates the state on failure,
@@ -183,7 +183,7 @@ impl Registry {
 /// File signature.
 const MAGIC: &[u8; 8] = b"LPRXSNAP";
 /// Format version (see the module docs).
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
 /// Closing marker.
 const END: &[u8; 4] = b"END!";
 /// Largest stack length or frame extent accepted (the VM's own bound plus

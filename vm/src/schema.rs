@@ -18,7 +18,7 @@
 //! * **world** — what a program's future depends on, and what machines
 //!   must agree on: the registry, globals and `_LOADED` handles, the main
 //!   and running threads, the running execution state `ex`, the per-type
-//!   metatables, the interned metamethod names, the collector's state
+//!   metatables, the interned metamethod and type names, the collector's state
 //!   (pacing and finalizer lists), the pins, the last API error, the
 //!   warning switch and pending warning text, the debug hooks and the
 //!   host data (below). Every world field's type implements
@@ -117,7 +117,7 @@ use crate::meta::{TM_N, TM_NAMES};
 use crate::persist::{RResult, Reader, WResult, Writer};
 use crate::state::State;
 use crate::thread::{CallInfo, Callee, ExecState};
-use crate::value::{LuaFnRef, RustFnRef, StrRef, TableRef, ThreadRef, UserDataRef, Value};
+use crate::value::{LuaFnRef, RustFnRef, StrRef, TableRef, ThreadRef, Type, UserDataRef, Value};
 use std::any::Any;
 use std::collections::BTreeMap;
 
@@ -755,33 +755,45 @@ impl WorldField for [Option<TableRef>; 8] {
     }
 }
 
-/// The interned metamethod names.
-impl WorldField for [StrRef; TM_N] {
-    snapshot_by_copy!();
-    fn visit<V: Visit>(&self, v: &mut V) {
-        self.iter().for_each(|&s| v.obj(ObjRef::Str(s)));
-    }
-    fn save(&self, w: &mut Writer<'_>) -> WResult {
-        self.iter().for_each(|s| w.u32(s.index()));
-        Ok(())
-    }
-    fn load(r: &mut Reader<'_>) -> RResult<Self> {
-        let mut a = [StrRef::from_index(0); TM_N];
-        for s in &mut a {
-            *s = r.handle()?;
-        }
-        Ok(a)
-    }
-    fn check(&self, heap: &Heap) -> RResult<()> {
-        for (i, name) in self.iter().enumerate() {
-            let ok = heap.strings.try_get(name.index()).map(|x| x.as_bytes());
-            if ok != Some(TM_NAMES[i].as_bytes()) {
-                return Err(format!("metamethod name {i} is not the string it should be"));
+/// Implements [`WorldField`] for an array of `$n` interned strings that
+/// must be the strings `$names` (checked on load; `$what` names one in the
+/// error).
+macro_rules! interned_names {
+    ($n:expr, $names:expr, $what:literal) => {
+        impl WorldField for [StrRef; $n] {
+            snapshot_by_copy!();
+            fn visit<V: Visit>(&self, v: &mut V) {
+                self.iter().for_each(|&s| v.obj(ObjRef::Str(s)));
+            }
+            fn save(&self, w: &mut Writer<'_>) -> WResult {
+                self.iter().for_each(|s| w.u32(s.index()));
+                Ok(())
+            }
+            fn load(r: &mut Reader<'_>) -> RResult<Self> {
+                let mut a = [StrRef::from_index(0); $n];
+                for s in &mut a {
+                    *s = r.handle()?;
+                }
+                Ok(a)
+            }
+            fn check(&self, heap: &Heap) -> RResult<()> {
+                for (i, (name, want)) in self.iter().zip($names).enumerate() {
+                    let ok = heap.strings.try_get(name.index()).map(|x| x.as_bytes());
+                    if ok != Some(want.as_bytes()) {
+                        return Err(format!(
+                            concat!($what, " {} is not the string it should be"),
+                            i
+                        ));
+                    }
+                }
+                Ok(())
             }
         }
-        Ok(())
-    }
+    };
 }
+
+interned_names!(TM_N, TM_NAMES, "metamethod name");
+interned_names!(Type::N, Type::ALL.map(Type::name), "type name");
 
 /// Pinned values.
 impl WorldField for Vec<Value> {
@@ -1288,6 +1300,7 @@ mod tests {
             "main_thread" | "running" => new_main,
             "ex" => |st| st.ex.stack.push(Value::Int(42)),
             "tm_names" => |st| st.tm_names.swap(0, 1),
+            "type_names" => |st| st.type_names.swap(0, 1),
             "pins" => |st| st.pins.push(Value::Int(5)),
             "free_pins" => |st| st.free_pins.reverse(),
             "last_error" => |st| st.last_error = Value::Int(9),
@@ -1301,9 +1314,9 @@ mod tests {
     }
 
     /// World fields whose change `save_state`/`load_state` refuses (rather
-    /// than carries): hooks are function pointers; the metamethod names
-    /// must be the right strings.
-    const REFUSED: &[&str] = &["hooks", "tm_names"];
+    /// than carries): hooks are function pointers; the metamethod and type
+    /// names must be the right strings.
+    const REFUSED: &[&str] = &["hooks", "tm_names", "type_names"];
 
     #[test]
     fn every_world_field_is_hashed_rolled_back_and_saved() {

@@ -50,7 +50,7 @@
 //! level keeps a copy of every *world* field (`WorldField::snapshot`: the
 //! registry/globals/`_LOADED` handles, the main and running threads, the
 //! running execution state `ex` with its capacities, the per-type
-//! metatables, the metamethod names, the collector's `GcState`, the pins,
+//! metatables, the metamethod and type names, the collector's `GcState`, the pins,
 //! `last_error`, the warning switch and buffer, the debug hooks and the
 //! host data, through its own hooks) plus `heap.bytes`, the collector's
 //! accounting; a rollback restores each (`WorldField::rollback`), a

@@ -159,6 +159,8 @@ crate::state_schema! { @state
         [world] pub(crate) type_meta: [Option<TableRef>; 8],
         /// Metamethod names, interned (`__index`, ...), indexed by `TM`.
         [world] pub(crate) tm_names: [StrRef; TM_N],
+        /// Type names, interned (what `type()` returns), indexed by [`Type`].
+        [world] pub(crate) type_names: [StrRef; Type::N],
         /// Registered natives.
         [host] pub(crate) natives: Vec<NativeEntry>,
         /// Name → native id.
@@ -237,6 +239,7 @@ impl State {
         };
         let main_thread = heap.new_thread(main);
         let tm_names = TM_NAMES.map(|n| heap.intern(n.as_bytes()));
+        let type_names = Type::ALL.map(|t| heap.intern(t.name().as_bytes()));
         let mut st = State {
             heap,
             ex: ExecState::default(),
@@ -247,6 +250,7 @@ impl State {
             loaded,
             type_meta: [None; 8],
             tm_names,
+            type_names,
             natives: Vec::new(),
             native_names: BTreeMap::new(),
             gc: GcState::new(),

@@ -86,6 +86,21 @@ pub enum Type {
 }
 
 impl Type {
+    /// The number of basic types.
+    pub const N: usize = 8;
+
+    /// Every type, in declaration order (`ALL[t as usize] == t`).
+    pub const ALL: [Type; Type::N] = [
+        Type::Nil,
+        Type::Boolean,
+        Type::Number,
+        Type::String,
+        Type::Table,
+        Type::Function,
+        Type::Thread,
+        Type::UserData,
+    ];
+
     /// The name `type()` returns.
     pub const fn name(self) -> &'static str {
         match self {
