@@ -412,7 +412,9 @@ mod tests {
     /// keeps room for a block past `n` afterwards.
     #[test]
     fn nil_fill_matches_truncate_then_resize() {
-        for len in 0..20 {
+        // Miri (which checks the unsafe writes) runs a smaller square.
+        let lens = if cfg!(miri) { 12 } else { 20 };
+        for len in 0..lens {
             for spare in [0, 1, NIL_BLOCK - 1, NIL_BLOCK, 2 * NIL_BLOCK] {
                 for from in 0..len + 3 {
                     for n in 0..len + 2 * NIL_BLOCK + 2 {
