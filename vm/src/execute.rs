@@ -1160,7 +1160,10 @@ impl State {
                             }
                             let Value::LuaFn(f) = self.ex.stack[func] else {
                                 // Natives (and errors): an ordinary call; the
-                                // following RETURN returns its results.
+                                // following RETURN returns its results. (The
+                                // arguments end the stack, one slot further
+                                // up per `__call` inserted above.)
+                                let end = self.ex.stack.len();
                                 match self.call_op(func, end, -1)? {
                                     Pre::Continue => continue 'newframe,
                                     Pre::Yield => return Ok(Some(Exit::Yield)),

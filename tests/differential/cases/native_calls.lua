@@ -119,3 +119,14 @@ collectgarbage()
 local names = {}
 for _, v in ipairs({ 0, "", {}, print, false }) do names[#names + 1] = type(v) end
 print(table.concat(names, " "), type(nil) == "nil", #type(co))
+
+-- a tail call through a native `__call` (one argument more after the
+-- insertion), also with a vararg list and through two `__call` levels
+local calltab = setmetatable({}, { __call = table.pack })
+local function tail1() return calltab(1, 2, 3) end
+local function tail2(...) return calltab(...) end
+print(tail1().n, tail2("a", "b").n, tail2().n, tail2("a", "b")[3])
+local outer = setmetatable({}, { __call = calltab })
+local function tail3() return outer(1, 2) end
+local p = tail3()
+print(p.n, p[1] == calltab, p[2] == outer, p[4])
