@@ -397,12 +397,7 @@ mod tests {
     }
 
     fn same(a: &[Value], b: &[Value]) -> bool {
-        a.len() == b.len()
-            && a.iter().zip(b).all(|(x, y)| match (x, y) {
-                (Value::Nil, Value::Nil) => true,
-                (Value::Int(p), Value::Int(q)) => p == q,
-                _ => false,
-            })
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.raw_eq(*y))
     }
 
     /// Every combination of old length, spare capacity, `from` and `n`

@@ -655,13 +655,20 @@ fn same_cells(a: &[Value], b: &[Value]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.raw_eq(*y))
 }
 
+/// A table of string keys 1, 2, 3 with hash capacity `hcap`, key `dead`
+/// set to nil (a tombstone), and every metamethod-absence bit set.
+fn tombstoned(hcap: usize, dead: u32) -> (Tables, TableRef) {
+    let mut ts = Tables::default();
+    let h = str_table(&mut ts, hcap, &[1, 2, 3]);
+    ts.get_mut(h).set_str(sr(dead), Value::Nil);
+    ts.arena.get_mut(h).flags = 0xff;
+    (ts, h)
+}
+
 #[test]
 fn set_str_simple_revives_last_tombstone_in_place() {
     for hcap in [4, 8] {
-        let mut ts = Tables::default();
-        let h = str_table(&mut ts, hcap, &[1, 2, 3]);
-        ts.get_mut(h).set_str(sr(3), Value::Nil);
-        ts.arena.get_mut(h).flags = 0xff;
+        let (mut ts, h) = tombstoned(hcap, 3);
         assert!(ts.set_str_simple(h, sr(3), int(30)));
         let t = ts.get(h);
         assert_eq!((t.elen, t.flags), (3, 0));
@@ -674,10 +681,7 @@ fn set_str_simple_revives_last_tombstone_in_place() {
 fn set_str_simple_revives_by_append() {
     // hcap 4 is scanned (the index slot is looked up apart), 8 probed.
     for hcap in [4, 8] {
-        let mut ts = Tables::default();
-        let h = str_table(&mut ts, hcap, &[1, 2, 3]);
-        ts.get_mut(h).set_str(sr(1), Value::Nil);
-        ts.arena.get_mut(h).flags = 0xff;
+        let (mut ts, h) = tombstoned(hcap, 1);
         assert!(ts.set_str_simple(h, sr(1), int(10)));
         let t = ts.get(h);
         assert_eq!((t.elen, t.flags), (4, 0));
