@@ -223,20 +223,56 @@ fn tointeger(st: &mut State) -> R {
     }
 }
 
-fn floor(st: &mut State) -> R {
-    if let v @ Value::Int(_) = st.arg(1) {
-        return ret1(st, v);
+/// `floor(x)` as an integer for a float `x` in [-2^63, 2^63), without
+/// libm's `floor` call: truncation (`as`, exact in that range) corrected
+/// down by one for negative non-integers. `None` outside the range and
+/// for NaN, where `math.floor` returns a float.
+#[inline]
+fn floor_to_int(x: f64) -> Option<i64> {
+    // -2^63 and 2^63 are exact doubles.
+    if !(-9.223_372_036_854_775_808e18..9.223_372_036_854_775_808e18).contains(&x) {
+        return None;
     }
-    let d = num(st, 1)?.floor();
-    ret1(st, num_or_int(d))
+    let t = x as i64;
+    Some(if (t as f64) > x { t - 1 } else { t })
+}
+
+/// `ceil(x)` as an integer, as [`floor_to_int`]: `-floor(-x)` would
+/// overflow at -2^63, so truncation is corrected up instead.
+#[inline]
+fn ceil_to_int(x: f64) -> Option<i64> {
+    // The range is (-2^63 - 1, 2^63): ceil(x) >= -2^63 there.
+    if !(x > -9.223_372_036_854_775_809e18 && x < 9.223_372_036_854_775_808e18) {
+        return None;
+    }
+    let t = x as i64;
+    Some(if (t as f64) < x { t + 1 } else { t })
+}
+
+fn floor(st: &mut State) -> R {
+    match st.arg(1) {
+        v @ Value::Int(_) => ret1(st, v),
+        Value::Float(f) => {
+            ret1(st, floor_to_int(f).map_or_else(|| num_or_int(f.floor()), Value::Int))
+        }
+        _ => {
+            let d = num(st, 1)?.floor();
+            ret1(st, num_or_int(d))
+        }
+    }
 }
 
 fn ceil(st: &mut State) -> R {
-    if let v @ Value::Int(_) = st.arg(1) {
-        return ret1(st, v);
+    match st.arg(1) {
+        v @ Value::Int(_) => ret1(st, v),
+        Value::Float(f) => {
+            ret1(st, ceil_to_int(f).map_or_else(|| num_or_int(f.ceil()), Value::Int))
+        }
+        _ => {
+            let d = num(st, 1)?.ceil();
+            ret1(st, num_or_int(d))
+        }
     }
-    let d = num(st, 1)?.ceil();
-    ret1(st, num_or_int(d))
 }
 
 fn fmod(st: &mut State) -> R {
@@ -446,13 +482,9 @@ fn store_state(st: &mut State, t: TableRef, rs: &RandomState) {
     }
 }
 
-fn random(st: &mut State) -> R {
-    let Some(t) = state_table(st) else { return Err(st.native_error("invalid random state")) };
-    let mut rs = load_state(st, t);
-    let rv = rs.next_raw();
-    // The draw happens before the arguments are checked (as in C).
-    store_state(st, t, &rs);
-    let args = match st.nargs() {
+/// `math.random`'s arguments.
+fn random_args(st: &mut State) -> Result<RandomArgs, Error> {
+    Ok(match st.nargs() {
         0 => RandomArgs::NoArgs,
         1 => RandomArgs::Upper(st.check_int(1)?),
         2 => {
@@ -460,12 +492,29 @@ fn random(st: &mut State) -> R {
             RandomArgs::Range(low, st.check_int(2)?)
         }
         _ => RandomArgs::TooMany,
-    };
-    let v = match rs.value_from(rv, args) {
-        Ok(RandomValue::Float(f)) => Value::Float(f),
-        Ok(RandomValue::Int(i)) => Value::Int(i),
-        Err(RandomError::IntervalEmpty) => return Err(st.arg_error(1, "interval is empty")),
-        Err(e @ RandomError::WrongArgCount) => return Err(st.native_error(e.to_string())),
+    })
+}
+
+fn random(st: &mut State) -> R {
+    let Some(t) = state_table(st) else { return Err(st.native_error("invalid random state")) };
+    let mut rs = load_state(st, t);
+    let rv = rs.next_raw();
+    // The draw happens before the arguments are checked (as in C): the
+    // state is stored once, after the projection or before an error.
+    let v = match random_args(st).map(|args| rs.value_from(rv, args)) {
+        Ok(Ok(RandomValue::Float(f))) => Value::Float(f),
+        Ok(Ok(RandomValue::Int(i))) => Value::Int(i),
+        Ok(Err(e)) => {
+            store_state(st, t, &rs);
+            return Err(match e {
+                RandomError::IntervalEmpty => st.arg_error(1, "interval is empty"),
+                e @ RandomError::WrongArgCount => st.native_error(e.to_string()),
+            });
+        }
+        Err(e) => {
+            store_state(st, t, &rs);
+            return Err(e);
+        }
     };
     store_state(st, t, &rs);
     ret1(st, v)
@@ -517,5 +566,42 @@ mod tests {
         assert!(matches!(num_or_int(-0.0), Value::Int(0)));
         assert!(matches!(num_or_int(9.3e18), Value::Float(_)));
         assert!(matches!(num_or_int(-9_223_372_036_854_775_808.0), Value::Int(i64::MIN)));
+    }
+
+    /// The libm-free paths of `math.floor` and `math.ceil` agree with
+    /// `floor`/`ceil` followed by the exact conversion, at the range's
+    /// edges, around integers of both signs, and on special values.
+    #[test]
+    fn floor_ceil_to_int_match_libm() {
+        let two63 = 9_223_372_036_854_775_808.0f64;
+        let mut xs = vec![0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 1.5, -1.5, -1e-300, 1e-300];
+        xs.extend([2.0 - f64::EPSILON, 4503599627370495.5, -4503599627370495.5]);
+        xs.extend([4503599627370496.0, -4503599627370497.0, f64::MIN_POSITIVE]);
+        xs.extend([two63, -two63, two63 * 2.0, -two63 * 2.0, f64::MAX, f64::MIN]);
+        xs.extend([f64::INFINITY, f64::NEG_INFINITY, f64::NAN]);
+        for k in [-two63, two63] {
+            let (down, up) = (f64::from_bits(k.to_bits() - 1), f64::from_bits(k.to_bits() + 1));
+            xs.extend([down, up, -down, -up]);
+        }
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..10_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            xs.push(f64::from_bits(seed));
+            xs.push((seed as i64 >> (seed % 60)) as f64 / 7.0);
+        }
+        let exact = |d: f64| float_to_int(d, F2I::Exact);
+        let small = |x: f64| x.abs() < 4503599627370496.0;
+        for x in xs {
+            match floor_to_int(x) {
+                Some(n) => assert_eq!(Some(n), exact(x.floor()), "floor {x:e}"),
+                None => assert!(!small(x), "floor {x:e} left to libm"),
+            }
+            match ceil_to_int(x) {
+                Some(n) => assert_eq!(Some(n), exact(x.ceil()), "ceil {x:e}"),
+                None => assert!(!small(x), "ceil {x:e} left to libm"),
+            }
+        }
     }
 }
