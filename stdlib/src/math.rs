@@ -223,14 +223,16 @@ fn tointeger(st: &mut State) -> R {
     }
 }
 
+/// 2^63, exact as a double: integers as floats lie in [-2^63, 2^63).
+const TWO_63: f64 = -(i64::MIN as f64);
+
 /// `floor(x)` as an integer for a float `x` in [-2^63, 2^63), without
 /// libm's `floor` call: truncation (`as`, exact in that range) corrected
 /// down by one for negative non-integers. `None` outside the range and
 /// for NaN, where `math.floor` returns a float.
 #[inline]
 fn floor_to_int(x: f64) -> Option<i64> {
-    // -2^63 and 2^63 are exact doubles.
-    if !(-9.223_372_036_854_775_808e18..9.223_372_036_854_775_808e18).contains(&x) {
+    if !(-TWO_63..TWO_63).contains(&x) {
         return None;
     }
     let t = x as i64;
@@ -241,8 +243,8 @@ fn floor_to_int(x: f64) -> Option<i64> {
 /// overflow at -2^63, so truncation is corrected up instead.
 #[inline]
 fn ceil_to_int(x: f64) -> Option<i64> {
-    // The range is (-2^63 - 1, 2^63): ceil(x) >= -2^63 there.
-    if !(x > -9.223_372_036_854_775_809e18 && x < 9.223_372_036_854_775_808e18) {
+    // (-2^63, 2^63): -2^63 itself, an integer, is left to the float path.
+    if !(x > -TWO_63 && x < TWO_63) {
         return None;
     }
     let t = x as i64;
@@ -573,7 +575,8 @@ mod tests {
     /// edges, around integers of both signs, and on special values.
     #[test]
     fn floor_ceil_to_int_match_libm() {
-        let two63 = 9_223_372_036_854_775_808.0f64;
+        let two63 = TWO_63;
+        assert_eq!(two63, 2f64.powi(63));
         let mut xs = vec![0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 1.5, -1.5, -1e-300, 1e-300];
         xs.extend([2.0 - f64::EPSILON, 4503599627370495.5, -4503599627370495.5]);
         xs.extend([4503599627370496.0, -4503599627370497.0, f64::MIN_POSITIVE]);
