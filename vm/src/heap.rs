@@ -106,6 +106,21 @@ impl Heap {
     pub fn intern(&mut self, bytes: &[u8]) -> StrRef {
         let before = self.strings.len();
         let s = self.interner.intern(&mut self.strings, bytes);
+        self.interned(s, before)
+    }
+
+    /// Interns `bytes`, which start with the bytes of the live string
+    /// `prefix` ([`Interner::intern_concat`]).
+    pub fn intern_concat(&mut self, bytes: &[u8], prefix: StrRef) -> StrRef {
+        let before = self.strings.len();
+        let s = self.interner.intern_concat(&mut self.strings, bytes, prefix);
+        self.interned(s, before)
+    }
+
+    /// The accounting of an interning that found or made `s` (`before`:
+    /// the number of strings before it).
+    #[inline]
+    fn interned(&mut self, s: StrRef, before: usize) -> StrRef {
         if self.strings.len() != before {
             self.bytes += interned_size(self.strings.get(s));
         } else {

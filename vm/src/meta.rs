@@ -758,7 +758,10 @@ impl State {
             for i in (top - k)..top {
                 self.push_strnum(self.ex.stack[i], &mut buf);
             }
-            let r = self.heap.intern(&buf);
+            let r = match self.ex.stack[top - k] {
+                Value::Str(prefix) => self.heap.intern_concat(&buf, prefix),
+                _ => self.heap.intern(&buf),
+            };
             let len = buf.len();
             self.buf = buf;
             self.ex.stack[top - k] = Value::Str(r);

@@ -13,7 +13,12 @@
 //! a 64x64->128-bit multiply whose halves are xored ("mum"). Words are always read little-endian, and the function uses
 //! no CPU-specific instructions, so it returns the same value for the same
 //! bytes on every machine, endianness and process. It is computed once, when
-//! a string is first interned, and stored in the [`LuaStr`].
+//! a string is first interned, and stored in the [`LuaStr`]. Above 64 bytes
+//! the input first goes through four lanes 64 bytes at a time (`Lanes`),
+//! from a start independent of the length: the interner keeps the lanes of
+//! the last long concatenation, so `s = s .. x` in a loop hashes only `x`
+//! each time (with the whole string copied, as in Lua, but not hashed
+//! again: [`Interner::intern_concat`]).
 //!
 //! # The interner
 //!
@@ -126,10 +131,22 @@ fn r4(b: &[u8]) -> u64 {
 /// Strings of up to 16 bytes are read with (possibly overlapping) 4-byte
 /// loads from both ends, or 3 single bytes below 4 bytes, as wyhash does;
 /// longer ones as 16-byte blocks, the last block overlapping the previous;
-/// above 64 bytes, 64-byte stretches first go to four lanes in parallel.
+/// above 64 bytes, 64-byte stretches first go to four lanes in parallel
+/// (`Lanes`), from a start that does not depend on the length, so that
+/// the lanes of a prefix carry over to a longer string ([`Interner::intern_concat`]).
 pub fn hash_bytes(b: &[u8]) -> u64 {
+    if b.len() <= 64 {
+        return hash_short(b);
+    }
+    let mut lanes = Lanes::START;
+    lanes.absorb(b, 0);
+    lanes.finish(b)
+}
+
+/// [`hash_bytes`] of at most 64 bytes.
+fn hash_short(b: &[u8]) -> u64 {
     let len = b.len();
-    let mut h = K0 ^ mum(len as u64 ^ K1, K2);
+    let h = K0 ^ mum(len as u64 ^ K1, K2);
     let (a, c) = if len <= 16 {
         if len >= 4 {
             let q = (len >> 3) << 2;
@@ -141,30 +158,67 @@ pub fn hash_bytes(b: &[u8]) -> u64 {
             (0, 0)
         }
     } else {
-        let mut rest = b;
-        // Long strings: four independent lanes of 16-byte blocks, so that
-        // the multiplies overlap instead of waiting on each other (one
-        // lane is bound by the multiply's latency, about 3.5 bytes per
-        // cycle), folded into one at the end.
-        if rest.len() > 64 {
-            let (mut h1, mut h2, mut h3) = (h ^ K1, h ^ K2, h ^ K0);
-            while rest.len() > 64 {
-                h = mum(r8(rest) ^ K1, r8(&rest[8..]) ^ h);
-                h1 = mum(r8(&rest[16..]) ^ K2, r8(&rest[24..]) ^ h1);
-                h2 = mum(r8(&rest[32..]) ^ K0, r8(&rest[40..]) ^ h2);
-                h3 = mum(r8(&rest[48..]) ^ K1, r8(&rest[56..]) ^ h3);
-                rest = &rest[64..];
-            }
-            h = mum(h ^ h1 ^ K2, h2 ^ h3 ^ K0);
-        }
-        while rest.len() > 16 {
-            h = mum(r8(rest) ^ K1, r8(&rest[8..]) ^ h);
-            rest = &rest[16..];
-        }
-        (r8(&b[len - 16..]), r8(&b[len - 8..]))
+        return blocks_and_last(h, b, b);
     };
-    h = mum(a ^ K1, c ^ h);
+    last(h, a, c, len)
+}
+
+/// The 16-byte blocks of `rest` (the end of `b`) but the last, folded into
+/// `h`, then the last 16 bytes of `b` (`b.len() > 16`) and the length.
+#[inline(always)]
+fn blocks_and_last(mut h: u64, b: &[u8], mut rest: &[u8]) -> u64 {
+    while rest.len() > 16 {
+        h = mum(r8(rest) ^ K1, r8(&rest[8..]) ^ h);
+        rest = &rest[16..];
+    }
+    let len = b.len();
+    last(h, r8(&b[len - 16..]), r8(&b[len - 8..]), len)
+}
+
+#[inline(always)]
+fn last(h: u64, a: u64, c: u64, len: usize) -> u64 {
+    let h = mum(a ^ K1, c ^ h);
     mum(h ^ K2, len as u64 ^ K0)
+}
+
+/// The state of [`hash_bytes`] of a string of more than 64 bytes after its
+/// first 64-byte stretches: four independent lanes, so that the multiplies
+/// overlap instead of waiting on each other (one lane is bound by the
+/// multiply's latency, about 3.5 bytes per cycle). A string of `len` bytes
+/// runs [`Lanes::count`]`(len)` stretches through them (all but the last 1
+/// to 64 bytes); they start at offset 0 whatever the length, so the lanes of
+/// a string are those of its prefixes, continued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Lanes([u64; 4]);
+
+impl Lanes {
+    const START: Lanes = Lanes([K0, K0 ^ K1, K0 ^ K2, K1 ^ K2]);
+
+    /// The stretches a string of `len` bytes (more than 64) runs.
+    fn count(len: usize) -> usize {
+        (len - 1) / 64
+    }
+
+    /// Runs the stretches of `b` from number `from` on (the lanes hold the
+    /// first `from`).
+    fn absorb(&mut self, b: &[u8], from: usize) {
+        let [mut h, mut h1, mut h2, mut h3] = self.0;
+        for k in from..Self::count(b.len()) {
+            let s = &b[64 * k..64 * k + 64];
+            h = mum(r8(s) ^ K1, r8(&s[8..]) ^ h);
+            h1 = mum(r8(&s[16..]) ^ K2, r8(&s[24..]) ^ h1);
+            h2 = mum(r8(&s[32..]) ^ K0, r8(&s[40..]) ^ h2);
+            h3 = mum(r8(&s[48..]) ^ K1, r8(&s[56..]) ^ h3);
+        }
+        self.0 = [h, h1, h2, h3];
+    }
+
+    /// The hash of `b`, whose stretches the lanes hold.
+    fn finish(self, b: &[u8]) -> u64 {
+        let [h, h1, h2, h3] = self.0;
+        let h = mum(h ^ h1 ^ K2, h2 ^ h3 ^ K0);
+        blocks_and_last(h, b, &b[64 * Self::count(b.len())..])
+    }
 }
 
 /// One interner slot: a string handle and the low half of its hash.
@@ -185,12 +239,18 @@ fn table_hash(h32: u32) -> u64 {
 #[derive(Clone, Debug, Default)]
 pub struct Interner {
     table: HashTable<Slot>,
+    /// The last string of more than 64 bytes that
+    /// [`Interner::intern_concat`] returned, with its [`Lanes`]: the next
+    /// `s .. x` whose left operand it is hashes only what follows (`s = s ..
+    /// x` in a loop). Cleared when that string is removed. A cache: it
+    /// changes no hash and no result.
+    tail: Option<(StrRef, Lanes)>,
 }
 
 impl Interner {
     /// An empty interner.
     pub fn new() -> Interner {
-        Interner { table: HashTable::new() }
+        Interner { table: HashTable::new(), tail: None }
     }
 
     /// Number of interned (live) strings.
@@ -212,7 +272,11 @@ impl Interner {
     /// Returns the handle of the string with these bytes, allocating and
     /// registering a new [`LuaStr`] in `arena` if there is none.
     pub fn intern(&mut self, arena: &mut Arena<LuaStr>, bytes: &[u8]) -> StrRef {
-        let hash = hash_bytes(bytes);
+        self.intern_hashed(arena, bytes, hash_bytes(bytes))
+    }
+
+    /// [`Interner::intern`] of `bytes` whose [`hash_bytes`] is `hash`.
+    fn intern_hashed(&mut self, arena: &mut Arena<LuaStr>, bytes: &[u8], hash: u64) -> StrRef {
         let h32 = hash as u32;
         if let Some(s) = self.find_with(arena, bytes, h32) {
             return s;
@@ -220,6 +284,36 @@ impl Interner {
         let s = arena.alloc(LuaStr::new(bytes, hash));
         let slot = Slot { idx: s.index(), hash: h32 };
         self.table.insert_unique(table_hash(h32), slot, |s| table_hash(s.hash));
+        s
+    }
+
+    /// [`Interner::intern`] of `bytes`, which start with the bytes of the
+    /// live string `prefix` (a concatenation's left operand). When the
+    /// result has more than 64 bytes its hash continues `prefix`'s lanes if
+    /// they are at hand (the last result of this function), so a string
+    /// built by repeated concatenation is hashed in time proportional to
+    /// what each step adds.
+    pub fn intern_concat(
+        &mut self,
+        arena: &mut Arena<LuaStr>,
+        bytes: &[u8],
+        prefix: StrRef,
+    ) -> StrRef {
+        if bytes.len() <= 64 {
+            return self.intern(arena, bytes);
+        }
+        let mut lanes = Lanes::START;
+        let mut from = 0;
+        if let Some((t, l)) = self.tail {
+            if t == prefix {
+                let plen = arena.get(prefix).len();
+                debug_assert!(bytes.starts_with(arena.get(prefix).as_bytes()));
+                (lanes, from) = (l, Lanes::count(plen));
+            }
+        }
+        lanes.absorb(bytes, from);
+        let s = self.intern_hashed(arena, bytes, lanes.finish(bytes));
+        self.tail = Some((s, lanes));
         s
     }
 
@@ -235,6 +329,9 @@ impl Interner {
     /// the arena, so it may be called before or after the string's slot is
     /// freed (see the module invariants). Unknown strings are ignored.
     pub fn remove(&mut self, s: StrRef, hash: u64) {
+        if self.tail.is_some_and(|(t, _)| t == s) {
+            self.tail = None;
+        }
         let h32 = hash as u32;
         let idx = s.index();
         if let Ok(e) = self.table.find_entry(table_hash(h32), |x| x.idx == idx) {
@@ -358,6 +455,67 @@ mod tests {
         // Removing an unknown string is a no-op.
         it.remove(StrRef::from_index(99_999), 7);
         assert_eq!(it.len(), 501);
+    }
+
+    /// Bytes `0..n` of a fixed pseudo-random sequence.
+    fn noise(n: usize) -> Vec<u8> {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lanes_of_a_prefix_carry_over() {
+        // For every prefix length p of a string of n bytes (both above 64),
+        // continuing p's lanes over the rest gives `hash_bytes` of the
+        // whole: what `intern_concat` relies on.
+        let b = noise(400);
+        for n in (65..400).step_by(7) {
+            let whole = hash_bytes(&b[..n]);
+            for p in (65..=n).step_by(3) {
+                let mut lanes = Lanes::START;
+                lanes.absorb(&b[..p], 0);
+                lanes.absorb(&b[..n], Lanes::count(p));
+                assert_eq!(lanes.finish(&b[..n]), whole, "prefix {p} of {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn intern_concat_finds_what_intern_finds() {
+        let mut arena = Arena::new();
+        let mut it = Interner::new();
+        let b = noise(1000);
+        // `s = s .. x` with x of 1 to 9 bytes: each step continues the
+        // last one's lanes, and its string is the one `intern` would give.
+        let mut s = it.intern(&mut arena, &b[..70]);
+        let mut n = 70;
+        while n < 990 {
+            let step = 1 + n % 9;
+            let t = it.intern_concat(&mut arena, &b[..n + step], s);
+            assert_eq!(it.tail.map(|(r, _)| r), Some(t));
+            assert_eq!(arena.get(t).hash(), hash_bytes(&b[..n + step]));
+            assert_eq!(it.intern(&mut arena, &b[..n + step]), t);
+            (s, n) = (t, n + step);
+        }
+        // A removed string takes its lanes with it: its slot, reused by
+        // other bytes, is not mistaken for it.
+        let last = arena.get(s).hash();
+        it.remove(s, last);
+        assert!(it.tail.is_none());
+        arena.free(s);
+        let other = it.intern(&mut arena, &[9u8; 500]);
+        assert_eq!(other, s, "the slot is reused");
+        let mut ext = vec![9u8; 500];
+        ext.extend_from_slice(b"tail");
+        let t = it.intern_concat(&mut arena, &ext, other);
+        assert_eq!(arena.get(t).hash(), hash_bytes(&ext));
     }
 
     #[test]
