@@ -530,6 +530,8 @@ pub struct Tables {
     /// writes; kept by [`Tables::sync_hooks`] after each change of the
     /// three.
     hooks: bool,
+    /// The write log or the journal is on (`hooks` without the barrier).
+    hooks_all: bool,
 }
 
 impl Tables {
@@ -650,7 +652,16 @@ impl Tables {
 
     /// Recomputes `hooks` from the three hooks it stands for.
     fn sync_hooks(&mut self) {
-        self.hooks = self.watch || self.writes.is_tracking() || self.store.vals.journaling();
+        self.hooks_all = self.writes.is_tracking() || self.store.vals.journaling();
+        self.hooks = self.watch || self.hooks_all;
+    }
+
+    /// Whether a fast path's write of `v` owes [`Tables::fast_write_hooks`]
+    /// anything: the write log and the journal want every write, the
+    /// barrier (on for a whole marking phase) only values that are objects.
+    #[inline(always)]
+    fn owes_hooks(&self, v: Value) -> bool {
+        self.hooks && (self.hooks_all || crate::schema::ObjRef::of(v).is_some())
     }
 
     /// The barrier's state: whether it is on, and the values listed.
@@ -768,7 +779,7 @@ impl Tables {
             // names a live block of `store` of capacity
             // `body_cap(acap, hcap)`, and `i < 3 * hcap + alen <= cap`.
             if plain || !unsafe { self.store.vals.get_ref_unchecked(body, i) }.is_nil() {
-                if self.hooks {
+                if self.owes_hooks(v) {
                     self.fast_write_hooks(h, v, body, i);
                 }
                 return Some(unsafe { self.store.vals.get_mut_unjournaled(body, i) });
@@ -799,7 +810,7 @@ impl Tables {
             && !v.is_nil()
         {
             let (body, cell) = (t.body, 3 * t.hcap as usize + n as usize);
-            if self.hooks {
+            if self.owes_hooks(v) {
                 self.fast_write_hooks(h, v, body, cell);
             }
             // SAFETY: the layout invariant (see `array_slot_for_set`), and
@@ -830,7 +841,7 @@ impl Tables {
         match (TableView { t, s: &self.store }).find_str_entry(s) {
             Some((e, old)) if !old.is_nil() => {
                 let cell = 2 * e + 1;
-                if self.hooks {
+                if self.owes_hooks(v) {
                     self.fast_write_hooks(h, v, body, cell);
                 }
                 // SAFETY: the layout invariant (see `array_slot_for_set`),
