@@ -508,7 +508,9 @@ fn shift_for(hcap: usize) -> u8 {
 /// the forward barrier, the store's page journal. One flag, `hooks`, says
 /// whether any of them is on (recomputed wherever one of them changes:
 /// marks, the barrier, journal levels), so the common write tests one byte
-/// and the three run out of line when it is set. Those paths, and the
+/// and the three run out of line when it is set; when the barrier alone is
+/// on (a whole marking phase), only a value that is an object goes out of
+/// line (`owes_hooks`). Those paths, and the
 /// reads of [`Tables::get_live`], also skip the bounds and occupancy
 /// checks of the header's slot and of the body's cells: the handle comes
 /// from a live value, the cell index from the header (the layout
