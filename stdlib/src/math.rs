@@ -251,30 +251,24 @@ fn ceil_to_int(x: f64) -> Option<i64> {
     Some(if (t as f64) < x { t + 1 } else { t })
 }
 
+/// `math.floor` and `math.ceil`: an integer argument as it is, else the
+/// number rounded by `to_int` (no libm call) or, outside the integer
+/// range, by libm's `round`, as an integer if it fits.
+fn round_by(st: &mut State, to_int: fn(f64) -> Option<i64>, round: fn(f64) -> f64) -> R {
+    let x = match st.arg(1) {
+        v @ Value::Int(_) => return ret1(st, v),
+        Value::Float(f) => f,
+        _ => num(st, 1)?,
+    };
+    ret1(st, to_int(x).map_or_else(|| num_or_int(round(x)), Value::Int))
+}
+
 fn floor(st: &mut State) -> R {
-    match st.arg(1) {
-        v @ Value::Int(_) => ret1(st, v),
-        Value::Float(f) => {
-            ret1(st, floor_to_int(f).map_or_else(|| num_or_int(f.floor()), Value::Int))
-        }
-        _ => {
-            let d = num(st, 1)?.floor();
-            ret1(st, num_or_int(d))
-        }
-    }
+    round_by(st, floor_to_int, f64::floor)
 }
 
 fn ceil(st: &mut State) -> R {
-    match st.arg(1) {
-        v @ Value::Int(_) => ret1(st, v),
-        Value::Float(f) => {
-            ret1(st, ceil_to_int(f).map_or_else(|| num_or_int(f.ceil()), Value::Int))
-        }
-        _ => {
-            let d = num(st, 1)?.ceil();
-            ret1(st, num_or_int(d))
-        }
-    }
+    round_by(st, ceil_to_int, f64::ceil)
 }
 
 fn fmod(st: &mut State) -> R {
