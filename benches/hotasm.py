@@ -20,8 +20,8 @@ import subprocess
 import sys
 
 
-def counts(path):
-    """Instruction address -> Ir, over the objects whose name has 'luprex'."""
+def counts(path, name="luprex"):
+    """Instruction address -> Ir, over the objects whose name has `name`."""
     out, names = collections.Counter(), {}
     addr, ours, after_calls = 0, False, False
     for line in open(path):
@@ -31,7 +31,7 @@ def counts(path):
             if m.group(3):
                 names[m.group(2)] = m.group(3)
             if m.group(1) == "ob":
-                ours = "luprex" in names.get(m.group(2), "")
+                ours = name in names.get(m.group(2), "")
             continue
         if line.startswith("calls="):
             after_calls = True

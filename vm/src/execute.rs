@@ -181,7 +181,9 @@ impl State {
             // The running function's code and constants, as raw pointers
             // (see `fetch!` and `kst!`): no arena lookup per fetch.
             let (mut proto, mut code, mut kst, mut hints, mut upv) = {
-                let c = self.heap.lua_fns.get(cl);
+                // SAFETY: `cl` is the callee of a frame, which the collector
+                // marks: a live closure (`Arena::get_unchecked`).
+                let c = unsafe { self.heap.lua_fns.get_unchecked(cl) };
                 (c.proto, c.code.as_ptr(), c.k.as_ptr(), c.hints.as_ptr(), c.upvals.as_ptr())
             };
             if HOOKED && pc == 0 && !self.heap.protos.get(proto).is_vararg {
@@ -194,10 +196,15 @@ impl State {
             'reload: loop {
                 stk = Regs::new(&mut self.ex.stack, base);
 
+                // `ci_idx` is the top frame's index whenever the loop runs it
+                // (every path that pushes or pops a frame goes on at
+                // `'newframe`, which sets it again).
                 macro_rules! savepc {
-                    () => {
-                        self.ex.frames[ci_idx].pc = pc as u32
-                    };
+                    () => {{
+                        debug_assert_eq!(ci_idx + 1, self.ex.frames.len());
+                        // SAFETY: `ci_idx` is the top frame's index (above).
+                        unsafe { self.ex.frames.get_unchecked_mut(ci_idx).pc = pc as u32 }
+                    }};
                 }
                 // Takes the registers again, after a call that may have moved
                 // the stack.
@@ -399,7 +406,7 @@ impl State {
                 macro_rules! arith_slow {
                     ($op:expr, $a:expr, $b:expr, $oa:expr, $ob:expr, $dest:expr) => {{
                         savepc!();
-                        match self.arith_slow($op, $a, $b, $oa, $ob, $dest as u8)? {
+                        match self.arith_slow($op, $a.words(), $b.words(), $oa, $ob, $dest as u8)? {
                             Some(v) => {
                                 reload!();
                                 w!($dest, v)
@@ -1098,7 +1105,9 @@ impl State {
                             if let Value::LuaFn(f) = rv!(i.a()) {
                                 // Other callees are charged by `call_op`.
                                 budget!(crate::limits::CALL_COST);
-                                let c = self.heap.lua_fns.get(f);
+                                // SAFETY: `f` is from a register of the running
+                                // frame: a live closure (`Arena::get_unchecked`).
+                                let c = unsafe { self.heap.lua_fns.get_unchecked(f) };
                                 let top = func + 1 + c.max_stack as usize;
                                 if c.is_vararg || top > MAX_STACK {
                                     self.ex.stack.truncate(end);

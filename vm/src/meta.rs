@@ -32,7 +32,7 @@ use crate::number::{self, ArithError};
 use crate::state::State;
 use crate::table::TableView;
 use crate::thread::MetaRet;
-use crate::value::{StrRef, TableRef, Type, Value};
+use crate::value::{StrRef, TableRef, Type, Value, Words};
 
 /// Number of interned metamethod names.
 pub const TM_N: usize = 29;
@@ -457,16 +457,20 @@ impl State {
     /// The slow path of an arithmetic or bitwise instruction
     /// (`luaT_trybinTM` plus string coercion): `Some(result)`, or a
     /// metamethod frame was pushed (result into register `dest`).
+    ///
+    /// The operands come as [`Words`], in registers: the dispatch loop's
+    /// fast paths need not keep them in memory for this call.
     #[cold]
     pub(crate) fn arith_slow(
         &mut self,
         op: ArithOp,
-        a: Value,
-        b: Value,
+        a: Words,
+        b: Words,
         oa: Operand,
         ob: Operand,
         dest: u8,
     ) -> Result<Option<Value>, Error> {
+        let (a, b) = (a.value(), b.value());
         match self.arith_dispatch(op, a, b, oa, ob)? {
             Idx::Val(v) => Ok(Some(v)),
             Idx::Call(tm, _) => {

@@ -145,7 +145,7 @@
 use crate::arena::Arena;
 use crate::number::{float_to_int, F2I};
 use crate::store::{Addr, Elem, Store, EMPTY};
-use crate::value::{StrRef, TableRef, Value};
+use crate::value::{StrRef, TableRef, Value, Words};
 use crate::writes::WriteLog;
 use std::cell::Cell;
 use std::fmt;
@@ -1044,7 +1044,7 @@ impl<'a> TableView<'a> {
     pub fn get_int(self, i: i64) -> Value {
         match self.array_cell((i as u64).wrapping_sub(1)) {
             Some(v) => *v,
-            None => self.get_int_hash(i),
+            None => self.get_int_hash(i).value(),
         }
     }
 
@@ -1149,9 +1149,11 @@ impl<'a> TableView<'a> {
         }
     }
 
+    /// An integer key outside the array part; out of line, the answer
+    /// in registers (see [`Words`]).
     #[inline(never)]
-    fn get_int_hash(self, i: i64) -> Value {
-        self.get_hash(Value::Int(i))
+    fn get_int_hash(self, i: i64) -> Words {
+        self.get_hash(Value::Int(i)).words()
     }
 
     /// Lookup of a normalized non-integer key in the hash part.
@@ -1228,7 +1230,7 @@ impl<'a> TableView<'a> {
             }
             return binsearch(array, 0, n) as i64;
         }
-        if self.t.elen == 0 || self.get_int_hash(n as i64 + 1).is_nil() {
+        if self.t.elen == 0 || self.get_int_hash(n as i64 + 1).value().is_nil() {
             return n as i64;
         }
         self.hash_search(n as u64)

@@ -18,6 +18,7 @@ use crate::string::LuaStr;
 use crate::table::Table;
 use crate::thread::Thread;
 use crate::userdata::UserData;
+use std::mem::MaybeUninit;
 
 /// Handle to an interned string.
 pub type StrRef = Handle<LuaStr>;
@@ -113,6 +114,44 @@ impl Type {
             Type::Thread => "thread",
             Type::UserData => "userdata",
         }
+    }
+}
+
+/// A [`Value`] as its two machine words, for crossing a function boundary
+/// in registers.
+///
+/// `Value` is `#[repr(C, u64)]`, an aggregate to the Rust ABI: passed by
+/// pointer and returned through memory. A value that an out-of-line call
+/// may receive or produce therefore lives in a stack slot of the caller,
+/// written (and, where control flow merges, read back) on the fast path
+/// too: in the dispatch loop, four stores and two loads per GETTABLE of an
+/// array slot. Two `MaybeUninit<u64>` make a scalar pair instead, which
+/// travels in two registers both ways. Convert at the boundary only
+/// ([`Value::words`], [`Words::value`]); both are free.
+#[derive(Clone, Copy)]
+#[allow(dead_code, reason = "read whole, through `transmute`")]
+pub(crate) struct Words(MaybeUninit<u64>, MaybeUninit<u64>);
+
+impl Words {
+    /// The value these words hold.
+    #[inline(always)]
+    pub(crate) fn value(self) -> Value {
+        // SAFETY: `Words` only comes from `Value::words`: the bytes of a
+        // valid `Value` (same size, 16, and alignment, 8), uninitialized
+        // payload bytes included, which `MaybeUninit` may hold.
+        unsafe { std::mem::transmute::<Words, Value>(self) }
+    }
+}
+
+impl Value {
+    /// The value as two machine words (see [`Words`]).
+    #[inline(always)]
+    pub(crate) fn words(self) -> Words {
+        const _: () = assert!(size_of::<Value>() == size_of::<Words>());
+        const _: () = assert!(align_of::<Value>() == align_of::<Words>());
+        // SAFETY: same size and alignment (asserted above); every byte
+        // pattern, uninitialized ones too, is a valid `MaybeUninit<u64>`.
+        unsafe { std::mem::transmute::<Value, Words>(self) }
     }
 }
 

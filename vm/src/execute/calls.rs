@@ -44,11 +44,14 @@ impl State {
     #[inline(always)]
     pub(super) fn return_fast(&mut self, ci_idx: usize, first: usize, n: usize) -> bool {
         let frames = &self.ex.frames;
-        let ci = &frames[ci_idx];
+        debug_assert_eq!(ci_idx + 1, frames.len());
+        // SAFETY: `ci_idx` is the running frame, the top one (see `savepc!`).
+        let ci = unsafe { frames.get_unchecked(ci_idx) };
         if ci.ret != MetaRet::Call || ci.status & cist::FRESH != 0 || ci_idx == 0 {
             return false;
         }
-        let caller = &frames[ci_idx - 1];
+        // SAFETY: `0 < ci_idx < frames.len()`.
+        let caller = unsafe { frames.get_unchecked(ci_idx - 1) };
         if !matches!(caller.callee, Callee::Lua(_)) {
             return false;
         }
