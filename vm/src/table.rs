@@ -1026,9 +1026,17 @@ impl<'a> TableView<'a> {
 
     /// Raw `t[key]` (no metamethods): nil when absent; float keys with an
     /// integral value are looked up as integers; nil and NaN give nil.
-    #[inline]
+    #[inline(always)]
     pub fn get(self, key: Value) -> Value {
-        match key {
+        self.get_words(key.words()).value()
+    }
+
+    /// [`TableView::get`] out of line, key and answer in registers (see
+    /// [`Words`]).
+    #[inline(never)]
+    fn get_words(self, key: Words) -> Words {
+        let key = key.value();
+        let v = match key {
             Value::Int(i) => self.get_int(i),
             Value::Str(s) => self.get_str(s),
             _ => match normalize(key) {
@@ -1036,7 +1044,8 @@ impl<'a> TableView<'a> {
                 Norm::Other(k) => self.get_hash(k),
                 Norm::Nil | Norm::NaN => Value::Nil,
             },
-        }
+        };
+        v.words()
     }
 
     /// Raw `t[i]`, array part first.
