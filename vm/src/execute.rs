@@ -304,10 +304,12 @@ impl State {
                         continue 'reload;
                     }};
                 }
-                // An upvalue's value (the stack may be borrowed).
+                // An upvalue's value (the stack may be borrowed); `$uv` is one
+                // of the running closure's (`upv!`).
                 macro_rules! upval {
                     ($uv:expr) => {
-                        upval_read(&self.heap, self.running, stk.slice(), $uv)
+                        // SAFETY: the running closure's upvalue, marked with it.
+                        unsafe { upval_read(&self.heap, self.running, stk.slice(), $uv) }
                     };
                 }
                 // The constant `$x` and the instruction at `$pc`, unchecked.
@@ -1187,7 +1189,8 @@ impl State {
                                 if HOOKED {
                                     continue 'newframe;
                                 }
-                                let c = self.heap.lua_fns.get(f);
+                                // SAFETY: as in `tailcall_fast`.
+                                let c = unsafe { self.heap.lua_fns.get_unchecked(f) };
                                 (code, kst, hints) =
                                     (c.code.as_ptr(), c.k.as_ptr(), c.hints.as_ptr());
                                 upv = c.upvals.as_ptr();

@@ -87,8 +87,12 @@ impl State {
     /// stack overflow (the general path raises the error).
     #[inline(always)]
     pub(super) fn tailcall_fast(&mut self, ci_idx: usize, func: usize, f: LuaFnRef) -> bool {
-        let c = self.heap.lua_fns.get(f);
-        let ci = &mut self.ex.frames[ci_idx];
+        // SAFETY: `f` is from the stack of the running thread, which the
+        // collector marks: a live closure (`Arena::get_unchecked`).
+        let c = unsafe { self.heap.lua_fns.get_unchecked(f) };
+        debug_assert_eq!(ci_idx + 1, self.ex.frames.len());
+        // SAFETY: `ci_idx` is the running frame, the top one (`savepc!`).
+        let ci = unsafe { self.ex.frames.get_unchecked_mut(ci_idx) };
         let dst = u(ci.func);
         let top = dst + 1 + c.max_stack as usize;
         if c.is_vararg || top > MAX_STACK {

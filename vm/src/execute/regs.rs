@@ -137,9 +137,20 @@ pub(crate) fn store(dst: &mut Value, v: Value) {
 /// Reads upvalue `uv`; `running` is the running thread, `stack` its stack
 /// (the parts of the state it needs, so the dispatch loop can call it while
 /// it holds the stack borrowed).
+///
+/// # Safety
+///
+/// `uv` is live: one of the running closure's upvalues, which the
+/// collector marks through the closure (`Arena::get_unchecked`).
 #[inline(always)]
-pub(super) fn upval_read(heap: &Heap, running: ThreadRef, stack: &[Value], uv: UpvalRef) -> Value {
-    match *heap.upvals.get(uv) {
+pub(super) unsafe fn upval_read(
+    heap: &Heap,
+    running: ThreadRef,
+    stack: &[Value],
+    uv: UpvalRef,
+) -> Value {
+    // SAFETY: the caller's contract.
+    match *unsafe { heap.upvals.get_unchecked(uv) } {
         UpVal::Closed(v) => v,
         UpVal::Open { thread, slot } if thread == running => load(&stack[slot as usize]),
         UpVal::Open { thread, slot } => heap.threads.get(thread).ex.stack[slot as usize],
