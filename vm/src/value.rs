@@ -136,9 +136,10 @@ impl Words {
     /// The value these words hold.
     #[inline(always)]
     pub(crate) fn value(self) -> Value {
-        // SAFETY: `Words` only comes from `Value::words`: the bytes of a
-        // valid `Value` (same size, 16, and alignment, 8), uninitialized
-        // payload bytes included, which `MaybeUninit` may hold.
+        // SAFETY: `Words` only comes from `Value::words` (its fields are
+        // private to this module): the bytes of a valid `Value` (same size,
+        // 16, and alignment, 8), uninitialized payload bytes included,
+        // which `MaybeUninit` may hold.
         unsafe { std::mem::transmute::<Words, Value>(self) }
     }
 }

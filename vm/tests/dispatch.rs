@@ -41,17 +41,18 @@ fn arithmetic_on_every_operand_kind() {
 /// Values that cross an out-of-line call as `Words` (vm/src/value.rs): a
 /// table's answer for an integer key outside the array part and for keys
 /// of other types (nil among them, whose payload is uninitialized), and
-/// the operands of arithmetic's slow path (metamethods, coercions).
+/// the operands of arithmetic's slow path (metamethods, coercions). No
+/// `^`: Miri adds a random error to `pow`, so `2^40` would miss its key.
 #[test]
 fn values_crossing_slow_paths_in_registers() {
     check(
         "local t = {}
          local f = function() end
-         t[100], t[-1], t[2^40] = 'a', 2.5, true
+         t[100], t[-1], t[1 << 40] = 'a', 2.5, true
          t[0.5], t[false], t[f] = 7, 'b', 9
          local mt = {__add = function(a, b) return 'add' end, __unm = function(a) return 'unm' end}
          local o = setmetatable({}, mt)
-         local r = {t[100], t[-1], t[2^40], t[101], t[0.5], t[false], t[f], t[1.0], t[-1.0],
+         local r = {t[100], t[-1], t[1099511627776.0], t[101], t[0.5], t[false], t[f], t[1.0], t[-1.0],
                     o + 1, 2 + o, -o, '7' * '2', 10 // '3'}
          local s = ''
          for i = 1, 14 do s = s .. tostring(r[i]) .. ' ' end
