@@ -675,6 +675,9 @@ impl State {
                                     continue;
                                 }
                             }
+                            // Read again: `t` and `key` need not live past the
+                            // fast path (they would be kept in memory for the call).
+                            let (t, key) = (rv!(i.b()), rv!(i.c()));
                             index_slow!(i, t, key, Operand::Reg(i.b()));
                         }
                         GETI => {
@@ -697,6 +700,8 @@ impl State {
                             let t = rv!(i.b());
                             let key = kst!(i.c());
                             field_fast!(i, t, key);
+                            // Read again (see GETTABLE).
+                            let (t, key) = (rv!(i.b()), kst!(i.c()));
                             index_slow!(i, t, key, Operand::Reg(i.b()));
                         }
                         SETTABUP => {
