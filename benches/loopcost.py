@@ -23,7 +23,6 @@ each to the first build's. Counts are not time: confirm with public.py
 when the machine is quiet.
 """
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -31,6 +30,7 @@ import tempfile
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 import hotasm  # noqa: E402
+from loopdiff import loop_instructions  # noqa: E402
 
 AWFY = "are-we-fast-yet/benchmarks/Lua"
 LJ = "LuaJIT-test-cleanup/bench"
@@ -53,21 +53,6 @@ PROGRAMS = [
     ("json", AWFY, ["harness.lua", "Json", "1", "5"]),
     ("deltablue", AWFY, ["harness.lua", "DeltaBlue", "1", "400"]),
 ]
-
-
-def loop_ranges(binary):
-    """Address -> disassembly text, for the instructions of `execute_loop`."""
-    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-C", binary],
-                         capture_output=True, text=True, check=True).stdout
-    out, inside = {}, False
-    for line in dis.splitlines():
-        if line.endswith(">:"):
-            inside = "execute_loop" in line
-            continue
-        m = re.match(r"\s+([0-9a-f]+):\s+(.*)", line)
-        if inside and m:
-            out[int(m.group(1), 16)] = m.group(2)
-    return out
 
 
 def measure(binary, loop, directory, argv):
@@ -94,7 +79,7 @@ def main():
     if not args:
         sys.exit(__doc__)
     bins = [os.path.abspath(b) for b in args]
-    loops = {b: loop_ranges(b) for b in bins}
+    loops = {b: dict(loop_instructions(b)) for b in bins}
     print("| program | " + " | ".join(os.path.basename(b) for b in bins) + " |")
     print("|---|" + "---:|" * len(bins))
     for name, sub, argv in PROGRAMS:

@@ -17,22 +17,30 @@ import subprocess
 import sys
 
 
-def loop_lines(binary):
-    """The normalized instructions of every `execute_loop` symbol, in order."""
+def loop_instructions(binary):
+    """(address, instruction text) of every `execute_loop` symbol, in order."""
     out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", binary],
                          capture_output=True, text=True, check=True).stdout
-    lines, inside = [], False
+    found, inside = [], False
     for line in out.splitlines():
         if re.match(r"[0-9a-f]+ <.*execute_loop.*>:$", line):
             inside = True
             continue
         if inside and not line.strip():
             inside = False
-        if inside:
-            ins = line.split(":", 1)[-1]
-            ins = re.sub(r"<[^>]*>", "", ins)
-            ins = re.sub(r"\b(0x)?[0-9a-f]{5,}\b", "ADDR", ins)
-            lines.append(" ".join(ins.split()))
+        m = re.match(r"\s+([0-9a-f]+):\s+(.*)", line) if inside else None
+        if m:
+            found.append((int(m.group(1), 16), m.group(2)))
+    return found
+
+
+def loop_lines(binary):
+    """The normalized instructions of every `execute_loop` symbol, in order."""
+    lines = []
+    for _, ins in loop_instructions(binary):
+        ins = re.sub(r"<[^>]*>", "", ins)
+        ins = re.sub(r"\b(0x)?[0-9a-f]{5,}\b", "ADDR", ins)
+        lines.append(" ".join(ins.split()))
     return lines
 
 
