@@ -370,10 +370,14 @@ impl State {
                     };
                 }
                 // Charges `$n` instructions (`limits.rs`).
+                // (`b <= n` rather than `b - n <= 0`, the same test: the
+                // subtraction's own flags answer it, so the charge is one
+                // `sub` to memory and a branch.)
                 macro_rules! budget {
                     ($n:expr) => {
-                        self.budget -= $n as i64;
-                        if self.budget <= 0 {
+                        let (b, n) = (self.budget, $n as i64);
+                        self.budget = b - n;
+                        if b <= n {
                             savepc!();
                             self.budget_exhausted()?;
                             reload!();
