@@ -202,8 +202,8 @@ def main():
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
                             stdout=subprocess.PIPE).stdout.decode().strip()
-    rows, ours_r, jit_r, before_r, notes = [], [], [], [], []
-    ours_named = []  # (ratio, program) beside ours_r, for the worst one
+    rows, jit_r, before_r, notes = [], [], [], []
+    ours_named = []  # (ratio ours/lua5.4, program)
     for name, d, script, argv, n, mask in MANIFEST:
         if only and name not in only:
             continue
@@ -237,7 +237,6 @@ def main():
         r = best["ours"] / best["lua5.4"] if best["lua5.4"] > 0 else float("nan")
         row = [name, " ".join(a), "%.3f" % best["lua5.4"], "%.3f" % best["ours"], "%.2f" % r]
         if status == "ok" and best["lua5.4"] > 0:
-            ours_r.append(r)
             ours_named.append((r, name))
         if have_jit:
             j = best["luajit"] / best["lua5.4"] if best["lua5.4"] > 0 else float("nan")
@@ -274,7 +273,8 @@ def main():
         print("| " + " | ".join(r) + " |")
     print()
     print("Commit %s; best of %d run(s), user+sys CPU time; %d program(s)." % (commit, runs, len(rows)))
-    if ours_r:
+    if ours_named:
+        ours_r = [r for r, _ in ours_named]
         worst = max(ours_named)
         print("Geometric mean ours/lua5.4: %.2f over %d program(s) (worst %.2f, %s; %d above 1.3)"
               % (gmean(ours_r), len(ours_r), worst[0], worst[1], sum(1 for x in ours_r if x > 1.3)))
