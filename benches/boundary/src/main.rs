@@ -8,40 +8,61 @@
 //! Measured for mlua (vendored Lua 5.4), luprex-vm's low-level `State` API
 //! (natives are `fn(&mut State) -> Result<Action, Error>`, calls return a
 //! `Vec`) and its mlua-shaped `Lua` API (closures with typed arguments).
-//! Each figure is the best of fifteen runs, in thread CPU time (Linux;
-//! wall-clock elsewhere); every run checks its result so nothing is
-//! optimised away. Not part of CI (mlua needs a C compiler):
+//!
+//! **Method.** Each figure is the best of `ROUNDS` runs of N calls, in
+//! thread CPU time. The clock is `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`
+//! (Unix), which adds the running slice to the thread's total, so it is
+//! exact to the nanosecond; `/proc/thread-self/schedstat`, used before, is
+//! only brought up to date at scheduler ticks (4 ms here, an eighth of a
+//! run). The three implementations run *interleaved*, one run of each per
+//! round, so a burst of load on a shared machine falls on all of them
+//! rather than on whichever was being measured; the ratios print with the
+//! spread of the per-round ratios. Every run checks its result so nothing
+//! is optimised away. Not part of CI (mlua needs a C compiler):
 //! `cargo run --release --manifest-path benches/boundary/Cargo.toml`.
 
 use std::time::Instant;
 
 const N: i64 = 1_000_000;
-const RUNS: usize = 15;
+const ROUNDS: usize = 25;
 
-/// CPU time of this thread in nanoseconds (`/proc/thread-self/schedstat`,
-/// Linux), so that other processes on a loaded machine count less; `None`
-/// elsewhere.
+/// CPU time of this thread in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`),
+/// `None` where the clock is missing.
 fn thread_cpu_ns() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    s.split_whitespace().next()?.parse().ok()
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable `timespec` for the call's duration.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
 }
 
-/// Best time of `RUNS` runs of `f`, in nanoseconds per call: thread CPU
-/// time where available, else wall-clock time.
-fn best(mut f: impl FnMut() -> i64) -> f64 {
-    let mut best = f64::INFINITY;
-    for _ in 0..RUNS {
-        let (t, c) = (Instant::now(), thread_cpu_ns());
-        let r = f();
-        let total = match (c, thread_cpu_ns()) {
-            (Some(a), Some(b)) => (b - a) as f64,
-            _ => t.elapsed().as_nanos() as f64,
-        };
-        let ns = total / N as f64;
-        assert_eq!(r, N, "wrong result");
-        best = best.min(ns);
+/// One run of `f` (N calls), in nanoseconds per call: thread CPU time
+/// where available, else wall-clock time.
+fn once(f: &mut dyn FnMut() -> i64) -> f64 {
+    let (t, c) = (Instant::now(), thread_cpu_ns());
+    let r = f();
+    let total = match (c, thread_cpu_ns()) {
+        (Some(a), Some(b)) => (b - a) as f64,
+        _ => t.elapsed().as_nanos() as f64,
+    };
+    assert_eq!(r, N, "wrong result");
+    total / N as f64
+}
+
+/// The best time of each of `fs` over `ROUNDS` interleaved rounds, and
+/// for each `fs[k]` (k > 0) the lowest and highest of its per-round
+/// ratios to `fs[0]`.
+fn interleaved(fs: &mut [&mut dyn FnMut() -> i64]) -> (Vec<f64>, Vec<(f64, f64)>) {
+    let mut best = vec![f64::INFINITY; fs.len()];
+    let mut spread = vec![(f64::INFINITY, 0.0f64); fs.len()];
+    for _ in 0..ROUNDS {
+        let times: Vec<f64> = fs.iter_mut().map(|f| once(*f)).collect();
+        for (k, &t) in times.iter().enumerate() {
+            best[k] = best[k].min(t);
+            let r = t / times[0];
+            spread[k] = (spread[k].0.min(r), spread[k].1.max(r));
+        }
     }
-    best
+    (best, spread)
 }
 
 const LUA_LOOP: &str = "local add1 = add1 local s = 0 for i = 1, N do s = add1(s) end return s";
@@ -50,14 +71,18 @@ fn lua_loop() -> String {
     LUA_LOOP.replace('N', &N.to_string())
 }
 
+/// One measured workload: N crossings, returning the final count.
+type Bench = Box<dyn FnMut() -> i64>;
+
 mod mlua_side {
     use super::*;
     use mlua::{Function, Lua};
 
-    pub fn rust_to_lua() -> f64 {
+    pub fn rust_to_lua() -> Bench {
         let lua = Lua::new();
         let f: Function = lua.load("return function(x) return x + 1 end").eval().unwrap();
-        best(|| {
+        Box::new(move || {
+            let _keep = &lua;
             let mut s = 0i64;
             for _ in 0..N {
                 s = f.call::<i64>(s).unwrap();
@@ -66,12 +91,15 @@ mod mlua_side {
         })
     }
 
-    pub fn lua_to_rust() -> f64 {
+    pub fn lua_to_rust() -> Bench {
         let lua = Lua::new();
         let add1 = lua.create_function(|_, x: i64| Ok(x + 1)).unwrap();
         lua.globals().set("add1", add1).unwrap();
         let chunk: Function = lua.load(lua_loop()).into_function().unwrap();
-        best(|| chunk.call::<i64>(()).unwrap())
+        Box::new(move || {
+            let _keep = &lua;
+            chunk.call::<i64>(()).unwrap()
+        })
     }
 }
 
@@ -85,11 +113,11 @@ mod state_side {
         Ok(Action::Return(1))
     }
 
-    pub fn rust_to_lua() -> f64 {
+    pub fn rust_to_lua() -> Bench {
         let mut st = State::new();
         let f = st.exec(b"return function(x) return x + 1 end", b"=bench").unwrap()[0];
         st.set_global("f", f); // keep it rooted
-        best(|| {
+        Box::new(move || {
             let mut s = 0i64;
             for _ in 0..N {
                 match st.call(f, &[Value::Int(s)]).unwrap()[..] {
@@ -101,13 +129,13 @@ mod state_side {
         })
     }
 
-    pub fn lua_to_rust() -> f64 {
+    pub fn lua_to_rust() -> Bench {
         let mut st = State::new();
         let f = st.register_native("add1", add1);
         st.set_global("add1", f);
         let chunk = st.load(lua_loop().as_bytes(), b"=bench").unwrap();
         st.set_global("chunk", chunk);
-        best(|| match st.call(chunk, &[]).unwrap()[..] {
+        Box::new(move || match st.call(chunk, &[]).unwrap()[..] {
             [Value::Int(r)] => r,
             _ => panic!("not an integer"),
         })
@@ -118,10 +146,11 @@ mod lua_api_side {
     use super::*;
     use luprex_vm::{Function, Lua};
 
-    pub fn rust_to_lua() -> f64 {
+    pub fn rust_to_lua() -> Bench {
         let lua = Lua::new();
         let f: Function = lua.load("return function(x) return x + 1 end").eval().unwrap();
-        best(|| {
+        Box::new(move || {
+            let _keep = &lua;
             let mut s = 0i64;
             for _ in 0..N {
                 s = f.call::<i64>(s).unwrap();
@@ -130,37 +159,43 @@ mod lua_api_side {
         })
     }
 
-    pub fn lua_to_rust() -> f64 {
+    pub fn lua_to_rust() -> Bench {
         let lua = Lua::new();
         let add1 = lua.create_function(|_, x: i64| Ok(x + 1)).unwrap();
         lua.globals().set("add1", add1).unwrap();
         let chunk: Function = lua.load(lua_loop()).into_function().unwrap();
-        best(|| chunk.call::<i64>(()).unwrap())
+        Box::new(move || {
+            let _keep = &lua;
+            chunk.call::<i64>(()).unwrap()
+        })
     }
 }
 
 fn main() {
     let clock = if thread_cpu_ns().is_some() { "thread CPU time" } else { "wall clock" };
-    println!("{N} calls each, best of {RUNS} runs ({clock}), ns per call");
+    println!("{N} calls each, best of {ROUNDS} interleaved rounds ({clock}), ns per call");
     let rows = [
         (
             "Rust -> Lua",
-            mlua_side::rust_to_lua(),
-            state_side::rust_to_lua(),
-            lua_api_side::rust_to_lua(),
+            [mlua_side::rust_to_lua(), state_side::rust_to_lua(), lua_api_side::rust_to_lua()],
         ),
         (
             "Lua -> Rust",
-            mlua_side::lua_to_rust(),
-            state_side::lua_to_rust(),
-            lua_api_side::lua_to_rust(),
+            [mlua_side::lua_to_rust(), state_side::lua_to_rust(), lua_api_side::lua_to_rust()],
         ),
     ];
     println!(
-        "| direction | mlua (Lua 5.4) | luprex State | luprex Lua API | State / mlua | Lua API / mlua |"
+        "| direction | mlua (Lua 5.4) | luprex State | luprex Lua API | State / mlua | Lua API / mlua | per-round Lua API / mlua |"
     );
-    println!("|---|---:|---:|---:|---:|---:|");
-    for (name, m, s, l) in rows {
-        println!("| {name} | {m:.1} | {s:.1} | {l:.1} | {:.2} | {:.2} |", s / m, l / m);
+    println!("|---|---:|---:|---:|---:|---:|---|");
+    for (name, [mut m, mut s, mut l]) in rows {
+        let (best, spread) = interleaved(&mut [&mut *m, &mut *s, &mut *l]);
+        let (m, s, l) = (best[0], best[1], best[2]);
+        let (lo, hi) = spread[2];
+        println!(
+            "| {name} | {m:.1} | {s:.1} | {l:.1} | {:.2} | {:.2} | {lo:.2}–{hi:.2} |",
+            s / m,
+            l / m
+        );
     }
 }

@@ -10,7 +10,8 @@ fn main() {
         "l2r" => {
             let add1 = lua.create_function(|_, x: i64| Ok(x + 1)).unwrap();
             lua.globals().set("add1", add1).unwrap();
-            let src = format!("local add1 = add1 local s = 0 for i = 1, {n} do s = add1(s) end return s");
+            let src =
+                format!("local add1 = add1 local s = 0 for i = 1, {n} do s = add1(s) end return s");
             let chunk: Function = lua.load(src).into_function().unwrap();
             chunk.call::<i64>(()).unwrap()
         }
@@ -32,7 +33,8 @@ fn main() {
             let mut st = State::new();
             let f = st.register_native("add1", add1);
             st.set_global("add1", f);
-            let src = format!("local add1 = add1 local s = 0 for i = 1, {n} do s = add1(s) end return s");
+            let src =
+                format!("local add1 = add1 local s = 0 for i = 1, {n} do s = add1(s) end return s");
             match st.exec(src.as_bytes(), b"=bench").unwrap()[..] {
                 [Value::Int(r)] => r,
                 _ => panic!(),
@@ -42,7 +44,8 @@ fn main() {
             let lua = mlua::Lua::new();
             let add1 = lua.create_function(|_, x: i64| Ok(x + 1)).unwrap();
             lua.globals().set("add1", add1).unwrap();
-            let src = format!("local add1 = add1 local s = 0 for i = 1, {n} do s = add1(s) end return s");
+            let src =
+                format!("local add1 = add1 local s = 0 for i = 1, {n} do s = add1(s) end return s");
             lua.load(src).eval::<i64>().unwrap()
         }
         "mlua_r2l" => {
