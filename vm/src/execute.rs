@@ -86,12 +86,12 @@
 use crate::call::{Exit, Pre};
 use crate::debug::Operand;
 use crate::error::Error;
-use crate::meta::{index_via_meta, set_str_new, ArithOp, TM_INDEX, TM_LE, TM_LT};
+use crate::meta::{index_via_meta, set_str_new, string_method, ArithOp, TM_INDEX, TM_LE, TM_LT};
 use crate::number;
 use crate::state::{State, MAX_STACK};
 use crate::table::TableView;
 use crate::thread::{cist, set_stack_len_nil_from, u, CallInfo, Callee, MetaRet};
-use crate::value::Value;
+use crate::value::{Type, Value};
 use luprex_compiler::OpCode;
 
 #[macro_use]
@@ -801,6 +801,16 @@ impl State {
                             let key = rk!(i);
                             w!(i.a() + 1, t);
                             field_fast!(i, t, key);
+                            if let (Value::Str(_), Value::Str(ks)) = (t, key) {
+                                let mt = self.type_meta[Type::String as usize];
+                                let (tm, mt_hint) = (self.tm_names[TM_INDEX], &self.str_meta_hint);
+                                if let Some(v) =
+                                    string_method(&self.heap, mt, tm, mt_hint, ks, hint!())
+                                {
+                                    w!(i.a(), v);
+                                    continue;
+                                }
+                            }
                             index_slow!(i, t, key, Operand::Reg(i.b()));
                         }
                         ADDI => {

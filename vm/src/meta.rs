@@ -25,6 +25,8 @@
 //! 'string' with a 'table'`). Bitwise operators do not coerce strings, as
 //! in 5.4.
 
+use std::cell::Cell;
+
 use crate::debug::Operand;
 use crate::error::Error;
 use crate::heap::Heap;
@@ -130,6 +132,32 @@ pub(crate) fn arith_num(op: ArithOp, a: Value, b: Value) -> NumRes {
         Err(ArithError::ModByZero) => NumRes::Err("attempt to perform 'n%0'"),
         Err(ArithError::DivByZero) => NumRes::Err("attempt to divide by zero"),
     }
+}
+
+/// The dispatch loop's SELF on a string receiver (`s:sub(i, j)`, the
+/// common case of a method call on a string): the method `ks` in the
+/// `__index` table of the string metatable `mt`. Both lookups are hinted
+/// (`mt_hint` for `__index` in the metatable, `hint` the SELF
+/// instruction's for the method in the library table): both tables have
+/// too many keys to be scanned, and without hints every call hashed two
+/// keys and probed twice, 180 instructions. `None` unless `__index` is a
+/// table holding a non-nil `ks`: the caller then takes `index_op`, which
+/// walks the whole chain. Out of line, and taking the heap alone, so the
+/// loop can call it with its registers borrowed.
+#[inline(never)]
+pub(crate) fn string_method(
+    heap: &Heap,
+    mt: Option<TableRef>,
+    tm_index: StrRef,
+    mt_hint: &Cell<u32>,
+    ks: StrRef,
+    hint: &Cell<u32>,
+) -> Option<Value> {
+    let Value::Table(lib) = heap.tables.get(mt?).get_str_hinted(tm_index, mt_hint) else {
+        return None;
+    };
+    let v = heap.tables.get(lib).get_str_hinted(ks, hint);
+    (!v.is_nil()).then_some(v)
 }
 
 /// Result of an `__index` chain walk.
@@ -334,12 +362,16 @@ impl State {
         ret: MetaRet,
     ) -> Result<Option<Value>, Error> {
         // A string's method (`s:sub(i, j)`): the string metatable's
-        // `__index` table, without the general walk.
+        // `__index` table, without the general walk. Only a value found
+        // is taken: a nil may also mean that the metatable has no
+        // `__index`, which for a string (unlike a table) is an error, the
+        // general walk's.
         if let (Value::Str(_), Value::Str(ks)) = (t, key) {
             if let Some(mt) = self.type_meta[Type::String as usize] {
                 let tm_index = self.tm_names[TM_INDEX];
-                if let Some(v) = index_via_meta(&mut self.heap, tm_index, mt, |t| t.get_str(ks)) {
-                    return Ok(Some(v));
+                match index_via_meta(&mut self.heap, tm_index, mt, |t| t.get_str(ks)) {
+                    Some(v) if !v.is_nil() => return Ok(Some(v)),
+                    _ => {}
                 }
             }
         }

@@ -180,6 +180,11 @@ crate::state_schema! { @state
         /// charged; the check sets it again). Host: one half of the limits'
         /// accounting (`schema.rs`).
         [host] pub(crate) budget: i64,
+        /// The lookup hint for `__index` in the string metatable, for the
+        /// dispatch loop's SELF on a string (`meta::string_method`). A
+        /// cache that changes no answer (see `TableView::get_str_hinted`),
+        /// so host: none of the four consumers needs it.
+        [host] pub(crate) str_meta_hint: std::cell::Cell<u32>,
         /// The budget hook, run at every limits check.
         [host] pub(crate) budget_hook: Option<BudgetHook>,
         /// Where `print` writes.
@@ -259,6 +264,7 @@ impl State {
             n_ccalls: 0,
             in_msgh: 0,
             budget: crate::limits::SLICE,
+            str_meta_hint: Default::default(),
             budget_hook: None,
             stdout: Box::new(std::io::BufWriter::new(std::io::stdout())),
             stderr: Box::new(std::io::stderr()),
