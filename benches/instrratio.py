@@ -28,7 +28,7 @@ import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
-from loopcost import PROGRAMS  # noqa: E402
+from loopcost import PROGRAMS, parse_args  # noqa: E402
 
 
 def instructions(binary, directory, argv):
@@ -45,13 +45,7 @@ def instructions(binary, directory, argv):
 
 
 def main():
-    args = sys.argv[1:]
-    only = None
-    if args[:1] == ["--only"]:
-        only, args = set(args[1].split(",")), args[2:]
-    if not args:
-        sys.exit(__doc__)
-    bins = [os.path.abspath(b) for b in args]
+    only, bins = parse_args(sys.argv[1:], __doc__)
     names = [os.path.basename(b) for b in bins]
     print("| program | lua5.4 instructions | " + " | ".join(names) + " |")
     print("|---|---:|" + "---:|" * len(bins))

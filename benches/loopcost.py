@@ -71,14 +71,19 @@ def measure(binary, loop, directory, argv):
     return instr, stack
 
 
-def main():
-    args = sys.argv[1:]
+def parse_args(argv, usage):
+    """`[--only a,b] BIN [BIN...]`: the programs kept (None: all) and the
+    builds' absolute paths; exits with `usage` when no build is named."""
     only = None
-    if args[:1] == ["--only"]:
-        only, args = set(args[1].split(",")), args[2:]
-    if not args:
-        sys.exit(__doc__)
-    bins = [os.path.abspath(b) for b in args]
+    if argv[:1] == ["--only"]:
+        only, argv = set(argv[1].split(",")), argv[2:]
+    if not argv:
+        sys.exit(usage)
+    return only, [os.path.abspath(b) for b in argv]
+
+
+def main():
+    only, bins = parse_args(sys.argv[1:], __doc__)
     loops = {b: dict(loop_instructions(b)) for b in bins}
     print("| program | " + " | ".join(os.path.basename(b) for b in bins) + " |")
     print("|---|" + "---:|" * len(bins))
