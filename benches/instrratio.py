@@ -19,7 +19,6 @@ mispredicted branch not at all, and our CPU-time ratio has mostly been
 below our instruction ratio (recursive-fib: 1.33 in instructions, 1.21 to
 1.27 in time; RESULTS parts 8 and 9). Read both.
 """
-import math
 import os
 import re
 import subprocess
@@ -29,6 +28,7 @@ import tempfile
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 from loopcost import PROGRAMS, parse_args  # noqa: E402
+from public import gmean  # noqa: E402
 
 
 def instructions(binary, directory, argv):
@@ -49,7 +49,7 @@ def main():
     names = [os.path.basename(b) for b in bins]
     print("| program | lua5.4 instructions | " + " | ".join(names) + " |")
     print("|---|---:|" + "---:|" * len(bins))
-    logs = [[] for _ in bins]
+    cols = [[] for _ in bins]
     for name, sub, argv in PROGRAMS:
         if only and name not in only:
             continue
@@ -57,11 +57,10 @@ def main():
         ref = instructions("lua5.4", d, argv)
         ratios = [instructions(b, d, argv) / ref for b in bins]
         for k, r in enumerate(ratios):
-            logs[k].append(math.log(r))
+            cols[k].append(r)
         print("| %s | %d | %s |" % (name, ref, " | ".join("%.3f" % r for r in ratios)),
               flush=True)
-    means = [math.exp(sum(l) / len(l)) for l in logs if l]
-    print("| geometric mean | | %s |" % " | ".join("**%.3f**" % m for m in means))
+    print("| geometric mean | | %s |" % " | ".join("**%.3f**" % gmean(c) for c in cols))
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here,
                             capture_output=True, text=True).stdout.strip()
     print("\nCommit %s; callgrind `Collected`, whole process, ratio to lua5.4." % commit)
