@@ -361,18 +361,16 @@ impl State {
         o: Operand,
         ret: MetaRet,
     ) -> Result<Option<Value>, Error> {
-        // A string's method (`s:sub(i, j)`): the string metatable's
-        // `__index` table, without the general walk. Only a value found
-        // is taken: a nil may also mean that the metatable has no
-        // `__index`, which for a string (unlike a table) is an error, the
-        // general walk's.
+        // A string's method (`s.sub` outside a call): the lookup SELF
+        // makes, with a hint of its own. A nil takes the general walk,
+        // which raises the error when the metatable has no `__index`.
         if let (Value::Str(_), Value::Str(ks)) = (t, key) {
-            if let Some(mt) = self.type_meta[Type::String as usize] {
-                let tm_index = self.tm_names[TM_INDEX];
-                match index_via_meta(&mut self.heap, tm_index, mt, |t| t.get_str(ks)) {
-                    Some(v) if !v.is_nil() => return Ok(Some(v)),
-                    _ => {}
-                }
+            let mt = self.type_meta[Type::String as usize];
+            let tm = self.tm_names[TM_INDEX];
+            if let Some(v) =
+                string_method(&self.heap, mt, tm, &self.str_meta_hint, ks, &Cell::new(0))
+            {
+                return Ok(Some(v));
             }
         }
         match self.index_chain(t, key, o)? {
