@@ -43,7 +43,10 @@ use crate::error::Error;
 use crate::func::UpVal;
 use crate::meta::{TM_CALL, TM_CLOSE};
 use crate::state::{Action, State, Status, ERROR_STACK_RESERVE, MAX_CCALLS, MAX_STACK};
-use crate::thread::{cist, set_stack_len, set_stack_len_nil_from, u, CallInfo, Callee, MetaRet};
+use crate::thread::{
+    cist, set_stack_len, set_stack_len_keep_dead, set_stack_len_nil_from, u, CallInfo, Callee,
+    MetaRet,
+};
 use crate::value::{LuaFnRef, RustFnRef, Value};
 
 /// Longest chain of `__call` metamethods resolved for one call.
@@ -449,15 +452,20 @@ impl State {
             st.copy_within(first..first + ncopy, func);
         }
         // The missing results are nil; a Lua caller gets its whole frame
-        // back (`top`), nil above the results. (`set_stack_len_nil_from`
-        // rather than `Vec::resize`, which stalls per slot.)
+        // back (`top`), its dead registers left as they are
+        // (`set_stack_len_keep_dead`). (`set_stack_len_nil_from` rather
+        // than `Vec::resize`, which stalls per slot.)
         let end = func + count;
         match lua_top {
             Some(top) => {
                 if wanted < 0 {
                     self.ex.open_top = end as u32;
                 }
-                set_stack_len_nil_from(st, func + ncopy, end.max(top));
+                if ncopy < count {
+                    set_stack_len_nil_from(st, func + ncopy, end.max(top));
+                } else {
+                    set_stack_len_keep_dead(st, end, end.max(top));
+                }
             }
             None => set_stack_len_nil_from(st, func + ncopy, end),
         }

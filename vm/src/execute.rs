@@ -133,6 +133,23 @@ impl State {
         self.limits_check()
     }
 
+    /// The collector's safe point after instruction `i` of the running
+    /// frame: NEWTABLE, CONCAT or CLOSURE, whose result `R[A]` ends the
+    /// live registers (`checkGC(L, ra + 1)` in `lvm.c`), or a CALL whose
+    /// native callee returned, whose results end them (at `open_top` when
+    /// the call wants them all). Out of the loop, as the step is rare.
+    #[cold]
+    #[inline(never)]
+    fn loop_safe_point(&mut self, i: luprex_compiler::Instruction) -> Result<(), Error> {
+        let ra = self.reg_slot(i.a());
+        let live = match (i.op_raw(), i.c()) {
+            (CALL, 0) => u(self.ex.open_top),
+            (CALL, c) => ra + c as usize - 1,
+            _ => ra + 1,
+        };
+        self.gc_safe_point(live)
+    }
+
     /// Runs the frames above depth `stop` (see the module docs): the
     /// plain instance of the loop while no thread has a debug hook, the
     /// hooked one otherwise, switching when a frame (re)starts.
@@ -384,11 +401,12 @@ impl State {
                         }
                     };
                 }
+                // The safe point of instruction `$i`.
                 macro_rules! gc_check {
-                    () => {
+                    ($i:expr) => {
                         if self.heap.bytes >= self.gc.threshold {
                             savepc!();
-                            self.gc_safe_point()?;
+                            self.loop_safe_point($i)?;
                             reload!();
                         }
                     };
@@ -794,7 +812,7 @@ impl State {
                             pc += 1;
                             let t = self.heap.new_table(narr, nhash);
                             r!(i.a()) = Value::Table(t);
-                            gc_check!();
+                            gc_check!(i);
                         }
                         SELF => {
                             let t = rv!(i.b());
@@ -1040,7 +1058,7 @@ impl State {
                             if !self.concat(i.a() as u8, i.b() as usize)? {
                                 continue 'newframe;
                             }
-                            gc_check!();
+                            gc_check!(i);
                             continue 'reload;
                         }
                         CLOSE => {
@@ -1166,7 +1184,7 @@ impl State {
                                     {
                                         continue 'newframe;
                                     }
-                                    gc_check!();
+                                    gc_check!(i);
                                     continue 'reload;
                                 }
                                 Pre::Yield => return Ok(Some(Exit::Yield)),
@@ -1390,7 +1408,7 @@ impl State {
                             }
                             let f = self.heap.new_lua_fn(child, ups.into_boxed_slice());
                             rs!(i.a()) = Value::LuaFn(f);
-                            gc_check!();
+                            gc_check!(i);
                             continue 'reload;
                         }
                         VARARG => {

@@ -247,9 +247,21 @@ impl State {
     /// limit, and a heap still over it after a full collection is a memory
     /// error (even with the collector stopped, as the reference's emergency
     /// collection).
+    ///
+    /// `live` is the end of the running frame's live registers (`lvm.c`'s
+    /// `checkGC(L, c)`): the compiler allocates registers as a stack, and
+    /// at a safe point those at and above `live` are free, written before
+    /// they are next read. They may still hold values of a finished call
+    /// (a return leaves the caller's dead registers alone, `thread.rs`),
+    /// which must neither keep garbage alive nor be left pointing at freed
+    /// objects: they are set to nil first, as 5.4 clears the stack above
+    /// its top in the atomic step.
     #[cold]
     #[inline(never)]
-    pub(crate) fn gc_safe_point(&mut self) -> Result<(), crate::Error> {
+    pub(crate) fn gc_safe_point(&mut self, live: usize) -> Result<(), crate::Error> {
+        if let Some(dead) = self.ex.stack.get_mut(live..) {
+            dead.fill(Value::Nil);
+        }
         if !self.gc.running || self.gc.in_fin {
             // Postpone: try again after another gap.
             self.gc.threshold = self.heap.bytes + MIN_GAP;

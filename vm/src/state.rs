@@ -43,7 +43,9 @@
 //! runs Lua code (a nested call via [`State::call_value`], or returning to
 //! the VM). Across such a point a handle must be on the Lua stack (arguments
 //! and pushed values are), in a table reachable from the registry, or
-//! pinned ([`State::pin`]).
+//! pinned ([`State::pin`]). At a safe point of the loop the running frame's
+//! registers above the instruction's live ones are dead: the collector sets
+//! them to nil rather than mark them (`gc.rs`'s `gc_safe_point`).
 
 use crate::error::Error;
 use crate::func::NativeId;

@@ -245,14 +245,15 @@ fn missing_parameters_and_results_are_nil_over_old_frames() {
     );
 }
 
-/// An object that only a finished call's frame held is garbage: the
-/// caller's registers above a call's results are cleared on return. (PUC
-/// Lua does not clear them, but its collector marks a running frame only
-/// up to the instruction's live top; ours marks the whole stack, so a value
-/// left there would live until overwritten, and a loop that allocates
-/// while it waits for the finalizer would wait forever.) Same for a
-/// native's arguments (`setmetatable`'s table, an argument of `select`).
-/// The loops call nothing (a call truncates the stack) and are bounded.
+/// An object that only a finished call's frame held is garbage. A return
+/// leaves the caller's registers above its results as they are (as PUC
+/// Lua does), and the collector's safe points nil the running frame's
+/// registers above the live ones (PUC's marks a running frame only up to
+/// the instruction's live top); without that, a value left there would
+/// live until overwritten, and a loop that allocates while it waits for
+/// the finalizer would wait forever. Same for a native's arguments
+/// (`setmetatable`'s table, an argument of `select`). The loops call
+/// nothing (a call truncates the stack) and are bounded.
 #[test]
 fn a_finished_calls_values_are_garbage() {
     check(
@@ -273,6 +274,37 @@ fn a_finished_calls_values_are_garbage() {
          do local q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11, q12 end
          return first .. ',' .. done",
         "1,2",
+    );
+}
+
+#[test]
+fn the_collector_clears_only_dead_registers() {
+    // Every safe point (NEWTABLE, CONCAT, CLOSURE, a native's return with
+    // fixed and with open results) runs collector steps here, which nil
+    // the registers above the live ones: no live value may be among them.
+    check(
+        "local bad = 0
+         for n = 1, 20000 do
+           local keep = {n}
+           local a, b, c = select(1, {n + 1}, {n + 2}, {n + 3})
+           local t = {select(2, {n}, n, n, n, n, n, n, n, {n})}
+           local u = {select(1, {n}, {n})}
+           if keep[1] ~= n or a[1] ~= n + 1 or b[1] ~= n + 2 or c[1] ~= n + 3
+              or #t ~= 8 or t[8][1] ~= n or u[2][1] ~= n then
+             bad = bad + 1
+           end
+           -- A native allocating: the step may fall due at its return.
+           local ok, s1 = pcall(tostring, n + 0.5)
+           local v = {pcall(tostring, n + 0.25)}
+           if not ok or s1 ~= n + 0.5 .. '' or v[2] ~= n + 0.25 .. '' then bad = bad + 1 end
+           local sx = 'a' .. n .. 'b'
+           local f = function() return keep, sx end
+           local k2, s2 = f()
+           if k2[1] ~= n or s2 ~= 'a' .. n .. 'b' then bad = bad + 1 end
+         end
+         collectgarbage()
+         return bad .. ',' .. tostring(collectgarbage('count') < 1024)",
+        "0,true",
     );
 }
 

@@ -21,14 +21,15 @@
 //! Each fast path does exactly what the general one would (the same stack
 //! contents and length, the same frame fields, the same budget charges in
 //! the same order), so that errors, tracebacks, the collector (which scans
-//! the stack up to its length: stale slots are nil-filled as before) and
-//! saved states see no difference. Every case it does not cover — debug
+//! the stack up to its length, the caller's dead registers left alone by
+//! both paths: `thread.rs`'s `set_stack_len_keep_dead`) and saved states
+//! see no difference. Every case it does not cover — debug
 //! hooks, vararg callees, a stack about to overflow, a caller that is a
 //! native, a metamethod frame or Rust — falls back to the general path,
 //! having changed nothing.
 
 use crate::state::{State, MAX_STACK};
-use crate::thread::{cist, set_stack_len_nil_from, u, Callee, MetaRet};
+use crate::thread::{cist, set_stack_len_keep_dead, set_stack_len_nil_from, u, Callee, MetaRet};
 use crate::value::LuaFnRef;
 
 use super::regs::{load, store};
@@ -39,8 +40,8 @@ impl State {
     /// whose wanted results fit in the caller's registers. The results
     /// `stack[first..first + n]` go to the frame's `func` slot, the wanted
     /// count is padded with nil, and the stack is set back to the caller's
-    /// `top` (nil above the results), exactly as `move_results` does; the
-    /// frame is popped. False, with nothing changed, in every other case.
+    /// `top` (its dead registers kept, `set_stack_len_keep_dead`), exactly
+    /// as `move_results` does; the frame is popped. False, with nothing changed, in every other case.
     #[inline(always)]
     pub(super) fn return_fast(&mut self, ci_idx: usize, first: usize, n: usize) -> bool {
         let frames = &self.ex.frames;
@@ -68,7 +69,11 @@ impl State {
             let v = load(&st[first + j]);
             store(&mut st[func + j], v);
         }
-        set_stack_len_nil_from(st, func + ncopy, ctop);
+        if ncopy < count {
+            set_stack_len_nil_from(st, func + ncopy, ctop);
+        } else {
+            set_stack_len_keep_dead(st, func + count, ctop);
+        }
         if wanted < 0 {
             self.ex.open_top = (func + count) as u32;
         }
