@@ -268,11 +268,10 @@ impl State {
                     // fresh); the caller is the Lua frame below it.
                     let n = (*n).min(len.saturating_sub(func + 1));
                     let top = self.ex.frames.last().map_or(0, |c| u(c.top));
-                    self.move_results_to(func, len - n, n, nresults, Some(top));
+                    self.move_results_to(func, len - n, n, nresults, Some(top), false);
                 } else {
                     let n = (*n).min(len.saturating_sub(u(ci.base)));
-                    let fresh = ci.status & cist::FRESH != 0;
-                    self.move_results(u(ci.func), len - n, n, ci.nresults, fresh);
+                    self.move_results(&ci, len - n, n);
                 }
                 return Ok(Pre::Continue);
             }
@@ -378,7 +377,7 @@ impl State {
         let func = u(ci.func);
         match ci.ret {
             MetaRet::Call => {
-                self.move_results(func, first, n, ci.nresults, ci.status & cist::FRESH != 0);
+                self.move_results(&ci, first, n);
                 Ok(())
             }
             MetaRet::Close => {
@@ -411,27 +410,26 @@ impl State {
         }
     }
 
-    /// Moves results to `func` and sets the stack extent for the caller.
-    /// `fresh`: the frame was entered from Rust (results stay on top).
+    /// Moves the results of the frame `ci`, just popped, to its function
+    /// slot and sets the stack extent for the caller. A frame entered from
+    /// Rust (`FRESH`) leaves its results on top.
     #[inline]
-    pub(crate) fn move_results(
-        &mut self,
-        func: usize,
-        first: usize,
-        n: usize,
-        wanted: i32,
-        fresh: bool,
-    ) {
+    pub(crate) fn move_results(&mut self, ci: &CallInfo, first: usize, n: usize) {
+        let fresh = ci.status & cist::FRESH != 0;
         let lua_top = match self.ex.frames.last() {
             Some(c) if !fresh && matches!(c.callee, Callee::Lua(_)) => Some(u(c.top)),
             _ => None,
         };
-        self.move_results_to(func, first, n, wanted, lua_top);
+        let lua_callee = matches!(ci.callee, Callee::Lua(_));
+        self.move_results_to(u(ci.func), first, n, ci.nresults, lua_top, lua_callee);
     }
 
     /// [`State::move_results`] to a caller that is a Lua frame with top
     /// `lua_top` (`Some`), or to anything else (`None`: a native, Rust, a
-    /// fresh frame).
+    /// fresh frame). `lua_callee`: the results are a Lua function's, whose
+    /// registers may be left as the caller's dead ones; a native's window
+    /// (its arguments and what it pushed) is a few slots, cleared at less
+    /// cost than the test would take (array3d's `assert`).
     #[inline(always)]
     fn move_results_to(
         &mut self,
@@ -440,6 +438,7 @@ impl State {
         n: usize,
         wanted: i32,
         lua_top: Option<usize>,
+        lua_callee: bool,
     ) {
         let st = &mut self.ex.stack;
         let count = if wanted < 0 { n } else { wanted as usize };
@@ -461,10 +460,10 @@ impl State {
                 if wanted < 0 {
                     self.ex.open_top = end as u32;
                 }
-                if ncopy < count {
-                    set_stack_len_nil_from(st, func + ncopy, end.max(top));
-                } else {
+                if lua_callee && ncopy == count {
                     set_stack_len_keep_dead(st, end, end.max(top));
+                } else {
+                    set_stack_len_nil_from(st, func + ncopy, end.max(top));
                 }
             }
             None => set_stack_len_nil_from(st, func + ncopy, end),

@@ -160,8 +160,7 @@ impl State {
                 {
                     self.ex.frames.pop();
                     let n = nargs.min(len.saturating_sub(u(ci.base)));
-                    let fresh = ci.status & cist::FRESH != 0;
-                    self.move_results(u(ci.func), len - n, n, ci.nresults, fresh);
+                    self.move_results(&ci, len - n, n);
                     return self.run(0);
                 }
             }

@@ -133,14 +133,25 @@ impl State {
         self.limits_check()
     }
 
-    /// The collector's safe point after instruction `i` of the running
-    /// frame: NEWTABLE, CONCAT or CLOSURE, whose result `R[A]` ends the
-    /// live registers (`checkGC(L, ra + 1)` in `lvm.c`), or a CALL whose
-    /// native callee returned, whose results end them (at `open_top` when
-    /// the call wants them all). Out of the loop, as the step is rare.
+    /// The collector's safe point after the instruction the running frame
+    /// just ran (its saved pc is past it, and past NEWTABLE's EXTRAARG):
+    /// NEWTABLE, CONCAT or CLOSURE, whose result `R[A]` ends the live
+    /// registers (`checkGC(L, ra + 1)` in `lvm.c`), or a CALL whose native
+    /// callee returned, whose results end them (at `open_top` when the
+    /// call wants them all). Out of the loop, as the step is rare; the
+    /// instruction is read again here rather than passed, which would
+    /// change the loop's register allocation (docs/PROFILING.md item 18).
     #[cold]
     #[inline(never)]
-    fn loop_safe_point(&mut self, i: luprex_compiler::Instruction) -> Result<(), Error> {
+    fn loop_safe_point(&mut self) -> Result<(), Error> {
+        // Invariant: the loop's frame is on top, a Lua frame (`savepc!`).
+        let ci = self.ex.frames.last().expect("frame");
+        let code = &self.frame_proto(ci).expect("a Lua frame").code;
+        let mut at = ci.pc as usize - 1;
+        if code[at].opcode() == Some(OpCode::ExtraArg) {
+            at -= 1;
+        }
+        let i = code[at];
         let ra = self.reg_slot(i.a());
         let live = match (i.op_raw(), i.c()) {
             (CALL, 0) => u(self.ex.open_top),
@@ -401,12 +412,12 @@ impl State {
                         }
                     };
                 }
-                // The safe point of instruction `$i`.
+                // The safe point of the instruction just run.
                 macro_rules! gc_check {
-                    ($i:expr) => {
+                    () => {
                         if self.heap.bytes >= self.gc.threshold {
                             savepc!();
-                            self.loop_safe_point($i)?;
+                            self.loop_safe_point()?;
                             reload!();
                         }
                     };
@@ -812,7 +823,7 @@ impl State {
                             pc += 1;
                             let t = self.heap.new_table(narr, nhash);
                             r!(i.a()) = Value::Table(t);
-                            gc_check!(i);
+                            gc_check!();
                         }
                         SELF => {
                             let t = rv!(i.b());
@@ -1058,7 +1069,7 @@ impl State {
                             if !self.concat(i.a() as u8, i.b() as usize)? {
                                 continue 'newframe;
                             }
-                            gc_check!(i);
+                            gc_check!();
                             continue 'reload;
                         }
                         CLOSE => {
@@ -1184,7 +1195,7 @@ impl State {
                                     {
                                         continue 'newframe;
                                     }
-                                    gc_check!(i);
+                                    gc_check!();
                                     continue 'reload;
                                 }
                                 Pre::Yield => return Ok(Some(Exit::Yield)),
@@ -1408,7 +1419,7 @@ impl State {
                             }
                             let f = self.heap.new_lua_fn(child, ups.into_boxed_slice());
                             rs!(i.a()) = Value::LuaFn(f);
-                            gc_check!(i);
+                            gc_check!();
                             continue 'reload;
                         }
                         VARARG => {
