@@ -460,8 +460,8 @@ impl State {
                 if wanted < 0 {
                     self.ex.open_top = end as u32;
                 }
-                if lua_callee && ncopy == count {
-                    set_stack_len_keep_dead(st, end, end.max(top));
+                if lua_callee {
+                    set_stack_len_keep_dead(st, func + ncopy, end, end.max(top));
                 } else {
                     set_stack_len_nil_from(st, func + ncopy, end.max(top));
                 }

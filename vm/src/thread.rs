@@ -364,15 +364,25 @@ pub(crate) fn set_stack_len_nil_from(stack: &mut Vec<Value>, from: usize, n: usi
 }
 
 /// Sets the length of `stack` to a Lua caller's `top` after a return whose
-/// results (the nil padding included) end at `end`: slots from the old
-/// length up are nil, but those between `end` and the old length keep what
-/// they hold. They are the caller's dead registers, written by its code
-/// before they are read, as in 5.4, whose `luaD_poscall` leaves them too;
-/// the collector clears them at its safe points (`gc.rs`'s
-/// `gc_safe_point`), so that they keep no garbage alive. Clearing them on
-/// every return cost 2–4 % of call-heavy loops (`fib`, `queens`).
+/// results were copied up to `copied` and, padded with nil, end at `end`:
+/// the padding and the slots from the old length up are nil, but those
+/// between `end` and the old length keep what they hold. They are the
+/// caller's dead registers, written by its code before they are read, as
+/// in 5.4, whose `luaD_poscall` leaves them too; the collector clears them
+/// at its safe points (`gc.rs`'s `gc_safe_point`), so that they keep no
+/// garbage alive. Clearing them on every return cost 2–4 % of call-heavy
+/// loops (`fib`, `queens`). (With padding, rare, everything above the
+/// copied results is cleared.)
 #[inline(always)]
-pub(crate) fn set_stack_len_keep_dead(stack: &mut Vec<Value>, end: usize, top: usize) {
+pub(crate) fn set_stack_len_keep_dead(
+    stack: &mut Vec<Value>,
+    copied: usize,
+    end: usize,
+    top: usize,
+) {
+    if copied < end {
+        return set_stack_len_nil_from(stack, copied, top);
+    }
     let from = end.max(stack.len().min(top));
     if from >= top {
         stack.truncate(top);

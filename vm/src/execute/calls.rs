@@ -41,7 +41,8 @@ impl State {
     /// `stack[first..first + n]` go to the frame's `func` slot, the wanted
     /// count is padded with nil, and the stack is set back to the caller's
     /// `top` (its dead registers kept, `set_stack_len_keep_dead`), exactly
-    /// as `move_results` does; the frame is popped. False, with nothing changed, in every other case.
+    /// as `move_results` does; the frame is popped. False, with nothing
+    /// changed, in every other case.
     #[inline(always)]
     pub(super) fn return_fast(&mut self, ci_idx: usize, first: usize, n: usize) -> bool {
         let frames = &self.ex.frames;
@@ -69,11 +70,7 @@ impl State {
             let v = load(&st[first + j]);
             store(&mut st[func + j], v);
         }
-        if ncopy < count {
-            set_stack_len_nil_from(st, func + ncopy, ctop);
-        } else {
-            set_stack_len_keep_dead(st, func + count, ctop);
-        }
+        set_stack_len_keep_dead(st, func + ncopy, func + count, ctop);
         if wanted < 0 {
             self.ex.open_top = (func + count) as u32;
         }
