@@ -61,6 +61,26 @@ pub(crate) enum Pre {
     Yield,
 }
 
+/// What a return may leave in the caller's slots above the results
+/// ([`State::move_results_to`]): the collector must never find a freed
+/// object's handle in a slot it marks.
+#[derive(Clone, Copy)]
+enum Keep {
+    /// Nothing: clear up to the caller's top (a native's return other than
+    /// to the instruction that called it).
+    Nothing,
+    /// The slots below the stack's length (marked at every step, or
+    /// written since): a Lua callee's registers become the caller's dead
+    /// ones, and so may a native's window.
+    Stack,
+    /// The slots below the length, and below `held`, past the length, if
+    /// no collector step ran (`gc_steps` still `steps`) and the stack is
+    /// the allocation at `stack`: then the slots a native's call truncated
+    /// hold what they held or what the native wrote, no freed object
+    /// (`call_native`). Else as `Stack`.
+    Held { held: usize, steps: u64, stack: *const Value },
+}
+
 /// How [`State::run`] ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Exit {
@@ -92,7 +112,7 @@ impl State {
                     self.push_lua_frame(func, cl, nresults, ret)?;
                     return Ok(Pre::Continue);
                 }
-                Value::RustFn(h) => return self.call_native::<false>(func, h, nresults, ret),
+                Value::RustFn(h) => return self.call_native::<false>(func, h, nresults, ret, 0),
                 _ => self.insert_call_tm(func, &mut chain)?,
             }
         }
@@ -107,11 +127,14 @@ impl State {
     /// goes straight to [`State::call_native`], nothing else to decide.
     #[inline(never)]
     pub(crate) fn call_op(&mut self, func: usize, end: usize, nresults: i32) -> Result<Pre, Error> {
+        // The caller's registers up to here hold no freed object (the
+        // stack's rooting rule): a native's return may keep them.
+        let held = self.ex.stack.len();
         self.ex.stack.truncate(end);
         self.charge(crate::limits::CALL_COST)?;
         match self.ex.stack[func] {
             Value::RustFn(h) if !self.hooks.any => {
-                self.call_native::<true>(func, h, nresults, MetaRet::Call)
+                self.call_native::<true>(func, h, nresults, MetaRet::Call, held)
             }
             _ => self.precall_charged(func, nresults, MetaRet::Call),
         }
@@ -238,7 +261,8 @@ impl State {
 
     /// Calls a native whose arguments are in place, then carries out its
     /// action. `OP`: an ordinary call by an instruction of the Lua frame
-    /// on top, without hooks ([`State::call_op`]).
+    /// on top, without hooks ([`State::call_op`]), whose stack reached
+    /// `held` before it was truncated to the arguments.
     #[inline(always)]
     fn call_native<const OP: bool>(
         &mut self,
@@ -246,12 +270,14 @@ impl State {
         h: RustFnRef,
         nresults: i32,
         ret: MetaRet,
+        held: usize,
     ) -> Result<Pre, Error> {
         let f = self.native_fn(h);
         self.ex.frames.push(CallInfo::rust(func, nresults, ret, h));
         if !OP && self.hooks.any {
             self.hook_call()?;
         }
+        let before = (self.gc_steps, self.ex.stack.as_ptr());
         let r = f(self);
         // The common case, a plain return from a native called by an
         // ordinary call without hooks: `native_action` and `poscall` without
@@ -268,7 +294,15 @@ impl State {
                     // fresh); the caller is the Lua frame below it.
                     let n = (*n).min(len.saturating_sub(func + 1));
                     let top = self.ex.frames.last().map_or(0, |c| u(c.top));
-                    self.move_results_to(func, len - n, n, nresults, Some(top), false);
+                    let (steps, stack) = before;
+                    let kept = Keep::Held { held, steps, stack };
+                    // SAFETY: the slots below `held` were initialized when
+                    // the stack reached it, in the allocation at `stack`,
+                    // and nothing de-initializes a slot: the stack is never
+                    // shrunk (`truncate` of `Copy` values leaves them,
+                    // `shrink_to_fit` is never called on it), and whatever
+                    // wrote a slot since wrote a `Value`.
+                    unsafe { self.move_results_to(func, len - n, n, nresults, Some(top), kept) };
                 } else {
                     let n = (*n).min(len.saturating_sub(u(ci.base)));
                     self.move_results(&ci, len - n, n);
@@ -420,25 +454,32 @@ impl State {
             Some(c) if !fresh && matches!(c.callee, Callee::Lua(_)) => Some(u(c.top)),
             _ => None,
         };
-        let lua_callee = matches!(ci.callee, Callee::Lua(_));
-        self.move_results_to(u(ci.func), first, n, ci.nresults, lua_top, lua_callee);
+        let keep = match ci.callee {
+            Callee::Lua(_) => Keep::Stack,
+            Callee::Rust(_) => Keep::Nothing,
+        };
+        // SAFETY: `Keep::Stack` vouches for nothing above the length.
+        unsafe { self.move_results_to(u(ci.func), first, n, ci.nresults, lua_top, keep) };
     }
 
     /// [`State::move_results`] to a caller that is a Lua frame with top
     /// `lua_top` (`Some`), or to anything else (`None`: a native, Rust, a
-    /// fresh frame). `lua_callee`: the results are a Lua function's, whose
-    /// registers may be left as the caller's dead ones; a native's window
-    /// (its arguments and what it pushed) is a few slots, cleared at less
-    /// cost than the test would take (array3d's `assert`).
+    /// fresh frame). What the caller's slots above the results may keep
+    /// is `keep`'s.
+    ///
+    /// # Safety
+    ///
+    /// With `Keep::Held`, the slots below `held` of the allocation at
+    /// `stack` are initialized, those above the stack's length included.
     #[inline(always)]
-    fn move_results_to(
+    unsafe fn move_results_to(
         &mut self,
         func: usize,
         first: usize,
         n: usize,
         wanted: i32,
         lua_top: Option<usize>,
-        lua_callee: bool,
+        keep: Keep,
     ) {
         let st = &mut self.ex.stack;
         let count = if wanted < 0 { n } else { wanted as usize };
@@ -460,10 +501,28 @@ impl State {
                 if wanted < 0 {
                     self.ex.open_top = end as u32;
                 }
-                if lua_callee {
-                    set_stack_len_keep_dead(st, func + ncopy, end, end.max(top));
-                } else {
-                    set_stack_len_nil_from(st, func + ncopy, end.max(top));
+                let top = end.max(top);
+                match keep {
+                    Keep::Nothing => set_stack_len_nil_from(st, func + ncopy, top),
+                    // Nothing to clear: no padding, and the caller's top
+                    // within the length.
+                    _ if ncopy == count && top <= st.len() => st.truncate(top),
+                    // Nor above the length, if no step ran since the stack
+                    // held `top` slots.
+                    Keep::Held { held, steps, stack }
+                        if top <= held
+                            && ncopy == count
+                            && steps == self.gc_steps
+                            && stack == st.as_ptr() =>
+                    {
+                        // SAFETY: `top <= held`, below which the slots of
+                        // this allocation are initialized (the caller's
+                        // guarantee); it has not shrunk since it held them.
+                        unsafe { st.set_len(top) }
+                    }
+                    Keep::Held { .. } | Keep::Stack => {
+                        set_stack_len_keep_dead(st, func + ncopy, end, top)
+                    }
                 }
             }
             None => set_stack_len_nil_from(st, func + ncopy, end),

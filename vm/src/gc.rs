@@ -382,6 +382,7 @@ impl State {
     /// One piece of work in the current phase, within `budget`; returns
     /// the work done.
     fn single_step(&mut self, budget: usize) -> usize {
+        self.gc_steps = self.gc_steps.wrapping_add(1);
         match self.gc.phase {
             Phase::Pause => 0,
             Phase::Propagate => {

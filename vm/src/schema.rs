@@ -38,7 +38,9 @@
 //!   consumers touches: registered natives and their names, the
 //!   persistence registry, the limits and the instruction budget, the
 //!   budget hook, stdout/stderr, the `Lua` back-pointer, the binary-chunk
-//!   switch, and the snapshot journal itself. A receiving state keeps its
+//!   switch, the snapshot journal itself, and two speed aids that change
+//!   no answer (the string metatable's lookup hint, the collector's step
+//!   count). A receiving state keeps its
 //!   own (natives are re-bound by name).
 //! * **scratch** — state of one operation in progress (`n_ccalls`,
 //!   `in_msgh`, `closing`, the string buffer `buf`): it must be *at rest*

@@ -5,7 +5,7 @@
 //! them runs here on every kind of value, and the programs are small enough
 //! for Miri (`cargo +nightly miri test -p luprex-vm --test dispatch`).
 
-use luprex_vm::raw::{State, Value};
+use luprex_vm::raw::{Action, Error, State, Value};
 
 /// Runs `src` (which returns a string; `join` concatenates a list with
 /// commas, as only the base library is open) and compares the result with
@@ -412,4 +412,51 @@ fn coroutine_switches() {
         "true,3,true,3,false,cannot resume dead coroutine,dead,false,cannot resume dead coroutine,\
          true,4,5,true,6,7,8,dead,true,10,k,j,true,ac,3,3;4,4|pqr,0",
     );
+}
+
+/// `collect()`: a full collection from Rust, which runs no Lua code and so
+/// leaves the slots above its arguments as they are.
+fn native_collect(st: &mut State) -> Result<Action, Error> {
+    st.collect_garbage();
+    Ok(Action::Return(0))
+}
+
+/// The budget hook of `a_natives_return_brings_back_no_freed_object`: the
+/// heap-consistency check, with the running stack, at every limits check.
+fn hook_heapcheck(st: &mut State) -> Result<(), Error> {
+    if let Err(e) = st.check_heap() {
+        panic!("at a limits check: {e}");
+    }
+    Ok(())
+}
+
+#[test]
+fn a_natives_return_brings_back_no_freed_object() {
+    // The registers above a native call's arguments are outside the stack
+    // while it runs. If the native ran no collector step they still hold
+    // no freed object when the call returns, and are kept; here `collect`
+    // collects all garbage, freeing the tables the dead locals held, and
+    // the return must clear them. The budget hook checks the heap, the
+    // running stack's slots included, at every limits check; the inner
+    // loop's varying length moves the check across the body's charges
+    // from one slice to the next, onto `h()`'s among them, right after
+    // the native's return (`call.rs`'s `Keep`).
+    let mut st = State::new();
+    let f = st.register_native("test.collect", native_collect);
+    st.set_global("collect", f);
+    st.set_budget_hook(Some(hook_heapcheck));
+    let src = "local function h() end
+               local function f(n)
+                 do local a, b, c, d, e = {n}, {n}, {n}, {n}, {n} end
+                 collect()
+                 h()
+                 for j = 1, n % 13 do end
+                 return n
+               end
+               local s = 0
+               for n = 1, 20000 do s = s + f(n) end
+               return s";
+    let r = st.exec(src.as_bytes(), b"=keep").unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(r[..], [Value::Int(200010000)]), "{r:?}");
+    st.check_heap().unwrap();
 }
