@@ -39,7 +39,12 @@
 //! **Lookup hints.** GETFIELD, GETTABUP and SELF keep, per instruction, the
 //! entry where they last found their key (`TableView::get_str_hinted`),
 //! checked before it is used: a hint saves a probe, never changes a
-//! result, and is not state.
+//! result, and is not state. The hints live in the code the loop runs
+//! (`func::Code`: each instruction beside the hint of the one before), so
+//! that one pointer reaches both: a pointer of its own kept the loop one
+//! register short (instructions −0.4 to −1.6 % and stack accesses −4 to
+//! −11 % on thirteen of sixteen programs, the others unchanged;
+//! `benches/RESULTS.md`, part 11).
 //!
 //! Calls and returns never recurse on the Rust stack. A CALL or TAILCALL
 //! of a Lua function with fixed parameters pushes (or rewrites) the frame
@@ -208,11 +213,11 @@ impl State {
             };
             // The running function's code and constants, as raw pointers
             // (see `fetch!` and `kst!`): no arena lookup per fetch.
-            let (mut proto, mut code, mut kst, mut hints, mut upv) = {
+            let (mut proto, mut code, mut kst, mut upv) = {
                 // SAFETY: `cl` is the callee of a frame, which the collector
                 // marks: a live closure (`Arena::get_unchecked`).
                 let c = unsafe { self.heap.lua_fns.get_unchecked(cl) };
-                (c.proto, c.code.as_ptr(), c.k.as_ptr(), c.hints.as_ptr(), c.upvals.as_ptr())
+                (c.proto, c.code.as_ptr(), c.k.as_ptr(), c.upvals.as_ptr())
             };
             if HOOKED && pc == 0 && !self.heap.protos.get(proto).is_vararg {
                 self.hook_call()?;
@@ -342,9 +347,10 @@ impl State {
                 }
                 // The constant `$x` and the instruction at `$pc`, unchecked.
                 // SAFETY (both): `code` and `kst` point into the running
-                // closure's shares of its prototype's `code` and `k`, immutable
-                // `Rc` slices whose contents stay where they are while the
-                // closure lives (moving it within its arena does not move them).
+                // closure's shares of its prototype's `code` (with the lookup
+                // hints, `func::Code`) and `k`, `Rc` slices whose contents stay
+                // where they are while the closure lives (moving it within its
+                // arena does not move them; only the hints' `Cell`s change).
                 // The closure lives while this activation runs: the frame's
                 // function slot holds it, the collector traces it from there,
                 // and nothing else frees a closure (rollback and state loading
@@ -363,16 +369,17 @@ impl State {
                 }
                 macro_rules! fetch {
                     ($pc:expr) => {
-                        unsafe { *code.add($pc) }
+                        unsafe { (*code.add($pc)).i }
                     };
                 }
-                // The lookup hint of the running instruction (at `pc - 1`).
-                // SAFETY: `hints` points into the running closure's share of its
-                // prototype's hints (alive as `code` is, see above), one per
-                // instruction, and `pc - 1` is the running instruction's index.
+                // The lookup hint of the running instruction (at `pc - 1`),
+                // kept beside the next one in `code` (see `func::Op`).
+                // SAFETY: as `fetch!`; `pc` is the running instruction's
+                // index plus one, at most the code's length, and the stream
+                // has one entry more than the code.
                 macro_rules! hint {
                     () => {
-                        unsafe { &*hints.add(pc - 1) }
+                        unsafe { &(*code.add(pc)).hint }
                     };
                 }
                 // The running closure's upvalue `$x`, unchecked.
@@ -1170,12 +1177,8 @@ impl State {
                                 // stack is truncated to the arguments, then
                                 // extended to the callee's top).
                                 let fp = c.proto;
-                                (code, kst, hints, upv) = (
-                                    c.code.as_ptr(),
-                                    c.k.as_ptr(),
-                                    c.hints.as_ptr(),
-                                    c.upvals.as_ptr(),
-                                );
+                                (code, kst, upv) =
+                                    (c.code.as_ptr(), c.k.as_ptr(), c.upvals.as_ptr());
                                 set_stack_len_nil_from(&mut self.ex.stack, end, top);
                                 let nres = i.c() as i32 - 1;
                                 let nci =
@@ -1239,8 +1242,7 @@ impl State {
                                 }
                                 // SAFETY: as in `tailcall_fast`.
                                 let c = unsafe { self.heap.lua_fns.get_unchecked(f) };
-                                (code, kst, hints) =
-                                    (c.code.as_ptr(), c.k.as_ptr(), c.hints.as_ptr());
+                                (code, kst) = (c.code.as_ptr(), c.k.as_ptr());
                                 upv = c.upvals.as_ptr();
                                 (cl, proto, base, pc) =
                                     (f, c.proto, u(self.ex.frames[ci_idx].base), 0);

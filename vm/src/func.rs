@@ -38,20 +38,15 @@ pub type UpvalRef = Handle<UpVal>;
 /// A function prototype in heap form.
 #[derive(Clone, Debug)]
 pub struct FnProto {
-    /// The bytecode. Immutable, and shared (`Rc`) by cloned heaps. Its
-    /// contents never move while the prototype lives, so the dispatch loop
-    /// holds the running function's code (and constants) as a raw pointer
-    /// for the whole activation instead of going through the arena at every
+    /// The bytecode, as the dispatch loop runs it ([`Code`]). Immutable
+    /// but for its lookup hints, and shared (`Rc`) by cloned heaps; its
+    /// contents never move while the prototype lives, so the loop holds
+    /// the running function's code (and constants) as a raw pointer for the
+    /// whole activation instead of going through the arena at every
     /// instruction (see `fetch!` in `execute.rs`).
-    pub code: Rc<[Instruction]>,
+    pub code: Code,
     /// Constants, with strings interned (shared like `code`).
     pub k: Rc<[Value]>,
-    /// One field-lookup hint per instruction (see
-    /// [`TableView::get_str_hinted`](crate::table::TableView::get_str_hinted)):
-    /// where GETFIELD and GETTABUP last found their key. Speed only: a hint
-    /// is checked before it is trusted, so it never changes a result; it is
-    /// not saved, hashed or compared, and a loaded prototype starts afresh.
-    pub(crate) hints: Rc<[Cell<u32>]>,
     /// Nested prototypes (for `CLOSURE`).
     pub protos: Box<[ProtoRef]>,
     /// Upvalue descriptors.
@@ -74,9 +69,75 @@ pub struct FnProto {
     pub loc_vars: Box<[LocVar]>,
 }
 
-/// Fresh lookup hints for `n` instructions.
-pub(crate) fn new_hints(n: usize) -> Rc<[Cell<u32>]> {
-    (0..n).map(|_| Cell::new(0)).collect()
+/// A prototype's instructions, each beside the field-lookup hint of the
+/// instruction before it ([`Op`]): one pointer reaches both (a second
+/// array of hints kept the loop one register short), and the running
+/// instruction's hint is at the pc the loop has already advanced (no
+/// address computed per dispatch). One entry more than the instructions
+/// holds the last one's hint. Read as a slice of instructions (`len`,
+/// `get`, `iter`, indexing).
+#[derive(Clone, Debug)]
+pub struct Code(Rc<[Op]>);
+
+/// An entry of [`Code`]. The hint (see
+/// [`TableView::get_str_hinted`](crate::table::TableView::get_str_hinted))
+/// is where GETFIELD, GETTABUP or SELF last found its key. Speed only: a
+/// hint is checked before it is trusted, so it never changes a result; it
+/// is not saved, hashed or compared, and a loaded prototype starts afresh.
+#[derive(Debug)]
+#[repr(C)]
+pub(crate) struct Op {
+    /// The instruction (in the extra last entry, a copy of the last one or
+    /// a zero word, never run).
+    pub(crate) i: Instruction,
+    /// The lookup hint of the instruction before.
+    pub(crate) hint: Cell<u32>,
+}
+
+impl Code {
+    /// `code` with fresh hints.
+    pub fn new(code: &[Instruction]) -> Code {
+        let extra = code.last().copied().unwrap_or(Instruction(0));
+        let ops = code.iter().copied().chain(std::iter::once(extra));
+        Code(ops.map(|i| Op { i, hint: Cell::new(0) }).collect())
+    }
+
+    /// The number of instructions.
+    pub fn len(&self) -> usize {
+        self.0.len() - 1
+    }
+
+    /// Whether there is no instruction.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Instruction `pc`, if any.
+    pub fn get(&self, pc: usize) -> Option<&Instruction> {
+        self.0[..self.len()].get(pc).map(|op| &op.i)
+    }
+
+    /// The instructions in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Instruction> {
+        self.0[..self.len()].iter().map(|op| &op.i)
+    }
+
+    /// The instructions, copied.
+    pub fn to_vec(&self) -> Vec<Instruction> {
+        self.iter().copied().collect()
+    }
+
+    /// The first entry, for the dispatch loop (`fetch!`, `hint!`).
+    pub(crate) fn as_ptr(&self) -> *const Op {
+        self.0.as_ptr()
+    }
+}
+
+impl std::ops::Index<usize> for Code {
+    type Output = Instruction;
+    fn index(&self, pc: usize) -> &Instruction {
+        &self.0[..self.len()][pc].i
+    }
 }
 
 impl FnProto {
@@ -105,7 +166,7 @@ impl FnProto {
     /// Rough byte size, for the collector's accounting.
     pub fn estimated_bytes(&self) -> usize {
         std::mem::size_of::<FnProto>()
-            + self.code.len() * 4
+            + self.code.len() * 8
             + self.k.len() * 16
             + self.protos.len() * 4
             + self.upvals.len() * 40
@@ -130,11 +191,9 @@ pub struct LuaClosure {
     /// One upvalue per descriptor of the prototype.
     pub upvals: Box<[UpvalRef]>,
     /// The prototype's `code`.
-    pub(crate) code: Rc<[Instruction]>,
+    pub(crate) code: Code,
     /// The prototype's `k`.
     pub(crate) k: Rc<[Value]>,
-    /// The prototype's `hints`.
-    pub(crate) hints: Rc<[Cell<u32>]>,
     /// The prototype's `max_stack`.
     pub(crate) max_stack: u8,
     /// The prototype's `is_vararg`.
@@ -151,7 +210,6 @@ impl LuaClosure {
             upvals,
             code: p.code.clone(),
             k: p.k.clone(),
-            hints: p.hints.clone(),
             max_stack: p.max_stack,
             is_vararg: p.is_vararg,
         }

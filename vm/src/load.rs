@@ -50,8 +50,7 @@ impl State {
         }
         let protos: Vec<ProtoRef> = p.protos.into_iter().map(|c| self.load_proto(c)).collect();
         self.heap.new_proto(FnProto {
-            hints: crate::func::new_hints(p.code.len()),
-            code: p.code.into(),
+            code: crate::func::Code::new(&p.code),
             k: k.into(),
             protos: protos.into_boxed_slice(),
             upvals: p.upvalues.into_boxed_slice(),

@@ -863,8 +863,7 @@ impl<'a> Reader<'a> {
             loc_vars.push(LocVar { name, start_pc: self.u32()?, end_pc: self.u32()? });
         }
         Ok(FnProto {
-            hints: crate::func::new_hints(code.len()),
-            code: Rc::from(code),
+            code: crate::func::Code::new(&code),
             k: Rc::from(k),
             protos: protos.into(),
             upvals: upvals.into(),
@@ -1150,8 +1149,9 @@ impl Check<'_> {
         if p.loc_vars.iter().any(|lv| lv.start_pc > lv.end_pc || u64::from(lv.end_pc) > ncode) {
             return Err("a local variable's range is outside its prototype's code".into());
         }
+        let code = p.code.to_vec();
         let view = FnView {
-            code: &p.code,
+            code: &code,
             num_params: p.num_params,
             is_vararg: p.is_vararg,
             max_stack: p.max_stack,
