@@ -262,7 +262,8 @@ impl State {
     /// Calls a native whose arguments are in place, then carries out its
     /// action. `OP`: an ordinary call by an instruction of the Lua frame
     /// on top, without hooks ([`State::call_op`]), whose stack reached
-    /// `held` before it was truncated to the arguments.
+    /// `held` before it was truncated to the arguments (`held` is read only
+    /// then; other callers pass 0).
     #[inline(always)]
     fn call_native<const OP: bool>(
         &mut self,
