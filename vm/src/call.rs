@@ -43,10 +43,7 @@ use crate::error::Error;
 use crate::func::UpVal;
 use crate::meta::{TM_CALL, TM_CLOSE};
 use crate::state::{Action, State, Status, ERROR_STACK_RESERVE, MAX_CCALLS, MAX_STACK};
-use crate::thread::{
-    cist, set_stack_len, set_stack_len_keep_dead, set_stack_len_nil_from, u, CallInfo, Callee,
-    MetaRet,
-};
+use crate::thread::{cist, u, CallInfo, Callee, MetaRet};
 use crate::value::{LuaFnRef, RustFnRef, Value};
 
 /// Longest chain of `__call` metamethods resolved for one call.
@@ -59,26 +56,6 @@ pub(crate) enum Pre {
     Continue,
     /// The running coroutine yielded.
     Yield,
-}
-
-/// What a return may leave in the caller's slots above the results
-/// ([`State::move_results_to`]): the collector must never find a freed
-/// object's handle in a slot it marks.
-#[derive(Clone, Copy)]
-enum Keep {
-    /// Nothing: clear up to the caller's top (a native's return other than
-    /// to the instruction that called it).
-    Nothing,
-    /// The slots below the stack's length (marked at every step, or
-    /// written since): a Lua callee's registers become the caller's dead
-    /// ones, and so may a native's window.
-    Stack,
-    /// The slots below the length, and below `held`, past the length, if
-    /// no collector step ran (`gc_steps` still `steps`) and the stack is
-    /// the allocation at `stack`: then the slots a native's call truncated
-    /// hold what they held or what the native wrote, no freed object
-    /// (`call_native`). Else as `Stack`.
-    Held { held: usize, steps: u64, stack: *const Value },
 }
 
 /// How [`State::run`] ended.
@@ -112,7 +89,7 @@ impl State {
                     self.push_lua_frame(func, cl, nresults, ret)?;
                     return Ok(Pre::Continue);
                 }
-                Value::RustFn(h) => return self.call_native::<false>(func, h, nresults, ret, 0),
+                Value::RustFn(h) => return self.call_native::<false>(func, h, nresults, ret),
                 _ => self.insert_call_tm(func, &mut chain)?,
             }
         }
@@ -127,14 +104,11 @@ impl State {
     /// goes straight to [`State::call_native`], nothing else to decide.
     #[inline(never)]
     pub(crate) fn call_op(&mut self, func: usize, end: usize, nresults: i32) -> Result<Pre, Error> {
-        // The caller's registers up to here hold no freed object (the
-        // stack's rooting rule): a native's return may keep them.
-        let held = self.ex.stack.len();
         self.ex.stack.truncate(end);
         self.charge(crate::limits::CALL_COST)?;
         match self.ex.stack[func] {
             Value::RustFn(h) if !self.hooks.any => {
-                self.call_native::<true>(func, h, nresults, MetaRet::Call, held)
+                self.call_native::<true>(func, h, nresults, MetaRet::Call)
             }
             _ => self.precall_charged(func, nresults, MetaRet::Call),
         }
@@ -210,7 +184,8 @@ impl State {
         if p.is_vararg || top > MAX_STACK {
             return self.push_lua_frame_slow(func, cl, nresults, ret);
         }
-        set_stack_len(&mut self.ex.stack, top);
+        let args_end = self.ex.stack.len();
+        self.ex.stack.enter_frame(args_end, func + 1 + p.num_params as usize, top);
         self.ex.frames.push(CallInfo::lua(func, func + 1, top, 0, nresults, ret, cl));
         Ok(())
     }
@@ -235,7 +210,7 @@ impl State {
             if top > MAX_STACK {
                 self.check_stack_reserve(top)?;
             }
-            self.ex.stack.resize(top, Value::Nil);
+            self.ex.stack.set_len_nil(top);
             self.ex.frames.push(CallInfo::lua(func, base, top, 0, nresults, ret, cl));
             return Ok(());
         }
@@ -248,7 +223,7 @@ impl State {
         }
         // Pad missing fixed parameters, then copy the function and the fixed
         // parameters above the varargs.
-        self.ex.stack.resize(top, Value::Nil);
+        self.ex.stack.set_len_nil(top);
         let st = &mut self.ex.stack;
         st[base - 1] = st[func];
         for i in 0..fixed {
@@ -261,9 +236,7 @@ impl State {
 
     /// Calls a native whose arguments are in place, then carries out its
     /// action. `OP`: an ordinary call by an instruction of the Lua frame
-    /// on top, without hooks ([`State::call_op`]), whose stack reached
-    /// `held` before it was truncated to the arguments (`held` is read only
-    /// then; other callers pass 0).
+    /// on top, without hooks ([`State::call_op`]).
     #[inline(always)]
     fn call_native<const OP: bool>(
         &mut self,
@@ -271,14 +244,12 @@ impl State {
         h: RustFnRef,
         nresults: i32,
         ret: MetaRet,
-        held: usize,
     ) -> Result<Pre, Error> {
         let f = self.native_fn(h);
         self.ex.frames.push(CallInfo::rust(func, nresults, ret, h));
         if !OP && self.hooks.any {
             self.hook_call()?;
         }
-        let before = (self.gc_steps, self.ex.stack.as_ptr());
         let r = f(self);
         // The common case, a plain return from a native called by an
         // ordinary call without hooks: `native_action` and `poscall` without
@@ -295,15 +266,7 @@ impl State {
                     // fresh); the caller is the Lua frame below it.
                     let n = (*n).min(len.saturating_sub(func + 1));
                     let top = self.ex.frames.last().map_or(0, |c| u(c.top));
-                    let (steps, stack) = before;
-                    let kept = Keep::Held { held, steps, stack };
-                    // SAFETY: the slots below `held` were initialized when
-                    // the stack reached it, in the allocation at `stack`,
-                    // and nothing de-initializes a slot: the stack is never
-                    // shrunk (`truncate` of `Copy` values leaves them,
-                    // `shrink_to_fit` is never called on it), and whatever
-                    // wrote a slot since wrote a `Value`.
-                    unsafe { self.move_results_to(func, len - n, n, nresults, Some(top), kept) };
+                    self.move_results_to(func, len - n, n, nresults, Some(top));
                 } else {
                     let n = (*n).min(len.saturating_sub(u(ci.base)));
                     self.move_results(&ci, len - n, n);
@@ -455,32 +418,26 @@ impl State {
             Some(c) if !fresh && matches!(c.callee, Callee::Lua(_)) => Some(u(c.top)),
             _ => None,
         };
-        let keep = match ci.callee {
-            Callee::Lua(_) => Keep::Stack,
-            Callee::Rust(_) => Keep::Nothing,
-        };
-        // SAFETY: `Keep::Stack` vouches for nothing above the length.
-        unsafe { self.move_results_to(u(ci.func), first, n, ci.nresults, lua_top, keep) };
+        self.move_results_to(u(ci.func), first, n, ci.nresults, lua_top);
     }
 
     /// [`State::move_results`] to a caller that is a Lua frame with top
-    /// `lua_top` (`Some`), or to anything else (`None`: a native, Rust, a
-    /// fresh frame). What the caller's slots above the results may keep
-    /// is `keep`'s.
-    ///
-    /// # Safety
-    ///
-    /// With `Keep::Held`, the slots below `held` of the allocation at
-    /// `stack` are initialized, those above the stack's length included.
+    /// `lua_top` (`Some`: the stack goes back to that top), or to anything
+    /// else (`None`: a native, Rust, a fresh frame; the results end the
+    /// stack). The missing results are nil; the slots above them keep
+    /// what they hold (`Stack::set_len_keep`): the caller's dead
+    /// registers, written before they are read, as 5.4's `luaD_poscall`
+    /// leaves them (clearing them cost 2–4 % of `fib` and `queens`); the
+    /// collector clears them at its safe points (`gc.rs`'s
+    /// `gc_safe_point`), so that they keep no garbage alive.
     #[inline(always)]
-    unsafe fn move_results_to(
+    fn move_results_to(
         &mut self,
         func: usize,
         first: usize,
         n: usize,
         wanted: i32,
         lua_top: Option<usize>,
-        keep: Keep,
     ) {
         let st = &mut self.ex.stack;
         let count = if wanted < 0 { n } else { wanted as usize };
@@ -492,41 +449,20 @@ impl State {
         } else if ncopy > 1 && first != func {
             st.copy_within(first..first + ncopy, func);
         }
-        // The missing results are nil; a Lua caller gets its whole frame
-        // back (`top`), its dead registers left as they are
-        // (`set_stack_len_keep_dead`). (`set_stack_len_nil_from` rather
-        // than `Vec::resize`, which stalls per slot.)
         let end = func + count;
-        match lua_top {
+        let len = match lua_top {
             Some(top) => {
                 if wanted < 0 {
                     self.ex.open_top = end as u32;
                 }
-                let top = end.max(top);
-                match keep {
-                    Keep::Nothing => set_stack_len_nil_from(st, func + ncopy, top),
-                    // Nothing to clear: no padding, and the caller's top
-                    // within the length.
-                    _ if ncopy == count && top <= st.len() => st.truncate(top),
-                    // Nor above the length, if no step ran since the stack
-                    // held `top` slots.
-                    Keep::Held { held, steps, stack }
-                        if top <= held
-                            && ncopy == count
-                            && steps == self.gc_steps
-                            && stack == st.as_ptr() =>
-                    {
-                        // SAFETY: `top <= held`, below which the slots of
-                        // this allocation are initialized (the caller's
-                        // guarantee); it has not shrunk since it held them.
-                        unsafe { st.set_len(top) }
-                    }
-                    Keep::Held { .. } | Keep::Stack => {
-                        set_stack_len_keep_dead(st, func + ncopy, end, top)
-                    }
-                }
+                end.max(top)
             }
-            None => set_stack_len_nil_from(st, func + ncopy, end),
+            None => end,
+        };
+        let st = &mut self.ex.stack;
+        st.set_len_keep(len);
+        if ncopy < count {
+            st[func + ncopy..end].fill(Value::Nil);
         }
     }
 
@@ -755,6 +691,17 @@ impl State {
     /// returns; marks the new frame fresh so its results stay on top.
     pub(crate) fn call_at(&mut self, func: usize, nresults: i32) -> Result<(), Error> {
         let depth = self.ex.frames.len();
+        let r = self.call_at_depth(func, nresults, depth);
+        if depth == 0 {
+            // Back at rest: nothing kept above the stack's length, so that
+            // snapshots, saved states and the hash need not carry it
+            // (`stack.rs`).
+            self.ex.stack.forget_kept();
+        }
+        r
+    }
+
+    fn call_at_depth(&mut self, func: usize, nresults: i32, depth: usize) -> Result<(), Error> {
         self.precall_fresh(func, nresults)?;
         if self.ex.frames.len() > depth {
             match self.run(depth)? {

@@ -110,7 +110,10 @@ impl State {
         let mut co_ex = std::mem::take(&mut th.ex);
         co_ex.stack.extend_from_slice(&self.ex.stack[args_start..]);
         self.ex.stack.truncate(args_start);
-        let prev_ex = std::mem::replace(&mut self.ex, co_ex);
+        let mut prev_ex = std::mem::replace(&mut self.ex, co_ex);
+        // A stack that stops running keeps nothing above its length
+        // (`stack.rs`).
+        prev_ex.stack.forget_kept();
         let pth = self.heap.threads.get_mut(prev);
         pth.ex = prev_ex;
         pth.status = CoStatus::Normal;
@@ -205,6 +208,7 @@ impl State {
             }
             Err(ev) => Err(ev),
         };
+        co_ex.stack.forget_kept();
         let th = self.heap.threads.get_mut(co);
         th.status = st;
         match res {
@@ -230,6 +234,7 @@ impl State {
         if co == prev {
             return Some(self.new_string(b"cannot close a running coroutine"));
         }
+        self.ex.stack.forget_kept();
         std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(prev).ex);
         std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(co).ex);
         self.running = co;

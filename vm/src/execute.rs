@@ -95,7 +95,7 @@ use crate::meta::{index_via_meta, set_str_new, string_method, ArithOp, TM_INDEX,
 use crate::number;
 use crate::state::{State, MAX_STACK};
 use crate::table::TableView;
-use crate::thread::{cist, set_stack_len_nil_from, u, CallInfo, Callee, MetaRet};
+use crate::thread::{cist, u, CallInfo, Callee, MetaRet};
 use crate::value::{Type, Value};
 use luprex_compiler::OpCode;
 
@@ -1173,13 +1173,12 @@ impl State {
                                 }
                                 // Fixed parameters: enter the callee here, its
                                 // state straight into the loop's locals. Its
-                                // registers above the arguments are nil (the
-                                // stack is truncated to the arguments, then
-                                // extended to the callee's top).
-                                let fp = c.proto;
+                                // missing parameters are nil, its registers
+                                // above keep what they hold (`stack.rs`).
+                                let (fp, np) = (c.proto, c.num_params as usize);
                                 (code, kst, upv) =
                                     (c.code.as_ptr(), c.k.as_ptr(), c.upvals.as_ptr());
-                                set_stack_len_nil_from(&mut self.ex.stack, end, top);
+                                self.ex.stack.enter_frame(end, func + 1 + np, top);
                                 let nres = i.c() as i32 - 1;
                                 let nci =
                                     CallInfo::lua(func, func + 1, top, 0, nres, MetaRet::Call, f);

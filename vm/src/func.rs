@@ -198,6 +198,8 @@ pub struct LuaClosure {
     pub(crate) max_stack: u8,
     /// The prototype's `is_vararg`.
     pub(crate) is_vararg: bool,
+    /// The prototype's `num_params`.
+    pub(crate) num_params: u8,
 }
 
 impl LuaClosure {
@@ -212,6 +214,7 @@ impl LuaClosure {
             k: p.k.clone(),
             max_stack: p.max_stack,
             is_vararg: p.is_vararg,
+            num_params: p.num_params,
         }
     }
 }

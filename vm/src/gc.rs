@@ -382,7 +382,6 @@ impl State {
     /// One piece of work in the current phase, within `budget`; returns
     /// the work done.
     fn single_step(&mut self, budget: usize) -> usize {
-        self.gc_steps = self.gc_steps.wrapping_add(1);
         match self.gc.phase {
             Phase::Pause => 0,
             Phase::Propagate => {
@@ -445,6 +444,10 @@ impl State {
             self.set_barriers(true);
             return false;
         }
+        // The running stack's slots above its length are not marked: the
+        // sweep may free what they name (`stack.rs`). (Every other stack
+        // is in its thread, where it kept nothing.)
+        self.ex.stack.forget_kept();
         for list in [&mut m.c.weak_values, &mut m.c.ephemerons, &mut m.c.all_weak] {
             list.sort_unstable();
             list.dedup();

@@ -272,6 +272,7 @@ mod prefetch;
 pub mod raw;
 mod schema;
 mod snapshot;
+mod stack;
 mod state;
 mod store;
 mod string;

@@ -140,6 +140,7 @@ use crate::error::{Error, ErrorKind};
 use crate::func::{FnProto, LuaClosure, NativeId, ProtoRef, RustClosure, UpVal, UpvalRef};
 use crate::heap::Heap;
 use crate::schema::{visit_object, ObjRef, Visit, World};
+use crate::stack::Stack;
 use crate::state::{KFn, State, ERROR_STACK_RESERVE, MAX_STACK};
 use crate::string::{Interner, LuaStr};
 use crate::table::{TableParts, TableView, Tables};
@@ -916,7 +917,7 @@ impl<'a> Reader<'a> {
         let tbc = (0..n).map(|_| self.u32()).collect::<RResult<Vec<_>>>()?;
         let open_top = self.u32()?;
         let nny = self.u32()?;
-        Ok(ExecState { stack, frames, open_upvals, tbc, open_top, nny })
+        Ok(ExecState { stack: Stack::from(stack), frames, open_upvals, tbc, open_top, nny })
     }
 
     fn frame(&mut self) -> RResult<CallInfo> {

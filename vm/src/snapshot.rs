@@ -184,8 +184,8 @@ crate::arena::snap_clone_by_clone!(Table);
 /// (they enter the collector's accounting, `Thread::estimated_bytes`, and
 /// the persisted form).
 pub(crate) fn exec_exact(ex: &ExecState) -> ExecState {
+    // The stack's copy keeps its capacity (`Stack::clone`).
     let mut c = ex.clone();
-    c.stack.reserve_exact(ex.stack.capacity() - c.stack.len());
     c.frames.reserve_exact(ex.frames.capacity() - c.frames.len());
     c
 }

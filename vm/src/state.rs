@@ -187,11 +187,6 @@ crate::state_schema! { @state
         /// cache that changes no answer (see `TableView::get_str_hinted`),
         /// so host: none of the four consumers needs it.
         [host] pub(crate) str_meta_hint: std::cell::Cell<u32>,
-        /// Collector steps taken, counted so that a native's return can
-        /// tell whether a step ran while it did (`call.rs`, `call_op`): if
-        /// none ran, the registers it truncated still hold no freed
-        /// object and need not be cleared. It changes no answer, so host.
-        [host] pub(crate) gc_steps: u64,
         /// The budget hook, run at every limits check.
         [host] pub(crate) budget_hook: Option<BudgetHook>,
         /// Where `print` writes.
@@ -272,7 +267,6 @@ impl State {
             in_msgh: 0,
             budget: crate::limits::SLICE,
             str_meta_hint: Default::default(),
-            gc_steps: 0,
             budget_hook: None,
             stdout: Box::new(std::io::BufWriter::new(std::io::stdout())),
             stderr: Box::new(std::io::stderr()),

@@ -33,6 +33,7 @@
 //! `dead` after returning or failing.
 
 use crate::func::UpvalRef;
+use crate::stack::Stack;
 use crate::state::KFn;
 use crate::value::{LuaFnRef, RustFnRef, Value};
 
@@ -200,7 +201,7 @@ impl CallInfo {
 #[derive(Clone, Debug, Default)]
 pub struct ExecState {
     /// The value stack.
-    pub stack: Vec<Value>,
+    pub stack: Stack,
     /// The frame stack; the last frame is the running one.
     pub frames: Vec<CallInfo>,
     /// Open upvalues, sorted by slot ascending.
@@ -275,7 +276,7 @@ pub struct Thread {
 impl Thread {
     /// A new coroutine whose body is `f`.
     pub fn new_coroutine(f: Value) -> Thread {
-        let ex = ExecState { stack: vec![f], ..ExecState::default() };
+        let ex = ExecState { stack: Stack::from(vec![f]), ..ExecState::default() };
         Thread {
             status: CoStatus::Suspended,
             started: false,
@@ -293,166 +294,8 @@ impl Thread {
     }
 }
 
-/// Sets the length of `stack` to `n`, new slots nil: `stack.resize(n,
-/// Value::Nil)`, written so that the nils are stored as constants.
-/// (`Vec::resize` is not inlined and copies its fill value from a stack
-/// temporary with 16-byte loads that cannot be store-forwarded from the
-/// 8-byte store that wrote it: a stall per slot, 28% of `fib`. A loop of
-/// `push` checks the capacity and stores the length per slot, 10
-/// instructions a slot; `resize_with` is not inlined either.)
-#[inline(always)]
-pub(crate) fn set_stack_len(stack: &mut Vec<Value>, n: usize) {
-    let len = stack.len();
-    if n <= len {
-        stack.truncate(n);
-    } else {
-        let k = n - len;
-        stack.reserve(k);
-        for slot in &mut stack.spare_capacity_mut()[..k] {
-            slot.write(Value::Nil);
-        }
-        // SAFETY: `reserve` made room for `k` more values and the loop
-        // initialized the `k` slots above the length (a nil is a valid
-        // `Value`, its unused payload bytes are padding).
-        unsafe { stack.set_len(n) };
-    }
-}
-
-/// Nils written at once by [`set_stack_len_nil_from`]: a call or return
-/// clears whole blocks of this many slots, rounded up past the new length
-/// into the stack's spare capacity, which is kept at least this large.
-pub(crate) const NIL_BLOCK: usize = 8;
-
-/// Sets the length of `stack` to `n` with the slots from `from` up nil:
-/// `stack.truncate(from); set_stack_len(stack, n)`, as a call or a return
-/// sets the stack to the new frame's extent.
-///
-/// The nils are stored in whole blocks of [`NIL_BLOCK`] slots, past `n`
-/// into the spare capacity: most calls and returns clear fewer than
-/// [`NIL_BLOCK`] slots, and a fixed run of stores has no loop exit to
-/// mispredict. (A loop per slot, whose trip count changes from call site
-/// to call site, and the test whether the stack grows or shrinks
-/// mispredicted once per call or return: 43 % of the conditional
-/// mispredictions of `qt.lua` under cachegrind's branch simulator.) Slots
-/// at and above `n` are outside the stack, so the extra nils there are
-/// never seen; when the spare capacity is too small for a block, or
-/// `from` is above the length, the general path runs and leaves the
-/// capacity large enough for next time.
-#[inline(always)]
-pub(crate) fn set_stack_len_nil_from(stack: &mut Vec<Value>, from: usize, n: usize) {
-    if from > stack.len() || from > n || n + NIL_BLOCK > stack.capacity() {
-        return set_stack_len_nil_from_slow(stack, from, n);
-    }
-    let p = stack.as_mut_ptr();
-    let mut i = from;
-    loop {
-        for j in 0..NIL_BLOCK {
-            // SAFETY: `i <= n` at every block (`from <= n`, then the loop
-            // stops once `i >= n`), so `i + j < n + NIL_BLOCK <= capacity`:
-            // a slot of the allocation, written (not read) as a valid
-            // `Value` (a nil's payload bytes are padding).
-            unsafe { p.add(i + j).write(Value::Nil) };
-        }
-        i += NIL_BLOCK;
-        if i >= n {
-            break;
-        }
-    }
-    // SAFETY: `n <= capacity`; slots below `from` were initialized (`from`
-    // is at most the old length) and `from..n` were just written.
-    unsafe { stack.set_len(n) };
-}
-
-/// Sets the length of `stack` to a Lua caller's `top` after a return whose
-/// results were copied up to `copied` and, padded with nil, end at `end`:
-/// the padding and the slots from the old length up are nil, but those
-/// between `end` and the old length keep what they hold. They are the
-/// caller's dead registers, written by its code before they are read, as
-/// in 5.4, whose `luaD_poscall` leaves them too; the collector clears them
-/// at its safe points (`gc.rs`'s `gc_safe_point`), so that they keep no
-/// garbage alive. Clearing them on every return cost 2–4 % of call-heavy
-/// loops (`fib`, `queens`). (With padding, rare, everything above the
-/// copied results is cleared.)
-#[inline(always)]
-pub(crate) fn set_stack_len_keep_dead(
-    stack: &mut Vec<Value>,
-    copied: usize,
-    end: usize,
-    top: usize,
-) {
-    if copied < end {
-        return set_stack_len_nil_from(stack, copied, top);
-    }
-    let from = end.max(stack.len().min(top));
-    if from >= top {
-        stack.truncate(top);
-    } else {
-        set_stack_len_nil_from(stack, from, top);
-    }
-}
-
-/// [`set_stack_len_nil_from`] slot by slot, reserving room for a block of
-/// nils past `n`.
-#[cold]
-#[inline(never)]
-fn set_stack_len_nil_from_slow(stack: &mut Vec<Value>, from: usize, n: usize) {
-    let end = n.min(stack.len());
-    if from < end {
-        for slot in &mut stack[from..end] {
-            *slot = Value::Nil;
-        }
-    }
-    set_stack_len(stack, n);
-    stack.reserve(NIL_BLOCK);
-}
-
 /// The frame's stack level as `usize`.
 #[inline(always)]
 pub(crate) fn u(x: u32) -> usize {
     x as usize
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The reference semantics of [`set_stack_len_nil_from`].
-    fn reference(stack: &[Value], from: usize, n: usize) -> Vec<Value> {
-        let mut v = stack.to_vec();
-        v.truncate(from);
-        v.resize(n, Value::Nil);
-        v
-    }
-
-    fn same(a: &[Value], b: &[Value]) -> bool {
-        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.raw_eq(*y))
-    }
-
-    /// Every combination of old length, spare capacity, `from` and `n`
-    /// around the block size, including `from` above the length or above
-    /// `n` and a capacity too small for a block past `n` (the slow path):
-    /// the result is `truncate(from)` then `resize(n, nil)`, and the stack
-    /// keeps room for a block past `n` afterwards.
-    #[test]
-    fn nil_fill_matches_truncate_then_resize() {
-        // Miri (which checks the unsafe writes) runs a smaller square.
-        let lens = if cfg!(miri) { 12 } else { 20 };
-        for len in 0..lens {
-            for spare in [0, 1, NIL_BLOCK - 1, NIL_BLOCK, 2 * NIL_BLOCK] {
-                for from in 0..len + 3 {
-                    for n in 0..len + 2 * NIL_BLOCK + 2 {
-                        let mut st: Vec<Value> = Vec::with_capacity(len + spare);
-                        st.extend((0..len as i64).map(|i| Value::Int(i + 1)));
-                        let want = reference(&st, from, n);
-                        set_stack_len_nil_from(&mut st, from, n);
-                        assert!(
-                            same(&st, &want),
-                            "len {len} spare {spare} from {from} n {n}: {st:?}"
-                        );
-                        assert!(st.capacity() >= n + NIL_BLOCK);
-                    }
-                }
-            }
-        }
-    }
 }

@@ -5,7 +5,8 @@
 //! them runs here on every kind of value, and the programs are small enough
 //! for Miri (`cargo +nightly miri test -p luprex-vm --test dispatch`).
 
-use luprex_vm::raw::{Action, Error, State, Value};
+use luprex_vm::raw::debug::{hookmask, HookEvent};
+use luprex_vm::raw::{Action, Error, NativeFn, State, Value};
 
 /// Runs `src` (which returns a string; `join` concatenates a list with
 /// commas, as only the base library is open) and compares the result with
@@ -433,14 +434,14 @@ fn hook_heapcheck(st: &mut State) -> Result<(), Error> {
 #[test]
 fn a_natives_return_brings_back_no_freed_object() {
     // The registers above a native call's arguments are outside the stack
-    // while it runs. If the native ran no collector step they still hold
-    // no freed object when the call returns, and are kept; here `collect`
-    // collects all garbage, freeing the tables the dead locals held, and
-    // the return must clear them. The budget hook checks the heap, the
-    // running stack's slots included, at every limits check; the inner
-    // loop's varying length moves the check across the body's charges
-    // from one slice to the next, onto `h()`'s among them, right after
-    // the native's return (`call.rs`'s `Keep`).
+    // while it runs. If no atomic step of the collector ran they still
+    // hold no freed object when the call returns, and are kept
+    // (`stack.rs`); here `collect` collects all garbage, freeing the tables
+    // the dead locals held, and the return must clear them. The budget
+    // hook checks the heap, the running stack's slots included, at every
+    // limits check; the inner loop's varying length moves the check across
+    // the body's charges from one slice to the next, onto `h()`'s among
+    // them, right after the native's return.
     let mut st = State::new();
     let f = st.register_native("test.collect", native_collect);
     st.set_global("collect", f);
@@ -459,4 +460,126 @@ fn a_natives_return_brings_back_no_freed_object() {
     let r = st.exec(src.as_bytes(), b"=keep").unwrap_or_else(|e| panic!("{e}"));
     assert!(matches!(r[..], [Value::Int(200010000)]), "{r:?}");
     st.check_heap().unwrap();
+}
+
+#[test]
+fn a_stack_that_stops_running_keeps_nothing_above_its_length() {
+    // The slots above the running stack's length keep values for the next
+    // call (`stack.rs`), and the collector's atomic step forgets them — but
+    // only the running stack's. Here the main stack is stored in its thread
+    // while a coroutine runs a full collection, which frees the tables left
+    // in `g`'s registers; when the main stack runs again, `h`'s registers
+    // (where `g`'s were) must not bring them back. `checkon()` sets a count
+    // hook that checks the heap, the running frame's registers included,
+    // before every instruction, so before `h` writes its registers.
+    let mut st = State::new();
+    for (name, f) in [
+        ("collect", native_collect as NativeFn),
+        ("checkon", native_checkon),
+        ("checkoff", native_checkoff),
+    ] {
+        let f = st.register_native(name, f);
+        st.set_global(name, f);
+    }
+    let src = "local co = coroutine.wrap(function()
+                 while true do collect(); coroutine.yield() end
+               end)
+               local function h() local p, q, r, s, t = 1, 2, 3, 4, 5 end
+               local function g(n)
+                 do local a, b, c, d, e = {n}, {n}, {n}, {n}, {n} end
+                 return n
+               end
+               local s = 0
+               for n = 1, 50 do
+                 g(n)
+                 co()
+                 checkon()
+                 h()
+                 checkoff()
+                 s = s + n
+               end
+               return s";
+    let r = st.exec(src.as_bytes(), b"=park").unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(r[..], [Value::Int(1275)]), "{r:?}");
+    st.check_heap().unwrap();
+}
+
+/// `checkon()`: checks the heap before every instruction from now on.
+fn native_checkon(st: &mut State) -> Result<Action, Error> {
+    let th = st.running_thread();
+    st.set_hook(th, Some(hook_heapcheck_each), hookmask::COUNT, 1);
+    Ok(Action::Return(0))
+}
+
+fn native_checkoff(st: &mut State) -> Result<Action, Error> {
+    let th = st.running_thread();
+    st.set_hook(th, None, 0, 0);
+    Ok(Action::Return(0))
+}
+
+fn hook_heapcheck_each(st: &mut State, _: HookEvent, _: Option<u32>) -> Result<(), Error> {
+    if let Err(e) = st.check_heap() {
+        panic!("before an instruction: {e}");
+    }
+    Ok(())
+}
+
+#[test]
+fn a_state_at_rest_keeps_nothing_above_its_stack() {
+    // What a call leaves above the stack's length is not state (`stack.rs`):
+    // a state saved between two calls from Rust and loaded elsewhere must
+    // then run as the original, even where a frame's registers show what
+    // earlier frames left. `g` leaves tables in its registers; `h`'s
+    // registers are read (as temporaries, by a count hook) before `h`
+    // writes them, in the state that ran `g` and in a state loaded from it.
+    let first = "local function g() local a, b, c, d, e = {}, {}, {}, {}, {} end g()";
+    let second = "local function h() local p, q, r, s, t = 1, 2, 3, 4, 5 end
+                  temps_on() h() temps_off()";
+    let setup = |st: &mut State| {
+        for (name, f) in [("temps_on", native_temps_on as NativeFn), ("temps_off", native_checkoff)]
+        {
+            let f = st.register_native(name, f);
+            st.set_global(name, f);
+        }
+    };
+    let mut a = State::new();
+    setup(&mut a);
+    a.exec(first.as_bytes(), b"=first").unwrap_or_else(|e| panic!("{e}"));
+    let saved = a.save_state().unwrap_or_else(|e| panic!("{e}"));
+    a.exec(second.as_bytes(), b"=second").unwrap_or_else(|e| panic!("{e}"));
+    let seen_a = TEMPS.with(|t| std::mem::take(&mut *t.borrow_mut()));
+    let mut b = State::new();
+    setup(&mut b);
+    b.load_state(&saved).unwrap_or_else(|e| panic!("{e}"));
+    b.exec(second.as_bytes(), b"=second").unwrap_or_else(|e| panic!("{e}"));
+    let seen_b = TEMPS.with(|t| std::mem::take(&mut *t.borrow_mut()));
+    assert!(seen_a.contains("nil"), "{seen_a}");
+    assert_eq!(seen_a, seen_b);
+}
+
+thread_local! {
+    /// What `hook_temps` saw: the type of each temporary of the running
+    /// frame, before each instruction.
+    static TEMPS: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// `temps_on()`: records the running frame's temporaries before every
+/// instruction from now on.
+fn native_temps_on(st: &mut State) -> Result<Action, Error> {
+    let th = st.running_thread();
+    st.set_hook(th, Some(hook_temps), hookmask::COUNT, 1);
+    Ok(Action::Return(0))
+}
+
+fn hook_temps(st: &mut State, _: HookEvent, _: Option<u32>) -> Result<(), Error> {
+    let th = st.running_thread();
+    let f = st.frame_by_level(th, 0).expect("the hooked frame");
+    let mut line = String::new();
+    for n in 1..=8 {
+        if let Some((name, v)) = st.frame_local(f, n) {
+            line += &format!("{name}={} ", v.type_name());
+        }
+    }
+    TEMPS.with(|t| *t.borrow_mut() += &(line + "\n"));
+    Ok(())
 }

@@ -21,16 +21,17 @@
 //! Each fast path does exactly what the general one would (the same stack
 //! contents and length, the same frame fields, the same budget charges in
 //! the same order), so that errors, tracebacks, the collector (which scans
-//! the stack up to its length, the caller's dead registers left alone by
-//! both paths: `thread.rs`'s `set_stack_len_keep_dead`) and saved states
+//! the stack up to its length, the caller's dead registers and the
+//! callee's registers left alone by both paths: `stack.rs`) and saved states
 //! see no difference. Every case it does not cover — debug
 //! hooks, vararg callees, a stack about to overflow, a caller that is a
 //! native, a metamethod frame or Rust — falls back to the general path,
 //! having changed nothing.
 
 use crate::state::{State, MAX_STACK};
-use crate::thread::{cist, set_stack_len_keep_dead, set_stack_len_nil_from, u, Callee, MetaRet};
+use crate::thread::{cist, u, Callee, MetaRet};
 use crate::value::LuaFnRef;
+use crate::value::Value;
 
 use super::regs::{load, store};
 
@@ -40,7 +41,7 @@ impl State {
     /// whose wanted results fit in the caller's registers. The results
     /// `stack[first..first + n]` go to the frame's `func` slot, the wanted
     /// count is padded with nil, and the stack is set back to the caller's
-    /// `top` (its dead registers kept, `set_stack_len_keep_dead`), exactly
+    /// `top` (its dead registers kept, `Stack::set_len_keep`), exactly
     /// as `move_results` does; the frame is popped. False, with nothing
     /// changed, in every other case.
     #[inline(always)]
@@ -70,7 +71,10 @@ impl State {
             let v = load(&st[first + j]);
             store(&mut st[func + j], v);
         }
-        set_stack_len_keep_dead(st, func + ncopy, func + count, ctop);
+        st.set_len_keep(ctop);
+        if ncopy < count {
+            st[func + ncopy..func + count].fill(Value::Nil);
+        }
         if wanted < 0 {
             self.ex.open_top = (func + count) as u32;
         }
@@ -111,7 +115,7 @@ impl State {
         let st = &mut self.ex.stack;
         let n = st.len() - func;
         st.copy_within(func..func + n, dst);
-        set_stack_len_nil_from(st, dst + n, top);
+        st.enter_frame(dst + n, dst + 1 + c.num_params as usize, top);
         true
     }
 }

@@ -14,6 +14,7 @@
 
 use crate::func::{UpVal, UpvalRef};
 use crate::heap::Heap;
+use crate::stack::Stack;
 use crate::table::TableView;
 use crate::value::{ThreadRef, Value};
 use std::mem::MaybeUninit;
@@ -27,13 +28,13 @@ use std::mem::MaybeUninit;
 /// it again there (`continue 'reload`). Slots are reached with `at!`.
 pub(super) struct Regs<'a> {
     pub(super) ptr: *mut Value,
-    stack: &'a mut Vec<Value>,
+    stack: &'a mut Stack,
     base: usize,
 }
 
 impl<'a> Regs<'a> {
     #[inline(always)]
-    pub(super) fn new(stack: &'a mut Vec<Value>, base: usize) -> Regs<'a> {
+    pub(super) fn new(stack: &'a mut Stack, base: usize) -> Regs<'a> {
         debug_assert!(base <= stack.len());
         Regs { ptr: stack.as_mut_ptr().wrapping_add(base), stack, base }
     }
