@@ -114,6 +114,20 @@ impl State {
         }
     }
 
+    /// Flags the frame at `depth`, if it is a Lua frame pushed for a call
+    /// instruction of the Lua frame below it (`cist::LUA_CALLER`): called
+    /// by the loop after `call_op` pushed a frame.
+    #[inline]
+    pub(crate) fn flag_lua_caller(&mut self, depth: usize) {
+        if let Some(ci) = self.ex.frames.get_mut(depth) {
+            let ordinary = ci.ret == MetaRet::Call && ci.status & cist::FRESH == 0;
+            if ordinary && matches!(ci.callee, Callee::Lua(_)) {
+                ci.status |= cist::LUA_CALLER;
+                debug_assert!(matches!(self.ex.frames[depth - 1].callee, Callee::Lua(_)));
+            }
+        }
+    }
+
     /// Inserts the `__call` metamethod of the non-function `stack[func]`
     /// below it, the value becoming its first argument (`luaD_tryfuncTM`).
     /// `chain` counts the insertions for one call: past [`MAX_CALL_CHAIN`]

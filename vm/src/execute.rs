@@ -1169,6 +1169,7 @@ impl State {
                                 if c.is_vararg || top > MAX_STACK {
                                     self.ex.stack.truncate(end);
                                     self.push_lua_frame(func, f, i.c() as i32 - 1, MetaRet::Call)?;
+                                    self.flag_lua_caller(ci_idx + 1);
                                     continue 'newframe;
                                 }
                                 // Fixed parameters: enter the callee here, its
@@ -1180,8 +1181,9 @@ impl State {
                                     (c.code.as_ptr(), c.k.as_ptr(), c.upvals.as_ptr());
                                 self.ex.stack.enter_frame(end, func + 1 + np, top);
                                 let nres = i.c() as i32 - 1;
-                                let nci =
+                                let mut nci =
                                     CallInfo::lua(func, func + 1, top, 0, nres, MetaRet::Call, f);
+                                nci.status = cist::LUA_CALLER;
                                 self.ex.frames.push(nci);
                                 if HOOKED {
                                     continue 'newframe;
@@ -1195,6 +1197,7 @@ impl State {
                                     if self.ex.frames.len() != ci_idx + 1
                                         || self.hooks.any != HOOKED
                                     {
+                                        self.flag_lua_caller(ci_idx + 1);
                                         continue 'newframe;
                                     }
                                     gc_check!();
@@ -1256,7 +1259,8 @@ impl State {
                             self.push_lua_frame(dst, f, ci.nresults, ci.ret)?;
                             // Invariant: `push_lua_frame` just pushed it.
                             let nci = self.ex.frames.last_mut().expect("frame");
-                            nci.status |= cist::TAIL | (ci.status & cist::FRESH);
+                            nci.status |=
+                                cist::TAIL | (ci.status & (cist::FRESH | cist::LUA_CALLER));
                             continue 'newframe;
                         }
                         RETURN => {
@@ -1357,6 +1361,7 @@ impl State {
                             match self.call_op(ra + 4, ra + 7, i.c() as i32)? {
                                 Pre::Continue => {
                                     if self.ex.frames.len() != ci_idx + 1 {
+                                        self.flag_lua_caller(ci_idx + 1);
                                         continue 'newframe;
                                     }
                                     continue 'reload;

@@ -1304,8 +1304,12 @@ impl Check<'_> {
         if ci.nresults < -1 || ci.nresults > MAX_NRESULTS {
             return bad("results wanted");
         }
-        if ci.status & 0x80 != 0 {
-            return bad("flags");
+        if ci.status & cist::LUA_CALLER != 0 {
+            let ordinary = ci.ret == MetaRet::Call && ci.status & cist::FRESH == 0;
+            let lua = |c: &CallInfo| matches!(c.callee, Callee::Lua(_));
+            if !ordinary || !lua(ci) || !below.is_some_and(lua) {
+                return bad("flags");
+            }
         }
         match ci.callee {
             Callee::Lua(f) => {
@@ -1434,3 +1438,6 @@ fn closures(
         .collect::<RResult<Vec<_>>>()?;
     Ok((slots, free))
 }
+
+#[cfg(test)]
+mod tests;

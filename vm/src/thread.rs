@@ -121,6 +121,12 @@ pub mod cist {
     /// A protected frame unwinding after an error: the error value is on
     /// top of the stack while its to-be-closed variables are closed.
     pub const RECOVER: u8 = 64;
+    /// A Lua frame called by an ordinary call (`ret` is `Call`, not
+    /// `FRESH`) from the Lua frame below it: set by the dispatch loop's
+    /// CALL and TFORCALL, kept by a tail call. RETURN's fast path then
+    /// needs no other test (`execute/calls.rs`); a loaded state is checked
+    /// for it (`persist.rs`).
+    pub const LUA_CALLER: u8 = 128;
 }
 
 /// One activation record.

@@ -62,6 +62,12 @@ const PROGRAM: &str = r##"
     MCO = coroutine.create(function() return META.foo .. "/" .. META.bar end)
     coroutine.resume(MCO)
     FRESH = coroutine.create(function(...) return select("#", ...), ... end)
+    DEEP = coroutine.wrap(function(x)              -- suspended two Lua calls deep
+      local function inner(v) return coroutine.yield(v) + 1 end
+      local function outer(v) local w = inner(v) return w * 2 end
+      while true do x = outer(x) end
+    end)
+    DEEP(3)
     DEAD = coroutine.create(function() local x <close> = nil; error({code = 7}) end)
     coroutine.resume(DEAD)
     for i = 1, 200 do local g = {i, tostring(i)} end  -- garbage
@@ -96,6 +102,7 @@ const CONTINUE: &str = r##"
     add(coroutine.resume(MCO, "X"))
     add(coroutine.resume(MCO, "Y"))
     add(coroutine.resume(FRESH, 1, 2, 3))
+    add(DEEP(10), DEEP(20))
     add(coroutine.resume(DEAD))
     collectgarbage()
     add(#LOG, collectgarbage("count") > 0)

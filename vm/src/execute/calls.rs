@@ -37,8 +37,9 @@ use super::regs::{load, store};
 
 impl State {
     /// The common case of `poscall`, inline: an ordinary call returning to
-    /// a Lua caller (not a metamethod frame, not a frame entered from Rust)
-    /// whose wanted results fit in the caller's registers. The results
+    /// a Lua caller (not a metamethod frame, not a frame entered from Rust),
+    /// made by the loop's CALL (`cist::LUA_CALLER`; other frames take
+    /// `poscall`), whose wanted results fit in the caller's registers. The results
     /// `stack[first..first + n]` go to the frame's `func` slot, the wanted
     /// count is padded with nil, and the stack is set back to the caller's
     /// `top` (its dead registers kept, `Stack::set_len_keep`), exactly
@@ -50,14 +51,13 @@ impl State {
         debug_assert_eq!(ci_idx + 1, frames.len());
         // SAFETY: `ci_idx` is the running frame, the top one (see `savepc!`).
         let ci = unsafe { frames.get_unchecked(ci_idx) };
-        if ci.ret != MetaRet::Call || ci.status & cist::FRESH != 0 || ci_idx == 0 {
+        if ci.status & cist::LUA_CALLER == 0 {
             return false;
         }
-        // SAFETY: `0 < ci_idx < frames.len()`.
+        debug_assert!(ci.ret == MetaRet::Call && ci.status & cist::FRESH == 0 && ci_idx > 0);
+        // SAFETY: `0 < ci_idx < frames.len()`: the flag says a frame is below.
         let caller = unsafe { frames.get_unchecked(ci_idx - 1) };
-        if !matches!(caller.callee, Callee::Lua(_)) {
-            return false;
-        }
+        debug_assert!(matches!(caller.callee, Callee::Lua(_)));
         let (func, wanted, ctop) = (u(ci.func), ci.nresults, u(caller.top));
         let count = if wanted < 0 { n } else { wanted as usize };
         if func + count > ctop {
@@ -111,7 +111,7 @@ impl State {
         ci.pc = 0;
         ci.nextra = 0;
         ci.callee = Callee::Lua(f);
-        ci.status = cist::TAIL | (ci.status & cist::FRESH);
+        ci.status = cist::TAIL | (ci.status & (cist::FRESH | cist::LUA_CALLER));
         let st = &mut self.ex.stack;
         let n = st.len() - func;
         st.copy_within(func..func + n, dst);
