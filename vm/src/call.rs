@@ -272,16 +272,21 @@ impl State {
         // stores, as described at `execute::load`.)
         if let Ok(Action::Return(n)) = &r {
             if !self.hooks.any && ret == MetaRet::Call {
-                // Invariant: the native's frame is on top.
-                let ci = self.ex.frames.pop().expect("frame");
                 let len = self.ex.stack.len();
                 if OP {
-                    // The frame is the one pushed above (base `func + 1`, not
-                    // fresh); the caller is the Lua frame below it.
+                    // Invariant: the native's frame, the one pushed above
+                    // (base `func + 1`, not fresh), is on top, above its
+                    // caller, the Lua frame that ran the instruction.
+                    let frames = &mut self.ex.frames;
+                    let fl = frames.len();
+                    assert!(fl >= 2, "a native's frame and its caller's");
+                    let top = u(frames[fl - 2].top);
+                    frames.truncate(fl - 1);
                     let n = (*n).min(len.saturating_sub(func + 1));
-                    let top = self.ex.frames.last().map_or(0, |c| u(c.top));
                     self.move_results_to(func, len - n, n, nresults, Some(top));
                 } else {
+                    // Invariant: the native's frame is on top.
+                    let ci = self.ex.frames.pop().expect("frame");
                     let n = (*n).min(len.saturating_sub(u(ci.base)));
                     self.move_results(&ci, len - n, n);
                 }
@@ -709,8 +714,10 @@ impl State {
         if depth == 0 {
             // Back at rest: nothing kept above the stack's length, so that
             // snapshots, saved states and the hash need not carry it
-            // (`stack.rs`).
+            // (`stack.rs`); the stacks in their threads forget theirs when
+            // they run again.
             self.ex.stack.forget_kept();
+            self.stack_epoch += 1;
         }
         r
     }

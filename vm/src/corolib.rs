@@ -108,12 +108,13 @@ impl State {
         th.status = CoStatus::Running;
         let started = std::mem::replace(&mut th.started, true);
         let mut co_ex = std::mem::take(&mut th.ex);
+        // What a stack keeps above its length while stored in its thread
+        // (`stack.rs`).
+        co_ex.stack.unpark(self.stack_epoch);
         co_ex.stack.extend_from_slice(&self.ex.stack[args_start..]);
         self.ex.stack.truncate(args_start);
         let mut prev_ex = std::mem::replace(&mut self.ex, co_ex);
-        // A stack that stops running keeps nothing above its length
-        // (`stack.rs`).
-        prev_ex.stack.forget_kept();
+        prev_ex.stack.park(self.stack_epoch);
         let pth = self.heap.threads.get_mut(prev);
         pth.ex = prev_ex;
         pth.status = CoStatus::Normal;
@@ -192,7 +193,8 @@ impl State {
         };
         let pth = self.heap.threads.get_mut(prev);
         pth.status = CoStatus::Running;
-        let prev_ex = std::mem::take(&mut pth.ex);
+        let mut prev_ex = std::mem::take(&mut pth.ex);
+        prev_ex.stack.unpark(self.stack_epoch);
         let mut co_ex = std::mem::replace(&mut self.ex, prev_ex);
         self.running = prev;
         let res = match outcome {
@@ -208,7 +210,7 @@ impl State {
             }
             Err(ev) => Err(ev),
         };
-        co_ex.stack.forget_kept();
+        co_ex.stack.park(self.stack_epoch);
         let th = self.heap.threads.get_mut(co);
         th.status = st;
         match res {
@@ -234,9 +236,10 @@ impl State {
         if co == prev {
             return Some(self.new_string(b"cannot close a running coroutine"));
         }
-        self.ex.stack.forget_kept();
+        self.ex.stack.park(self.stack_epoch);
         std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(prev).ex);
         std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(co).ex);
+        self.ex.stack.unpark(self.stack_epoch);
         self.running = co;
         self.heap.threads.get_mut(prev).status = CoStatus::Normal;
         let th = self.heap.threads.get_mut(co);
@@ -249,6 +252,7 @@ impl State {
         self.ex = Default::default();
         std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(co).ex);
         std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(prev).ex);
+        self.ex.stack.unpark(self.stack_epoch);
         self.running = prev;
         self.heap.threads.get_mut(prev).status = CoStatus::Running;
         let th = self.heap.threads.get_mut(co);

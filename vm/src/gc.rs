@@ -445,9 +445,10 @@ impl State {
             return false;
         }
         // The running stack's slots above its length are not marked: the
-        // sweep may free what they name (`stack.rs`). (Every other stack
-        // is in its thread, where it kept nothing.)
+        // sweep may free what they name (`stack.rs`); the other stacks,
+        // stored in their threads, forget theirs when they run again.
         self.ex.stack.forget_kept();
+        self.stack_epoch += 1;
         for list in [&mut m.c.weak_values, &mut m.c.ephemerons, &mut m.c.all_weak] {
             list.sort_unstable();
             list.dedup();

@@ -187,6 +187,11 @@ crate::state_schema! { @state
         /// cache that changes no answer (see `TableView::get_str_hinted`),
         /// so host: none of the four consumers needs it.
         [host] pub(crate) str_meta_hint: std::cell::Cell<u32>,
+        /// Advanced by the collector's atomic step and by a return to rest:
+        /// a stack stored in its thread keeps what lies above its length
+        /// only while this stays the same (`stack.rs`). It changes no
+        /// answer, so host.
+        [host] pub(crate) stack_epoch: u64,
         /// The budget hook, run at every limits check.
         [host] pub(crate) budget_hook: Option<BudgetHook>,
         /// Where `print` writes.
@@ -267,6 +272,7 @@ impl State {
             in_msgh: 0,
             budget: crate::limits::SLICE,
             str_meta_hint: Default::default(),
+            stack_epoch: 0,
             budget_hook: None,
             stdout: Box::new(std::io::BufWriter::new(std::io::stdout())),
             stderr: Box::new(std::io::stderr()),

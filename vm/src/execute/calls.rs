@@ -51,7 +51,7 @@ impl State {
         debug_assert_eq!(ci_idx + 1, frames.len());
         // SAFETY: `ci_idx` is the running frame, the top one (see `savepc!`).
         let ci = unsafe { frames.get_unchecked(ci_idx) };
-        if ci.status & cist::LUA_CALLER == 0 {
+        if ci.status & cist::LUA_CALLER == 0 || first + n > self.ex.stack.len() {
             return false;
         }
         debug_assert!(ci.ret == MetaRet::Call && ci.status & cist::FRESH == 0 && ci_idx > 0);
@@ -65,11 +65,16 @@ impl State {
         }
         let ncopy = n.min(count);
         let st = &mut self.ex.stack;
+        debug_assert!(func < first);
         // Downwards (`first > func`), word by word: the results were
         // usually written by the instructions just before (see `load`).
         for j in 0..ncopy {
-            let v = load(&st[first + j]);
-            store(&mut st[func + j], v);
+            // SAFETY: `func + j < first + j < first + n <= len` (tested
+            // above; `func` is below the frame's registers).
+            unsafe {
+                let v = load(st.get_unchecked(first + j));
+                store(st.get_unchecked_mut(func + j), v);
+            }
         }
         st.set_len_keep(ctop);
         if ncopy < count {
@@ -78,7 +83,8 @@ impl State {
         if wanted < 0 {
             self.ex.open_top = (func + count) as u32;
         }
-        self.ex.frames.pop();
+        // SAFETY: `ci_idx < frames.len()`; a frame is plain data (`Copy`).
+        unsafe { self.ex.frames.set_len(ci_idx) };
         true
     }
 
