@@ -151,35 +151,28 @@ impl Stack {
         }
     }
 
+    /// `Vec::push` (a reallocation forgets what is kept).
     #[inline]
     pub fn push(&mut self, x: Value) {
         self.before_growth(1);
         self.v.push(x);
     }
 
-    #[inline]
-    pub fn pop(&mut self) -> Option<Value> {
-        self.v.pop()
-    }
-
+    /// `Vec::extend_from_slice` (a reallocation forgets what is kept).
     #[inline]
     pub fn extend_from_slice(&mut self, xs: &[Value]) {
         self.before_growth(xs.len());
         self.v.extend_from_slice(xs);
     }
 
-    /// Appends copies of the values `src` of the stack itself.
-    pub fn extend_from_within(&mut self, src: std::ops::Range<usize>) {
-        self.before_growth(src.len());
-        self.v.extend_from_within(src);
-    }
-
+    /// `Vec::insert` (a reallocation forgets what is kept).
     #[inline]
     pub fn insert(&mut self, at: usize, x: Value) {
         self.before_growth(1);
         self.v.insert(at, x);
     }
 
+    /// `Vec::reserve` (a reallocation forgets what is kept).
     #[inline]
     pub fn reserve(&mut self, extra: usize) {
         self.before_growth(extra);
