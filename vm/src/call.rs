@@ -86,7 +86,7 @@ impl State {
         loop {
             match self.ex.stack[func] {
                 Value::LuaFn(cl) => {
-                    self.push_lua_frame(func, cl, nresults, ret)?;
+                    self.push_lua_frame::<false>(func, cl, nresults, ret)?;
                     return Ok(Pre::Continue);
                 }
                 Value::RustFn(h) => return self.call_native::<false>(func, h, nresults, ret),
@@ -184,9 +184,11 @@ impl State {
 
     /// Pushes the frame of a Lua function whose arguments are in place.
     /// The fixed-parameter case is inlined into the dispatch loop's CALL;
-    /// vararg functions and stack overflow take the outlined path.
+    /// vararg functions and stack overflow take the outlined path. `FILL`:
+    /// write the nils above the stack's kept slots inline
+    /// (`Stack::enter_frame_filling`), for a call from Rust.
     #[inline(always)]
-    pub(crate) fn push_lua_frame(
+    pub(crate) fn push_lua_frame<const FILL: bool>(
         &mut self,
         func: usize,
         cl: LuaFnRef,
@@ -199,7 +201,12 @@ impl State {
             return self.push_lua_frame_slow(func, cl, nresults, ret);
         }
         let args_end = self.ex.stack.len();
-        self.ex.stack.enter_frame(args_end, func + 1 + p.num_params as usize, top);
+        let params_end = func + 1 + p.num_params as usize;
+        if FILL {
+            self.ex.stack.enter_frame_filling(args_end, params_end, top);
+        } else {
+            self.ex.stack.enter_frame(args_end, params_end, top);
+        }
         self.ex.frames.push(CallInfo::lua(func, func + 1, top, 0, nresults, ret, cl));
         Ok(())
     }
@@ -744,7 +751,7 @@ impl State {
         loop {
             match self.ex.stack[func] {
                 Value::LuaFn(cl) => {
-                    self.push_lua_frame(func, cl, nresults, MetaRet::Call)?;
+                    self.push_lua_frame::<true>(func, cl, nresults, MetaRet::Call)?;
                     self.ex.frames[depth].status |= cist::FRESH;
                     return Ok(());
                 }

@@ -1168,7 +1168,12 @@ impl State {
                                 let top = func + 1 + c.max_stack as usize;
                                 if c.is_vararg || top > MAX_STACK {
                                     self.ex.stack.truncate(end);
-                                    self.push_lua_frame(func, f, i.c() as i32 - 1, MetaRet::Call)?;
+                                    self.push_lua_frame::<false>(
+                                        func,
+                                        f,
+                                        i.c() as i32 - 1,
+                                        MetaRet::Call,
+                                    )?;
                                     self.flag_lua_caller(ci_idx + 1);
                                     continue 'newframe;
                                 }
@@ -1256,7 +1261,7 @@ impl State {
                             self.ex.stack.copy_within(func..func + n, dst);
                             self.ex.stack.truncate(dst + n);
                             self.ex.frames.pop();
-                            self.push_lua_frame(dst, f, ci.nresults, ci.ret)?;
+                            self.push_lua_frame::<false>(dst, f, ci.nresults, ci.ret)?;
                             // Invariant: `push_lua_frame` just pushed it.
                             let nci = self.ex.frames.last_mut().expect("frame");
                             nci.status |=

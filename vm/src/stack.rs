@@ -252,6 +252,32 @@ impl Stack {
         }
     }
 
+    /// [`Stack::enter_frame`] with the nils above `kept` written inline, in
+    /// blocks of [`NIL_BLOCK`] slots, when the capacity allows: for the
+    /// paths outside the dispatch loop (`push_lua_frame`, which calls from
+    /// Rust take), where the first call after a return to rest always
+    /// grows past `kept` and the out-of-line call to `grow_keep` cost
+    /// 4 ns a call from Rust (`benches/boundary`).
+    #[inline(always)]
+    pub(crate) fn enter_frame_filling(&mut self, args_end: usize, params_end: usize, top: usize) {
+        let kept = self.kept.max(self.v.len());
+        if top > kept && top + NIL_BLOCK <= self.v.capacity() {
+            let p = self.v.as_mut_ptr();
+            let mut i = kept;
+            while i < top {
+                for j in 0..NIL_BLOCK {
+                    // SAFETY: `i < top` at every block, so `i + j < top +
+                    // NIL_BLOCK <= capacity`: a slot of the allocation,
+                    // written (not read) as a valid `Value`.
+                    unsafe { p.add(i + j).write(Value::Nil) };
+                }
+                i += NIL_BLOCK;
+            }
+            self.kept = i;
+        }
+        self.enter_frame(args_end, params_end, top);
+    }
+
     /// [`Stack::set_len_keep`] past `kept`: nil from `kept` (from the
     /// length, if the buffer moves) up to `n`, rounded up to a block of
     /// [`NIL_BLOCK`] slots that stay kept.
@@ -320,6 +346,38 @@ mod tests {
                             model[i] = *slot;
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// `enter_frame_filling` and `enter_frame` give the same stack: the
+    /// arguments, nil for missing parameters, kept values above, nil past
+    /// what was kept; and both leave the same slots kept.
+    #[test]
+    fn both_ways_of_entering_a_frame_agree() {
+        for spare in [0, 3, NIL_BLOCK, 4 * NIL_BLOCK] {
+            for kept_to in [2, 6, 13] {
+                for (args, params, top) in [(3, 3, 9), (3, 5, 9), (4, 2, 20), (2, 2, 2)] {
+                    let build = || {
+                        let mut st = stack(kept_to, spare);
+                        st.set_len_keep(1);
+                        for s in st.iter_mut() {
+                            *s = Value::Int(-1);
+                        }
+                        st.set_len_keep(args);
+                        st
+                    };
+                    let (mut a, mut b) = (build(), build());
+                    a.enter_frame(args, params, top);
+                    b.enter_frame_filling(args, params, top);
+                    assert!(same(&a, &b), "{a:?} {b:?}");
+                    a.set_len_keep(0);
+                    b.set_len_keep(0);
+                    let end = a.kept.min(b.kept).min(a.capacity()).min(b.capacity());
+                    a.set_len_keep(end);
+                    b.set_len_keep(end);
+                    assert!(same(&a, &b), "kept: {a:?} {b:?}");
                 }
             }
         }
