@@ -143,6 +143,16 @@ pub(crate) fn store(dst: &mut Value, v: Value) {
 ///
 /// `uv` is live: one of the running closure's upvalues, which the
 /// collector marks through the closure (`Arena::get_unchecked`).
+///
+/// An open upvalue of the running thread names a slot below its stack's
+/// length: it is a local variable of a live frame, below the running
+/// frame's top if it is the running frame's (the stack reaches that top
+/// while the loop runs it) and below the running frame's base otherwise
+/// (its frame is below; a returning frame closes its upvalues first,
+/// `close_upvals`); a loaded state is checked for it (`persist.rs`) and
+/// `check_heap` tests it. So the read is unchecked: the check kept the
+/// stack's length live across the loop (loaded and spilled at every
+/// reload of the registers).
 #[inline(always)]
 pub(super) unsafe fn upval_read(
     heap: &Heap,
@@ -153,7 +163,11 @@ pub(super) unsafe fn upval_read(
     // SAFETY: the caller's contract.
     match *unsafe { heap.upvals.get_unchecked(uv) } {
         UpVal::Closed(v) => v,
-        UpVal::Open { thread, slot } if thread == running => load(&stack[slot as usize]),
+        UpVal::Open { thread, slot } if thread == running => {
+            debug_assert!((slot as usize) < stack.len());
+            // SAFETY: `slot` is below the length (see above).
+            load(unsafe { stack.get_unchecked(slot as usize) })
+        }
         UpVal::Open { thread, slot } => heap.threads.get(thread).ex.stack[slot as usize],
     }
 }
