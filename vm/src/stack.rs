@@ -20,7 +20,7 @@
 //! invariant forgets them (`kept = 0`):
 //!
 //! * **lowering the length** keeps it: every slot below the length names
-//!   no freed object (the stack's rooting rule, `state.rs`), so `kept` may
+//!   no freed object (the rooting rule in `state.rs`), so `kept` may
 //!   rise to the old length (`set_len_keep` does; [`Stack::truncate`]
 //!   leaves `kept` as it is, which is also true);
 //! * **a reallocation** (a push, an extension or a reservation beyond the

@@ -45,7 +45,10 @@
 //! and pushed values are), in a table reachable from the registry, or
 //! pinned ([`State::pin`]). At a safe point of the loop the running frame's
 //! registers above the instruction's live ones are dead: the collector sets
-//! them to nil rather than mark them (`gc.rs`'s `gc_safe_point`).
+//! them to nil rather than mark them (`gc.rs`'s `gc_safe_point`). Every
+//! slot below a stack's length is marked or was written since the last
+//! atomic step, so it names no freed object; the slots above the length
+//! that a stack keeps (`stack.rs`) rely on this rule.
 
 use crate::error::Error;
 use crate::func::NativeId;
