@@ -262,24 +262,34 @@ impl Stack {
     pub(crate) fn enter_frame_filling(&mut self, args_end: usize, params_end: usize, top: usize) {
         let kept = self.kept.max(self.v.len());
         if top > kept && top + NIL_BLOCK <= self.v.capacity() {
-            let p = self.v.as_mut_ptr();
-            let mut i = kept;
-            while i < top {
-                for j in 0..NIL_BLOCK {
-                    // SAFETY: `i < top` at every block, so `i + j < top +
-                    // NIL_BLOCK <= capacity`: a slot of the allocation,
-                    // written (not read) as a valid `Value`.
-                    unsafe { p.add(i + j).write(Value::Nil) };
-                }
-                i += NIL_BLOCK;
-            }
-            self.kept = i;
+            self.kept = self.fill_nil_blocks(kept, top);
         }
         self.enter_frame(args_end, params_end, top);
     }
 
+    /// Writes nil into whole blocks of [`NIL_BLOCK`] slots from `from`
+    /// until past `top`, and returns where the nils end. `from` is at
+    /// least the length and `top + NIL_BLOCK` at most the capacity.
+    #[inline(always)]
+    fn fill_nil_blocks(&mut self, from: usize, top: usize) -> usize {
+        assert!(from >= self.v.len() && top + NIL_BLOCK <= self.v.capacity());
+        let p = self.v.as_mut_ptr();
+        let mut i = from;
+        while i < top {
+            for j in 0..NIL_BLOCK {
+                // SAFETY: `i < top` at every block, so `i + j < top +
+                // NIL_BLOCK <= capacity` (asserted): a slot of the
+                // allocation, above the length, written (not read) as a
+                // valid `Value`.
+                unsafe { p.add(i + j).write(Value::Nil) };
+            }
+            i += NIL_BLOCK;
+        }
+        i
+    }
+
     /// [`Stack::set_len_keep`] past `kept`: nil from `kept` (from the
-    /// length, if the buffer moves) up to `n`, rounded up to a block of
+    /// length, if the buffer moves) up to `n`, in blocks of
     /// [`NIL_BLOCK`] slots that stay kept.
     #[cold]
     #[inline(never)]
@@ -289,14 +299,10 @@ impl Stack {
             self.reserve(n + NIL_BLOCK - len);
         }
         let from = self.kept.max(len);
-        let end = n + NIL_BLOCK;
-        for slot in &mut self.v.spare_capacity_mut()[from - len..end - len] {
-            slot.write(Value::Nil);
-        }
-        self.kept = end;
-        // SAFETY: `n < end <= capacity`; the slots from the length up to
-        // `from` were kept (initialized), those from `from` to `end` were
-        // just written.
+        self.kept = self.fill_nil_blocks(from, n);
+        // SAFETY: `n <= capacity`; the slots from the length up to `from`
+        // were kept (initialized), those from `from` past `n` were just
+        // written.
         unsafe { self.v.set_len(n) };
     }
 }
