@@ -752,7 +752,9 @@ impl State {
                             if let (Value::Table(h), Value::Str(ks)) = (t, key) {
                                 // An existing key is updated raw, metatable or not.
                                 // SAFETY: `h` is live (see `field_fast!`).
-                                if unsafe { self.heap.tables.set_str_existing(h, ks, v) } {
+                                let hn = hint!();
+                                if unsafe { self.heap.tables.set_str_existing_hinted(h, ks, v, hn) }
+                                {
                                     continue;
                                 }
                                 // A new key, where `__newindex` cannot apply.
@@ -769,7 +771,9 @@ impl State {
                             if let (Value::Table(h), Value::Str(ks)) = (t, key) {
                                 // An existing key is updated raw, metatable or not.
                                 // SAFETY: `h` is live (see `field_fast!`).
-                                if unsafe { self.heap.tables.set_str_existing(h, ks, v) } {
+                                let hn = hint!();
+                                if unsafe { self.heap.tables.set_str_existing_hinted(h, ks, v, hn) }
+                                {
                                     continue;
                                 }
                                 // A new key, where `__newindex` cannot apply.

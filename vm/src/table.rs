@@ -838,9 +838,53 @@ impl Tables {
     #[inline(always)]
     pub unsafe fn set_str_existing(&mut self, h: TableRef, s: StrRef, v: Value) -> bool {
         // SAFETY: the caller's contract.
+        unsafe { self.set_str_found(h, s, v, None) }
+    }
+
+    /// [`Tables::set_str_existing`] with the instruction's lookup hint
+    /// (SETFIELD, SETTABUP), as GETFIELD reads
+    /// ([`TableView::get_str_hinted`]): the entry the hint names is checked
+    /// to hold `s` before it is written, so the hint saves the search and
+    /// never changes where the value goes.
+    ///
+    /// # Safety
+    ///
+    /// `h` names a live table (see [`Tables::get_live`]).
+    #[inline(always)]
+    pub unsafe fn set_str_existing_hinted(
+        &mut self,
+        h: TableRef,
+        s: StrRef,
+        v: Value,
+        hint: &Cell<u32>,
+    ) -> bool {
+        // SAFETY: the caller's contract.
+        unsafe { self.set_str_found(h, s, v, Some(hint)) }
+    }
+
+    /// The update of `set_str_existing`, with or without a hint (a
+    /// constant at each call site: the test folds away).
+    ///
+    /// # Safety
+    ///
+    /// `h` names a live table (see [`Tables::get_live`]).
+    #[inline(always)]
+    unsafe fn set_str_found(
+        &mut self,
+        h: TableRef,
+        s: StrRef,
+        v: Value,
+        hint: Option<&Cell<u32>>,
+    ) -> bool {
+        // SAFETY: the caller's contract.
         let t = unsafe { self.arena.get_unchecked(h) };
         let (body, flags) = (t.body, t.flags);
-        match (TableView { t, s: &self.store }).find_str_entry(s) {
+        let view = TableView { t, s: &self.store };
+        let found = match hint {
+            Some(hint) => view.find_str_hinted(s, hint),
+            None => view.find_str_entry(s),
+        };
+        match found {
             Some((e, old)) if !old.is_nil() => {
                 let cell = 2 * e + 1;
                 if self.owes_hooks(v) {

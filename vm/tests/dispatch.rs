@@ -362,6 +362,49 @@ fn field_lookup_hints_never_change_a_result() {
 }
 
 #[test]
+fn field_store_hints_never_change_a_result() {
+    // One SETFIELD (and one SETTABUP) instruction updates tables of other
+    // layouts, a key that moved (deleted, re-inserted at the end), a
+    // tombstoned key under `__newindex`, and tables rehashed under it: the
+    // value must land on the key the instruction names, every time.
+    check(
+        "local out = {}
+         local function set(o, v) o.x = v end
+         local log = {}
+         local objs = { {x = 1}, {a = 0, x = 2}, {a = 0, b = 0, c = 0, d = 0, e = 0, x = 3}, {y = 4, z = 0},
+                        setmetatable({}, {__newindex = function(t, k, v) log[#log + 1] = k .. v end}) }
+         for r = 1, 3 do for _, o in ipairs(objs) do set(o, r) end end
+         for _, o in ipairs(objs) do
+           out[#out + 1] = tostring(o.x) .. tostring(o.y) .. tostring(o.a) .. tostring(o.z)
+         end
+         out[#out + 1] = join(log)
+         local t = {a = 1, x = 6, b = 2}
+         set(t, 7)
+         t.x = nil
+         t.a = nil
+         set(t, 8)
+         out[#out + 1] = tostring(t.x) .. tostring(t.a) .. tostring(t.b)
+         for i = 1, 20 do t['k' .. i] = i end
+         set(t, 9)
+         out[#out + 1] = tostring(t.x) .. tostring(t.k1) .. tostring(t.k20)
+         local p = setmetatable({x = 1}, {__newindex = function(t, k, v) rawset(t, k, v * 10) end})
+         set(p, 2)
+         p.x = nil
+         set(p, 3)
+         out[#out + 1] = tostring(rawget(p, 'x'))
+         X = 1
+         local function g(v) X = v end
+         g(2)
+         X = nil
+         for i = 1, 30 do _ENV['G' .. i] = i end
+         g(3)
+         out[#out + 1] = tostring(X) .. tostring(G1) .. tostring(G30)
+         return join(out)",
+        "3nilnilnil,3nil0nil,3nil0nil,34nil0,nilnilnilnil,x1,x2,x3,8nil2,9120,30,3130",
+    );
+}
+
+#[test]
 fn value_layout_is_two_words() {
     assert_eq!(std::mem::size_of::<Value>(), 16);
     assert_eq!(std::mem::align_of::<Value>(), 8);
