@@ -293,8 +293,8 @@ impl State {
                 // the instruction's lookup hint (GETTABUP, GETFIELD, SELF): done
                 // and `continue` if the fast path answers.
                 macro_rules! field_fast {
-                    ($i:expr, $t:expr, $key:expr) => {
-                        if let (Value::Table(h), Value::Str(ks)) = ($t, $key) {
+                    ($i:expr, $t:expr, $ks:expr) => {
+                        if let (Value::Table(h), ks) = ($t, $ks) {
                             // SAFETY: `h` is from a register of the running frame
                             // or an upvalue of the running closure, which the
                             // collector reaches: a live table (`Tables::get_live`).
@@ -365,6 +365,19 @@ impl State {
                 macro_rules! kst {
                     ($x:expr) => {
                         unsafe { *kst.add($x as usize) }
+                    };
+                }
+                // The string constant `$x` of a field instruction (GETTABUP,
+                // GETFIELD, SETTABUP, SETFIELD), unchecked: the verifier
+                // checked the constant's kind (`ck.konst(_, STR)` in
+                // `luprex_compiler::verify`), as it checked the index.
+                macro_rules! kstr {
+                    ($x:expr) => {
+                        match kst!($x) {
+                            Value::Str(s) => s,
+                            // SAFETY: see above.
+                            _ => unsafe { std::hint::unreachable_unchecked() },
+                        }
                     };
                 }
                 macro_rules! fetch {
@@ -695,9 +708,9 @@ impl State {
                         GETTABUP => {
                             let uv = upv!(i.b());
                             let t = upval!(uv);
-                            let key = kst!(i.c());
-                            field_fast!(i, t, key);
-                            index_slow!(i, t, key, Operand::Upval(i.b()));
+                            let ks = kstr!(i.c());
+                            field_fast!(i, t, ks);
+                            index_slow!(i, t, Value::Str(ks), Operand::Upval(i.b()));
                         }
                         GETTABLE => {
                             let (t, key) = (rv!(i.b()), rv!(i.c()));
@@ -738,8 +751,7 @@ impl State {
                         }
                         GETFIELD => {
                             let t = rv!(i.b());
-                            let key = kst!(i.c());
-                            field_fast!(i, t, key);
+                            field_fast!(i, t, kstr!(i.c()));
                             // Read again (see GETTABLE).
                             let (t, key) = (rv!(i.b()), kst!(i.c()));
                             index_slow!(i, t, key, Operand::Reg(i.b()));
@@ -747,9 +759,9 @@ impl State {
                         SETTABUP => {
                             let uv = upv!(i.a());
                             let t = upval!(uv);
-                            let key = kst!(i.b());
+                            let ks = kstr!(i.b());
                             let v = rk!(i);
-                            if let (Value::Table(h), Value::Str(ks)) = (t, key) {
+                            if let Value::Table(h) = t {
                                 // An existing key is updated raw, metatable or not.
                                 // SAFETY: `h` is live (see `field_fast!`).
                                 let hn = hint!();
@@ -762,13 +774,13 @@ impl State {
                                     continue;
                                 }
                             }
-                            newindex_slow!(t, key, v, Operand::Upval(i.a()));
+                            newindex_slow!(t, Value::Str(ks), v, Operand::Upval(i.a()));
                         }
                         SETFIELD => {
                             let t = rv!(i.a());
-                            let key = kst!(i.b());
+                            let ks = kstr!(i.b());
                             let v = rk!(i);
-                            if let (Value::Table(h), Value::Str(ks)) = (t, key) {
+                            if let Value::Table(h) = t {
                                 // An existing key is updated raw, metatable or not.
                                 // SAFETY: `h` is live (see `field_fast!`).
                                 let hn = hint!();
@@ -781,7 +793,7 @@ impl State {
                                     continue;
                                 }
                             }
-                            newindex_slow!(t, key, v, Operand::Reg(i.a()));
+                            newindex_slow!(t, Value::Str(ks), v, Operand::Reg(i.a()));
                         }
                         SETTABLE | SETI => {
                             let t = rv!(i.a());
@@ -840,7 +852,9 @@ impl State {
                             let t = rv!(i.b());
                             let key = rk!(i);
                             w!(i.a() + 1, t);
-                            field_fast!(i, t, key);
+                            if let Value::Str(ks) = key {
+                                field_fast!(i, t, ks);
+                            }
                             if let (Value::Str(_), Value::Str(ks)) = (t, key) {
                                 let mt = self.type_meta[Type::String as usize];
                                 let (tm, mt_hint) = (self.tm_names[TM_INDEX], &self.str_meta_hint);
