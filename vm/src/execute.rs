@@ -802,39 +802,27 @@ impl State {
                             } else {
                                 Value::Int(i.b() as i64)
                             };
-                            let v = rk!(i);
-                            if let Value::Table(h) = t {
+                            if let (Value::Table(h), Value::Int(n)) = (t, key) {
+                                let v = rk!(i);
                                 let tables = &mut self.heap.tables;
-                                // SAFETY (the three): `h` is from a register (see
+                                // SAFETY (both): `h` is from a register (see
                                 // GETTABUP).
-                                match key {
-                                    Value::Int(n) => {
-                                        let idx = (n as u64).wrapping_sub(1);
-                                        if let Some(slot) =
-                                            unsafe { tables.array_slot_for_set(h, idx, v) }
-                                        {
-                                            store(slot, v);
-                                            continue;
-                                        }
-                                        if unsafe { tables.try_append(h, n, v) } {
-                                            continue;
-                                        }
-                                    }
-                                    // An existing key is updated raw, metatable or not.
-                                    Value::Str(ks)
-                                        if unsafe { tables.set_str_existing(h, ks, v) } =>
-                                    {
-                                        continue;
-                                    }
-                                    _ => {}
+                                let idx = (n as u64).wrapping_sub(1);
+                                if let Some(slot) = unsafe { tables.array_slot_for_set(h, idx, v) }
+                                {
+                                    store(slot, v);
+                                    continue;
                                 }
-                                if self.heap.tables.sets_raw(h) {
-                                    savepc!();
-                                    self.raw_set_checked(h, key, v)?;
-                                    continue 'reload;
+                                if unsafe { tables.try_append(h, n, v) } {
+                                    continue;
                                 }
                             }
-                            newindex_slow!(t, key, v, Operand::Reg(i.a()));
+                            // The rest reads the operands again, out of line.
+                            savepc!();
+                            if self.settable_op(i, base)? {
+                                continue 'newframe;
+                            }
+                            continue 'reload;
                         }
                         NEWTABLE => {
                             let b = i.b();
@@ -1340,8 +1328,15 @@ impl State {
                                         continue;
                                     };
                                     let idx = idx.wrapping_add(step);
-                                    at!(stk, ra + 1) = Value::Int(count - 1);
-                                    at!(stk, ra) = Value::Int(idx);
+                                    // The count and the index hold integers (just
+                                    // read): only their payloads change, as
+                                    // `chgivalue` in lvm.c.
+                                    if let Value::Int(c) = &mut at!(stk, ra + 1) {
+                                        *c = count - 1;
+                                    }
+                                    if let Value::Int(x) = &mut at!(stk, ra) {
+                                        *x = idx;
+                                    }
                                     at!(stk, ra + 3) = Value::Int(idx);
                                     pc -= i.bx() as usize;
                                     budget!(i.bx());

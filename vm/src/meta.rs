@@ -448,6 +448,52 @@ impl State {
         Err(self.rt_error("'__newindex' chain too long; possible loop"))
     }
 
+    /// SETTABLE and SETI (`i`, in the frame whose registers start at
+    /// `base`) past the loop's array-part paths: an update of a string key,
+    /// a raw set, or `__newindex`. It reads its operands from the frame
+    /// itself, so that the loop holds none of them past its fast paths (a
+    /// value live across a call is kept in memory, written on the fast path
+    /// too). True if a `__newindex` frame was pushed.
+    #[inline(never)]
+    pub(crate) fn settable_op(
+        &mut self,
+        i: luprex_compiler::Instruction,
+        base: usize,
+    ) -> Result<bool, Error> {
+        let reg = |st: &State, r: u32| st.ex.stack[base + r as usize];
+        let t = reg(self, i.a());
+        let key = if i.op_raw() == luprex_compiler::OpCode::SetTable as u8 {
+            reg(self, i.b())
+        } else {
+            Value::Int(i64::from(i.b()))
+        };
+        let v = if i.k() {
+            let cl = match self.ex.frames.last().map(|ci| ci.callee) {
+                Some(crate::thread::Callee::Lua(cl)) => cl,
+                _ => unreachable!("SETTABLE runs in a Lua frame"),
+            };
+            self.heap.lua_fns.get(cl).k[i.c() as usize]
+        } else {
+            reg(self, i.c())
+        };
+        if let Value::Table(h) = t {
+            if let Value::Str(ks) = key {
+                // SAFETY: `h` is in a register of the running frame, which the
+                // collector marks: a live table.
+                if unsafe { self.heap.tables.set_str_existing(h, ks, v) } {
+                    return Ok(false);
+                }
+            }
+            if self.heap.tables.sets_raw(h) {
+                self.raw_set_checked(h, key, v)?;
+                return Ok(false);
+            }
+        }
+        let depth = self.ex.frames.len();
+        self.newindex_op(t, key, v, Operand::Reg(i.a()))?;
+        Ok(self.ex.frames.len() != depth)
+    }
+
     /// `t[key] = val` for the dispatch loop (may push a `__newindex` frame).
     #[cold]
     #[inline(never)]
