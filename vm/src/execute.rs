@@ -1058,15 +1058,17 @@ impl State {
                         LEN => {
                             savepc!(); // always, as `Protect` in lvm.c (see module docs)
                             let v = rv!(i.b());
+                            // SAFETY: `h` is from a register (see `field_fast!`).
+                            let plain = |h| unsafe { self.heap.tables.get_live(h) };
                             match v {
                                 Value::Str(s) => {
                                     r!(i.a()) = Value::Int(self.heap.str(s).len() as i64);
                                 }
-                                Value::Table(h) if self.heap.tables.get(h).meta.is_none() => {
-                                    r!(i.a()) = Value::Int(self.heap.tables.get(h).len());
+                                Value::Table(h) if plain(h).meta.is_none() => {
+                                    r!(i.a()) = Value::Int(plain(h).len());
                                 }
                                 _ => {
-                                    savepc!();
+                                    let v = rv!(i.b());
                                     match self.len_op(v, Operand::Reg(i.b()), i.a() as u8)? {
                                         Some(x) => {
                                             reload!();
@@ -1328,15 +1330,8 @@ impl State {
                                         continue;
                                     };
                                     let idx = idx.wrapping_add(step);
-                                    // The count and the index hold integers (just
-                                    // read): only their payloads change, as
-                                    // `chgivalue` in lvm.c.
-                                    if let Value::Int(c) = &mut at!(stk, ra + 1) {
-                                        *c = count - 1;
-                                    }
-                                    if let Value::Int(x) = &mut at!(stk, ra) {
-                                        *x = idx;
-                                    }
+                                    at!(stk, ra + 1) = Value::Int(count - 1);
+                                    at!(stk, ra) = Value::Int(idx);
                                     at!(stk, ra + 3) = Value::Int(idx);
                                     pc -= i.bx() as usize;
                                     budget!(i.bx());
