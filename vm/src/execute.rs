@@ -1058,17 +1058,15 @@ impl State {
                         LEN => {
                             savepc!(); // always, as `Protect` in lvm.c (see module docs)
                             let v = rv!(i.b());
-                            // SAFETY: `h` is from a register (see `field_fast!`).
-                            let plain = |h| unsafe { self.heap.tables.get_live(h) };
                             match v {
                                 Value::Str(s) => {
                                     r!(i.a()) = Value::Int(self.heap.str(s).len() as i64);
                                 }
-                                Value::Table(h) if plain(h).meta.is_none() => {
-                                    r!(i.a()) = Value::Int(plain(h).len());
+                                Value::Table(h) if self.heap.tables.get(h).meta.is_none() => {
+                                    r!(i.a()) = Value::Int(self.heap.tables.get(h).len());
                                 }
                                 _ => {
-                                    let v = rv!(i.b());
+                                    savepc!();
                                     match self.len_op(v, Operand::Reg(i.b()), i.a() as u8)? {
                                         Some(x) => {
                                             reload!();
