@@ -765,7 +765,7 @@ impl State {
                                 // An existing key is updated raw, metatable or not.
                                 // SAFETY: `h` is live (see `field_fast!`).
                                 let hn = hint!();
-                                if unsafe { self.heap.tables.set_str_existing_hinted(h, ks, v, hn) }
+                                if unsafe { self.heap.tables.set_str_existing(h, ks, v, Some(hn)) }
                                 {
                                     continue;
                                 }
@@ -784,7 +784,7 @@ impl State {
                                 // An existing key is updated raw, metatable or not.
                                 // SAFETY: `h` is live (see `field_fast!`).
                                 let hn = hint!();
-                                if unsafe { self.heap.tables.set_str_existing_hinted(h, ks, v, hn) }
+                                if unsafe { self.heap.tables.set_str_existing(h, ks, v, Some(hn)) }
                                 {
                                     continue;
                                 }

@@ -831,45 +831,16 @@ impl Tables {
     /// header is written (to reset the metamethod cache, as every
     /// string-key assignment does) only if the cache is not already clear.
     /// Any other case is [`Tables::set_str_simple`]'s, out of the loop.
+    /// SETFIELD and SETTABUP pass their lookup `hint`, as GETFIELD reads
+    /// ([`TableView::get_str_hinted`]): the entry it names is checked to
+    /// hold `s` before it is written, so it saves the search and never
+    /// changes where the value goes (a constant `None` folds away).
     ///
     /// # Safety
     ///
     /// `h` names a live table (see [`Tables::get_live`]).
     #[inline(always)]
-    pub unsafe fn set_str_existing(&mut self, h: TableRef, s: StrRef, v: Value) -> bool {
-        // SAFETY: the caller's contract.
-        unsafe { self.set_str_found(h, s, v, None) }
-    }
-
-    /// [`Tables::set_str_existing`] with the instruction's lookup hint
-    /// (SETFIELD, SETTABUP), as GETFIELD reads
-    /// ([`TableView::get_str_hinted`]): the entry the hint names is checked
-    /// to hold `s` before it is written, so the hint saves the search and
-    /// never changes where the value goes.
-    ///
-    /// # Safety
-    ///
-    /// `h` names a live table (see [`Tables::get_live`]).
-    #[inline(always)]
-    pub unsafe fn set_str_existing_hinted(
-        &mut self,
-        h: TableRef,
-        s: StrRef,
-        v: Value,
-        hint: &Cell<u32>,
-    ) -> bool {
-        // SAFETY: the caller's contract.
-        unsafe { self.set_str_found(h, s, v, Some(hint)) }
-    }
-
-    /// The update of `set_str_existing`, with or without a hint (a
-    /// constant at each call site: the test folds away).
-    ///
-    /// # Safety
-    ///
-    /// `h` names a live table (see [`Tables::get_live`]).
-    #[inline(always)]
-    unsafe fn set_str_found(
+    pub unsafe fn set_str_existing(
         &mut self,
         h: TableRef,
         s: StrRef,
