@@ -38,7 +38,9 @@
 //!
 //! **Lookup hints.** GETFIELD, GETTABUP and SELF keep, per instruction, the
 //! entry where they last found their key (`TableView::get_str_hinted`),
-//! checked before it is used: a hint saves a probe, never changes a
+//! and SETFIELD and SETTABUP the entry they last updated
+//! (`Tables::set_str_existing`), each checked before it is used: a hint
+//! saves a search, never changes a
 //! result, and is not state. The hints live in the code the loop runs
 //! (`func::Code`: each instruction beside the hint of the one before), so
 //! that one pointer reaches both: a pointer of its own kept the loop one
