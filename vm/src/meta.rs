@@ -460,21 +460,18 @@ impl State {
         i: luprex_compiler::Instruction,
         base: usize,
     ) -> Result<bool, Error> {
-        let reg = |st: &State, r: u32| st.ex.stack[base + r as usize];
-        let t = reg(self, i.a());
+        let reg = |r: u32| self.ex.stack[base + r as usize];
+        let t = reg(i.a());
         let key = if i.op_raw() == luprex_compiler::OpCode::SetTable as u8 {
-            reg(self, i.b())
+            reg(i.b())
         } else {
             Value::Int(i64::from(i.b()))
         };
         let v = if i.k() {
-            let cl = match self.ex.frames.last().map(|ci| ci.callee) {
-                Some(crate::thread::Callee::Lua(cl)) => cl,
-                _ => unreachable!("SETTABLE runs in a Lua frame"),
-            };
-            self.heap.lua_fns.get(cl).k[i.c() as usize]
+            let ci = self.ex.frames.last().expect("SETTABLE runs in a frame");
+            self.frame_proto(ci).expect("SETTABLE runs in a Lua frame").k[i.c() as usize]
         } else {
-            reg(self, i.c())
+            reg(i.c())
         };
         if let Value::Table(h) = t {
             if let Value::Str(ks) = key {
