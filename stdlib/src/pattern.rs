@@ -104,6 +104,10 @@ pub const MAX_CAPTURES: usize = 32;
 /// Maximum nesting of the recursive matcher (`MAXCCALLS` in `lstrlib.c`).
 pub const MAX_CALLS: usize = 200;
 
+/// Bytes a search's skip tests against its lead class one by one before
+/// it builds the class's bit set (see `State::scan_class`).
+const CLASS_SCAN: usize = 64;
+
 /// The escape character of patterns.
 const L_ESC: u8 = b'%';
 
@@ -404,8 +408,13 @@ impl<'a> Matcher<'a> {
         fuel: &mut F,
     ) -> Result<Option<Match>, PatternError> {
         self.run(fuel, |st| {
+            let lead = st.lead();
             let mut src = start;
             while src <= st.src.len() {
+                src = st.skip(src, lead)?;
+                if src > st.src.len() {
+                    break;
+                }
                 if let Some(m) = st.attempt(src)? {
                     if Some(m.end()) != last {
                         return Ok(Some(m));
@@ -426,8 +435,13 @@ impl<'a> Matcher<'a> {
         fuel: &mut F,
     ) -> Result<Option<Match>, PatternError> {
         self.run(fuel, |st| {
+            let lead = if anchored { Lead::Any } else { st.lead() };
             let mut pos = start;
             while pos <= st.src.len() {
+                pos = st.skip(pos, lead)?;
+                if pos > st.src.len() {
+                    break;
+                }
                 if let Some(m) = st.attempt(pos)? {
                     return Ok(Some(m));
                 }
@@ -668,8 +682,21 @@ impl Gsub {
     ) -> Result<Option<Match>, PatternError> {
         let pat = if self.anchored { pattern.get(1..).unwrap_or(&[]) } else { pattern };
         Matcher::new(subject, pat).run(fuel, |st| {
+            let lead = if self.anchored { Lead::Any } else { st.lead() };
             while !self.done && self.count < self.max {
                 self.done = self.anchored;
+                let next = st.skip(self.src, lead)?;
+                if next > self.src {
+                    // Positions where no match can start: their bytes are
+                    // copied as the failed attempts there would copy them.
+                    let to = next.min(subject.len());
+                    out.extend_from_slice(&subject[self.src..to]);
+                    self.src = to;
+                    if next > subject.len() {
+                        self.done = true;
+                        break;
+                    }
+                }
                 match st.attempt(self.src)? {
                     Some(m) if Some(m.end()) != self.lastmatch => {
                         self.count += 1;
@@ -755,6 +782,22 @@ enum Step {
     Next(usize, usize),
 }
 
+/// What the first matched byte of any match must be, so that a search
+/// can pass over the positions where an attempt would fail at once.
+#[derive(Debug, Clone, Copy)]
+enum Lead {
+    /// No such byte is known: try every position.
+    Any,
+    /// The byte itself.
+    Byte {
+        byte: u8,
+        /// Steps an attempt charges before failing at the item.
+        steps: u64,
+    },
+    /// A byte of the class `p..ep` (`%x` or `[...]`).
+    Class { p: usize, ep: usize, steps: u64 },
+}
+
 /// The mutable state of one match attempt (`MatchState`).
 struct State<'a, 'f, F: Fuel> {
     src: &'a [u8],
@@ -769,6 +812,9 @@ struct State<'a, 'f, F: Fuel> {
     /// Number of capture slots in use.
     level: usize,
     caps: [Slot; MAX_CAPTURES],
+    /// The lead class as a bit set of bytes, once a skip has scanned
+    /// [`CLASS_SCAN`] bytes without it.
+    lead_set: Option<[u64; 4]>,
 }
 
 impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
@@ -783,6 +829,7 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
             depth: MAX_CALLS,
             level: 0,
             caps: [Slot::Open(0); MAX_CAPTURES],
+            lead_set: None,
         }
     }
 
@@ -799,6 +846,111 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
             end,
             slots: self.caps[..self.level].to_vec(),
         }))
+    }
+
+    /// What every match must begin with (see [`Lead`]): the pattern's
+    /// first single-character item, looking through up to
+    /// [`MAX_CAPTURES`] leading capture openings, unless it may match
+    /// nothing (a `*`, `?` or `-` suffix). A malformed item gives
+    /// [`Lead::Any`], so the first attempt raises its error as before.
+    fn lead(&self) -> Lead {
+        #[cfg(test)]
+        if tests::NO_LEAD.with(std::cell::Cell::get) {
+            return Lead::Any;
+        }
+        let mut p = 0;
+        let mut opens = 0;
+        while self.pbyte(p) == b'(' && p < self.pat.len() {
+            p += if self.pbyte(p + 1) == b')' { 2 } else { 1 };
+            opens += 1;
+        }
+        if p >= self.pat.len() || opens > MAX_CAPTURES {
+            return Lead::Any;
+        }
+        let c = self.pbyte(p);
+        match c {
+            b')' | b'.' => return Lead::Any,
+            b'$' if p + 1 == self.pat.len() => return Lead::Any,
+            L_ESC if matches!(self.pbyte(p + 1), b'b' | b'f' | b'0'..=b'9') => return Lead::Any,
+            _ => {}
+        }
+        let Ok(ep) = self.class_end(p) else { return Lead::Any };
+        let steps = opens as u64 + 1;
+        match self.pbyte(ep) {
+            b'*' | b'?' | b'-' => Lead::Any,
+            _ if c == L_ESC || c == b'[' => Lead::Class { p, ep, steps },
+            _ => Lead::Byte { byte: c, steps },
+        }
+    }
+
+    /// The first offset at or after `s` where an attempt can match under
+    /// `lead`, or `src.len() + 1` if none: the attempts skipped would each
+    /// have failed at the lead item, after charging `steps` steps, and the
+    /// skip charges the same. It stops early where the headroom would run
+    /// out, so that the attempt there meets the check exactly as before.
+    fn skip(&mut self, s: usize, lead: Lead) -> Result<usize, PatternError> {
+        let steps = match lead {
+            Lead::Any => return Ok(s),
+            Lead::Byte { steps, .. } | Lead::Class { steps, .. } => steps,
+        };
+        let len = self.src.len();
+        if s > len {
+            return Ok(s);
+        }
+        // Positions `s..=len` remain; the one at `len` never matches.
+        let affordable = usize::try_from(self.left.max(0) as u64 / steps).unwrap_or(usize::MAX);
+        let end = len.min(s.saturating_add(affordable));
+        let found = match lead {
+            Lead::Byte { byte, .. } => self.src[s..end].iter().position(|&b| b == byte),
+            Lead::Class { p, ep, .. } => self.scan_class(s, end, p, ep),
+            Lead::Any => None,
+        };
+        let next = match found {
+            Some(k) => s + k,
+            None if end == len && affordable > len - s => len + 1,
+            None => end,
+        };
+        self.burn((next - s) as u64 * steps)?;
+        Ok(next)
+    }
+
+    /// The first offset in `s..end` whose byte is in the class `p..ep`,
+    /// relative to `s`: tested item by item for the first [`CLASS_SCAN`]
+    /// bytes, then through a bit set of the class's bytes, built once per
+    /// search.
+    fn scan_class(&mut self, s: usize, end: usize, p: usize, ep: usize) -> Option<usize> {
+        let set = match self.lead_set {
+            Some(set) => set,
+            None => {
+                let near = end.min(s + CLASS_SCAN);
+                if let Some(k) = (s..near).position(|i| self.single_match(i, p, ep)) {
+                    return Some(k);
+                }
+                if near == end {
+                    return None;
+                }
+                let set = self.class_set(p, ep);
+                self.lead_set = Some(set);
+                set
+            }
+        };
+        let hit = |b: u8| set[usize::from(b >> 6)] >> (b & 63) & 1 != 0;
+        self.src[s..end].iter().position(|&b| hit(b))
+    }
+
+    /// The bytes of the class `p..ep`, as a bit set.
+    fn class_set(&self, p: usize, ep: usize) -> [u64; 4] {
+        let mut set = [0u64; 4];
+        for b in 0..=255u8 {
+            let c = self.pbyte(p);
+            let hit = match c {
+                L_ESC => match_class(b, self.pbyte(p + 1)),
+                b'[' => self.match_bracket_class(b, p, ep - 1),
+                _ => c == b,
+            };
+            set[usize::from(b >> 6)] |= u64::from(hit) << (b & 63);
+        }
+        set
     }
 
     /// Counts `units` steps; when the headroom is used up, charges it (the
@@ -1148,170 +1300,4 @@ fn match_class(c: u8, cl: u8) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Decodes a hex string from the test data.
-    fn unhex(s: &str) -> Vec<u8> {
-        (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap()).collect()
-    }
-
-    fn hex(b: &[u8]) -> String {
-        b.iter().map(|x| format!("{x:02x}")).collect()
-    }
-
-    /// Serializes captures like the Lua generator: `s:<hex>` or `i:<n>`.
-    fn ser_caps(subject: &[u8], caps: &[Capture], out: &mut Vec<String>) {
-        for c in caps {
-            out.push(match *c {
-                Capture::Range(a, b) => format!("s:{}", hex(&subject[a..b])),
-                Capture::Position(p) => format!("i:{}", p + 1),
-            });
-        }
-    }
-
-    fn err(e: PatternError) -> String {
-        format!("E:{}", hex(e.to_string().as_bytes()))
-    }
-
-    fn run_find(subject: &[u8], pattern: &[u8], init: i64, plain: bool) -> String {
-        let Some(off) = start_offset(init, subject.len()) else {
-            return "N".into();
-        };
-        match find(subject, pattern, off, plain, &mut Unmetered) {
-            Err(e) => err(e),
-            Ok(None) => "N".into(),
-            Ok(Some(f)) => {
-                let mut v = vec![format!("i:{}", f.start + 1), format!("i:{}", f.end)];
-                ser_caps(subject, &f.captures, &mut v);
-                v.join(" ")
-            }
-        }
-    }
-
-    fn run_match(subject: &[u8], pattern: &[u8], init: i64) -> String {
-        let Some(off) = start_offset(init, subject.len()) else {
-            return "N".into();
-        };
-        match match_pattern(subject, pattern, off, &mut Unmetered) {
-            Err(e) => err(e),
-            Ok(None) => "N".into(),
-            Ok(Some(c)) => {
-                let mut v = Vec::new();
-                ser_caps(subject, &c, &mut v);
-                v.join(" ")
-            }
-        }
-    }
-
-    fn run_gmatch(subject: &[u8], pattern: &[u8], init: i64) -> String {
-        let mut g = GMatch::new(subject.len(), init);
-        let mut parts = Vec::new();
-        for _ in 0..50 {
-            match g.next(subject, pattern, &mut Unmetered) {
-                Err(e) => {
-                    parts.push(err(e));
-                    break;
-                }
-                Ok(None) => break,
-                Ok(Some(c)) => {
-                    let mut v = Vec::new();
-                    ser_caps(subject, &c, &mut v);
-                    parts.push(format!("[{}]", v.join(" ")));
-                }
-            }
-        }
-        parts.join(" ")
-    }
-
-    fn run_gsub(subject: &[u8], pattern: &[u8], repl: &[u8], max: Option<i64>) -> String {
-        match gsub_str(subject, pattern, repl, max, &mut Unmetered) {
-            Err(e) => err(e),
-            Ok(r) => format!("s:{} i:{}", hex(&r.output), r.count),
-        }
-    }
-
-    /// The replacement function used by the generator: `<c1,c2,...>` where
-    /// strings are written raw and positions in decimal; `nil` (original
-    /// kept) when the first capture is the empty string.
-    fn run_gsubf(subject: &[u8], pattern: &[u8], max: Option<i64>) -> String {
-        let r = gsub_with(subject, pattern, max, &mut Unmetered, |m, out| {
-            let caps = m.captures()?;
-            if matches!(caps.first(), Some(Capture::Range(a, b)) if a == b) {
-                out.extend_from_slice(&subject[m.start()..m.end()]);
-                return Ok(false);
-            }
-            out.push(b'<');
-            for (i, c) in caps.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                match *c {
-                    Capture::Range(a, b) => out.extend_from_slice(&subject[a..b]),
-                    Capture::Position(p) => out.extend_from_slice((p + 1).to_string().as_bytes()),
-                }
-            }
-            out.push(b'>');
-            Ok::<bool, PatternError>(true)
-        });
-        match r {
-            Err(e) => err(e),
-            Ok(r) => format!("s:{} i:{}", hex(&r.output), r.count),
-        }
-    }
-
-    fn opt_int(s: &str) -> Option<i64> {
-        (s != "-").then(|| s.parse().unwrap())
-    }
-
-    #[test]
-    fn generated_cases() {
-        let data = include_str!("../testdata/patterns.txt");
-        let mut n = 0;
-        for line in data.lines() {
-            let f: Vec<&str> = line.split('\t').collect();
-            let (subject, pattern) = (unhex(f[1]), unhex(f[2]));
-            let got = match f[0] {
-                "F" => run_find(&subject, &pattern, f[3].parse().unwrap(), f[4] == "1"),
-                "M" => run_match(&subject, &pattern, f[3].parse().unwrap()),
-                "G" => run_gmatch(&subject, &pattern, f[3].parse().unwrap()),
-                "S" => run_gsub(&subject, &pattern, &unhex(f[3]), opt_int(f[4])),
-                "SF" => run_gsubf(&subject, &pattern, opt_int(f[3])),
-                k => panic!("unknown kind {k}"),
-            };
-            let want = f[f.len() - 1];
-            assert_eq!(got, want, "line {line}");
-            n += 1;
-        }
-        assert!(n > 1000, "only {n} cases");
-    }
-
-    #[test]
-    fn specials_and_offsets() {
-        assert!(!has_specials(b"abc)]"));
-        assert!(has_specials(b"a.c"));
-        assert_eq!(start_offset(1, 3), Some(0));
-        assert_eq!(start_offset(4, 3), Some(3));
-        assert_eq!(start_offset(5, 3), None);
-        assert_eq!(start_offset(-1, 3), Some(2));
-        assert_eq!(start_offset(i64::MIN, 3), Some(0));
-        assert_eq!(start_offset(i64::MAX, 3), None);
-    }
-
-    #[test]
-    fn deep_patterns_do_not_overflow() {
-        let subject = vec![b'a'; 100_000];
-        let pattern = b"a?".repeat(5000);
-        assert_eq!(
-            find(&subject, &pattern, 0, false, &mut Unmetered),
-            Err(PatternError::TooComplex)
-        );
-        let nested = [b"(".repeat(40), b"a".to_vec(), b")".repeat(40)].concat();
-        assert_eq!(
-            find(b"a", &nested, 0, false, &mut Unmetered),
-            Err(PatternError::TooManyCaptures)
-        );
-        let m = match_pattern(&subject, b"(a*)%1$", 0, &mut Unmetered).unwrap().unwrap();
-        assert_eq!(m, vec![Capture::Range(0, 50_000)]);
-    }
-}
+mod tests;
