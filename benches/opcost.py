@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What one statement costs, in instructions, ours beside lua5.4's.
 
-    python3 benches/opcost.py [--only a,b] BIN [BIN...]
+    python3 benches/opcost.py [--lib] [--only a,b] BIN [BIN...]
 
 For each statement kind below (a field read, a field store, a call, an
 array store, ...), builds a loop whose body is the statement repeated
@@ -11,7 +11,8 @@ the instructions one statement costs, loop overhead shared out, start-up
 and compilation cancelled. Each BIN gets a column, lua5.4 the last one,
 and the ratio of the first BIN to lua5.4 ends the row. Counts are exact
 for a given binary, so a change to one handler shows in its own row
-(docs/PROFILING.md item 28). Takes a few minutes.
+(docs/PROFILING.md item 28). Takes a few minutes. `--lib` measures
+library calls instead (string, table, math, base and coroutine functions).
 """
 import os
 import re
@@ -46,13 +47,54 @@ PRE = {
     'newtable2': ('', 'x = {a = i, b = i}'),
 }
 
+# The same for library calls (`--lib`): where a program's time is in the
+# standard library, not in the dispatch loop.
+LIB = {
+    'format_d': ('', 'x = string.format("%d", i)'),
+    'format_f': ('', 'x = string.format("%.3f", i / 7)'),
+    'format_s': ('local s = "abc"', 'x = string.format("%s-%s", s, s)'),
+    'tostring_i': ('', 'x = tostring(i)'),
+    'tostring_f': ('', 'x = tostring(i + 0.5)'),
+    'tonumber_s': ('local s = "12345"', 'x = tonumber(s)'),
+    'concat_num': ('', 'x = "k" .. i'),
+    'str_arith': ('local s = "10"', 'x = s + i'),
+    'sub': ('local s = "hello world"', 'x = s:sub(2, 5)'),
+    'byte': ('local s = "hello world"', 'x = s:byte(3)'),
+    'char': ('', 'x = string.char(65, 66)'),
+    'upper': ('local s = "hello"', 'x = s:upper()'),
+    'rep': ('local s = "ab"', 'x = s:rep(4)'),
+    'len_str': ('local s = "hello"', 'x = #s'),
+    'str_lt': ('local a, b = "abc", "abd"', 'if a < b then x = 1 end'),
+    'find_plain': ('local s = "hello world"', 'x = s:find("wor", 1, true)'),
+    'find_pat': ('local s = "hello world 42"', 'x = s:find("%d+")'),
+    'match_cap': ('local s = "key=value"', 'x = s:match("(%w+)=(%w+)")'),
+    'gsub_str': ('local s = "hello world"', 'x = s:gsub("o", "0")'),
+    'gmatch_words': ('local s = "the quick brown fox"', 'for w in s:gmatch("%a+") do x = w end'),
+    'tinsert': ('local t = {}', 'table.insert(t, i)'),
+    'tinsert_remove': ('local t = {1, 2, 3}', 'table.insert(t, i); table.remove(t)'),
+    'tconcat': ('local t = {"a", "b", "c", "d"}', 'x = table.concat(t, ",")'),
+    'unpack': ('local t = {1, 2, 3}', 'x = table.unpack(t)'),
+    'select_n': ('local function f(...) return select("#", ...) end', 'x = f(1, 2, 3)'),
+    'ipairs3': ('local t = {1, 2, 3}', 'for _, v in ipairs(t) do x = v end'),
+    'pairs3': ('local t = {a = 1, b = 2, c = 3}', 'for _, v in pairs(t) do x = v end'),
+    'next': ('local t = {a = 1}', 'x = next(t)'),
+    'type': ('', 'x = type(i)'),
+    'floor': ('local floor = math.floor', 'x = floor(i / 3)'),
+    'sqrt': ('local sqrt = math.sqrt', 'x = sqrt(i)'),
+    'random': ('', 'x = math.random(100)'),
+    'setmeta': ('local mt = {}', 'x = setmetatable({}, mt)'),
+    'rawget': ('local t = {a = 1}', 'x = rawget(t, "a")'),
+    'pcall': ('local function f() end', 'pcall(f)'),
+    'cowrap': ('local co = coroutine.wrap(function() while true do coroutine.yield(1) end end)', 'x = co()'),
+    'sort10': ('local src = {5, 3, 8, 1, 9, 2, 7, 4, 6, 0}', 'local t = {table.unpack(src)}; table.sort(t)'),
+}
 
 K = 8
 N1, N2 = 1000, 21000
 
 
 def prog(name, n):
-    pre, body = PRE[name]
+    pre, body = PRE[name] if name in PRE else LIB[name]
     if name == "upval":
         b = "\n".join(["u = u + 1"] * K)
         return "local x = 0\nlocal u = 0\nlocal function g() for i = 1, %d do\n%s\nend end\ng()\n" % (n, b)
@@ -76,6 +118,8 @@ def count(binary, src, path):
 def main():
     args = sys.argv[1:]
     names = list(PRE)
+    if args[:1] == ["--lib"]:
+        names, args = list(LIB), args[1:]
     if args[:1] == ["--only"]:
         names, args = args[1].split(","), args[2:]
     if not args:

@@ -473,8 +473,11 @@ fn load_state(st: &State, t: TableRef) -> RandomState {
 }
 
 fn store_state(st: &mut State, t: TableRef, rs: &RandomState) {
-    for (i, w) in rs.to_words().into_iter().enumerate() {
-        st.raw_set_int(t, i as i64 + 1, Value::Int(w as i64));
+    let vals = rs.to_words().map(|w| Value::Int(w as i64));
+    if !st.set_ints_in_array(t, 1, &vals) {
+        for (i, v) in vals.into_iter().enumerate() {
+            st.raw_set_int(t, i as i64 + 1, v);
+        }
     }
 }
 

@@ -228,3 +228,32 @@ fn pins_keep_values_alive() {
     st.collect_garbage();
     st.check_heap().unwrap();
 }
+
+/// `set_int_in_array` and `set_ints_in_array` store only where `lua_seti`
+/// would store raw (array part; no metatable, or a non-nil slot), and a
+/// rollback undoes what they stored.
+#[test]
+fn array_stores_write_only_where_raw_and_roll_back() {
+    let mut st = State::new();
+    let r =
+        run(&mut st, "t = {1, 2, 3, 4}; u = setmetatable({1, nil, 3}, {}); return t, u").unwrap();
+    let (Value::Table(t), Value::Table(u)) = (r[0], r[1]) else { panic!("tables") };
+    let snap = st.snapshot().unwrap();
+    assert!(st.set_int_in_array(t, 2, Value::Int(20)));
+    assert!(!st.set_int_in_array(t, 5, Value::Int(50)), "past the array part");
+    assert!(!st.set_int_in_array(t, 0, Value::Int(0)));
+    assert!(st.set_ints_in_array(t, 3, &[Value::Int(30), Value::Int(40)]));
+    assert!(!st.set_ints_in_array(t, 3, &[Value::Int(1), Value::Int(2), Value::Int(3)]));
+    assert!(st.set_int_in_array(u, 1, Value::Int(10)));
+    assert!(!st.set_int_in_array(u, 2, Value::Int(20)), "nil slot with a metatable");
+    assert!(!st.set_ints_in_array(u, 1, &[Value::Int(7), Value::Int(8)]));
+    let r = run(&mut st, "return t[1] .. ',' .. t[2] .. ',' .. t[3] .. ',' .. t[4], u[1], u[2]")
+        .unwrap();
+    assert_eq!(s(&st, r[0]), "1,20,30,40");
+    assert!(matches!(r[1..], [Value::Int(10), Value::Nil]));
+    st.rollback(snap).unwrap();
+    let r = run(&mut st, "return t[1] .. ',' .. t[2] .. ',' .. t[3] .. ',' .. t[4], u[1]").unwrap();
+    assert_eq!(s(&st, r[0]), "1,2,3,4");
+    assert!(matches!(r[1], Value::Int(1)));
+    st.check_heap().unwrap();
+}
