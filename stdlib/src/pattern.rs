@@ -1184,10 +1184,7 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
     /// Greedy repetition: as many matches of the class as possible, then
     /// backs off one at a time until the rest of the pattern matches.
     fn max_expand(&mut self, s: usize, p: usize, ep: usize) -> Result<Option<usize>, PatternError> {
-        let mut i = 0;
-        while self.single_match(s + i, p, ep) {
-            i += 1;
-        }
+        let mut i = self.run_length(s, p, ep);
         self.burn(i as u64)?;
         loop {
             if let Some(r) = self.do_match(s + i, ep + 1)? {
@@ -1197,6 +1194,29 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
                 return Ok(None);
             }
             i -= 1;
+        }
+    }
+
+    /// How many bytes from `s` on match the single-character class `p..ep`
+    /// (what `single_match` says byte by byte, with the class's kind
+    /// decided once).
+    fn run_length(&self, s: usize, p: usize, ep: usize) -> usize {
+        let rest = self.src.get(s..).unwrap_or(&[]);
+        let count = |f: &dyn Fn(u8) -> bool| rest.iter().take_while(|&&c| f(c)).count();
+        match self.pbyte(p) {
+            b'.' => rest.len(),
+            L_ESC => {
+                let cl = self.pbyte(p + 1);
+                match class_bit(cl) {
+                    0 => rest.iter().take_while(|&&c| c == cl).count(),
+                    bit => {
+                        let want = cl.is_ascii_lowercase();
+                        rest.iter().take_while(|&&c| in_class(c, bit, want)).count()
+                    }
+                }
+            }
+            b'[' => count(&|c| self.match_bracket_class(c, p, ep - 1)),
+            lit => rest.iter().take_while(|&&c| c == lit).count(),
         }
     }
 
@@ -1277,27 +1297,70 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
 
 /// Does byte `c` belong to class letter `cl` (`%a`, `%D`, ...), using the C
 /// locale? Non-class letters match themselves.
+#[inline]
 fn match_class(c: u8, cl: u8) -> bool {
-    let res = match cl.to_ascii_lowercase() {
-        b'a' => c.is_ascii_alphabetic(),
-        b'c' => c.is_ascii_control(),
-        b'd' => c.is_ascii_digit(),
-        b'g' => c.is_ascii_graphic(),
-        b'l' => c.is_ascii_lowercase(),
-        b'p' => c.is_ascii_punctuation(),
-        b's' => c == b' ' || (b'\t'..=b'\r').contains(&c),
-        b'u' => c.is_ascii_uppercase(),
-        b'w' => c.is_ascii_alphanumeric(),
-        b'x' => c.is_ascii_hexdigit(),
-        b'z' => c == 0,
-        _ => return cl == c,
-    };
-    if cl.is_ascii_lowercase() {
-        res
-    } else {
-        !res
+    match class_bit(cl) {
+        0 => cl == c,
+        bit => in_class(c, bit, cl.is_ascii_lowercase()),
     }
 }
+
+/// Whether byte `c` is in the class of bit `bit` (`want`), or not in it.
+#[inline(always)]
+fn in_class(c: u8, bit: u16, want: bool) -> bool {
+    (CLASSES[usize::from(c)] & bit != 0) == want
+}
+
+/// The bit of class letter `cl` (either case) in [`CLASSES`], 0 if `cl`
+/// names no class.
+const fn class_bit(cl: u8) -> u16 {
+    match cl.to_ascii_lowercase() {
+        b'a' => 1,
+        b'c' => 1 << 1,
+        b'd' => 1 << 2,
+        b'g' => 1 << 3,
+        b'l' => 1 << 4,
+        b'p' => 1 << 5,
+        b's' => 1 << 6,
+        b'u' => 1 << 7,
+        b'w' => 1 << 8,
+        b'x' => 1 << 9,
+        b'z' => 1 << 10,
+        _ => 0,
+    }
+}
+
+/// For each byte, the classes it belongs to in the C locale (`ctype.h`),
+/// as [`class_bit`]s.
+static CLASSES: [u16; 256] = {
+    let mut t = [0u16; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        let member = [
+            c.is_ascii_alphabetic(),
+            c.is_ascii_control(),
+            c.is_ascii_digit(),
+            c.is_ascii_graphic(),
+            c.is_ascii_lowercase(),
+            c.is_ascii_punctuation(),
+            c == b' ' || (c >= b'\t' && c <= b'\r'),
+            c.is_ascii_uppercase(),
+            c.is_ascii_alphanumeric(),
+            c.is_ascii_hexdigit(),
+            c == 0,
+        ];
+        let mut k = 0;
+        while k < member.len() {
+            if member[k] {
+                t[i] |= 1 << k;
+            }
+            k += 1;
+        }
+        i += 1;
+    }
+    t
+};
 
 #[cfg(test)]
 mod tests;

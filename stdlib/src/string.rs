@@ -202,7 +202,14 @@ fn end_pos(pos: i64, len: usize) -> usize {
 fn capture_value(st: &mut State, s: StrRef, c: Capture) -> Value {
     match c {
         Capture::Range(a, b) => {
-            let bytes = st.str_bytes(s).get(a..b).unwrap_or(&[]).to_vec();
+            // A short capture is copied on the Rust stack (see `sub`).
+            let mut buf = [0u8; 64];
+            let bytes = st.str_bytes(s).get(a..b).unwrap_or(&[]);
+            if let Some(short) = buf.get_mut(..bytes.len()) {
+                short.copy_from_slice(bytes);
+                return st.new_string(short);
+            }
+            let bytes = bytes.to_vec();
             st.new_string(&bytes)
         }
         Capture::Position(p) => Value::Int(p as i64 + 1),
@@ -217,6 +224,20 @@ fn push_captures(st: &mut State, s: StrRef, caps: &[Capture]) -> Result<usize, E
         st.push(v);
     }
     Ok(caps.len())
+}
+
+/// Pushes a match's captures, or the whole match if the pattern has none
+/// (`push_captures` with the whole-match range), and returns their count.
+/// An unfinished capture raises its error where C raises it.
+fn push_match(st: &mut State, s: StrRef, m: &pattern::Match) -> Result<usize, Error> {
+    let n = m.capture_count().max(1);
+    st.check_stack(n, "too many captures")?;
+    for i in 0..n {
+        let c = m.capture(i).map_err(|e| pattern_error(st, e))?;
+        let v = capture_value(st, s, c);
+        st.push(v);
+    }
+    Ok(n)
 }
 
 // ----- simple functions ----------------------------------------------------
@@ -411,12 +432,13 @@ fn find_aux(st: &mut State, find: bool) -> R {
         }
     } else {
         let (heap, mut meter) = st.work_meter();
-        let r = pattern::match_pattern(heap.str_bytes(s), heap.str_bytes(p), init, &mut meter);
+        let (anchored, pat) = pattern::split_anchor(heap.str_bytes(p));
+        let r = Matcher::new(heap.str_bytes(s), pat).search(init, anchored, &mut meter);
         match r {
             Err(e) => Err(pattern_error(st, e)),
             Ok(None) => ret1(st, Value::Nil),
-            Ok(Some(caps)) => {
-                let n = push_captures(st, s, &caps)?;
+            Ok(Some(m)) => {
+                let n = push_match(st, s, &m)?;
                 Ok(Action::Return(n))
             }
         }
@@ -460,28 +482,26 @@ fn gmatch_aux(st: &mut State) -> R {
     match found {
         Err(e) => Err(pattern_error(st, e)),
         Ok(None) => Ok(Action::Return(0)),
-        Ok(Some((end, caps))) => {
-            st.set_native_upvalue(2, Value::Int(end as i64));
-            st.set_native_upvalue(3, Value::Int(end as i64));
-            let n = push_captures(st, s, &caps)?;
+        Ok(Some(m)) => {
+            let end = m.end() as i64;
+            st.set_native_upvalue(2, Value::Int(end));
+            st.set_native_upvalue(3, Value::Int(end));
+            let n = push_match(st, s, &m)?;
             Ok(Action::Return(n))
         }
     }
 }
 
 /// Searches from `start` for a match not ending at `last` (the 5.4
-/// `lastmatch` rule); returns its end and captures.
+/// `lastmatch` rule).
 fn gmatch_search(
     subject: &[u8],
     pat: &[u8],
     start: usize,
     last: Option<usize>,
     meter: &mut WorkMeter<'_>,
-) -> Result<Option<(usize, Vec<Capture>)>, PatternError> {
-    match Matcher::new(subject, pat).search_not_ending_at(start, last, meter)? {
-        Some(m) => Ok(Some((m.end(), m.captures()?))),
-        None => Ok(None),
-    }
+) -> Result<Option<pattern::Match>, PatternError> {
+    Matcher::new(subject, pat).search_not_ending_at(start, last, meter)
 }
 
 // ----- gsub ------------------------------------------------------------------
@@ -623,9 +643,8 @@ fn gsub_run(st: &mut State, mut gs: GsubState) -> R {
                 st.index_value(repl, key)?
             }
             _ => {
-                let caps = m.captures().map_err(|e| pattern_error(st, e))?;
                 st.push(repl);
-                let n = push_captures(st, s, &caps)?;
+                let n = push_match(st, s, &m)?;
                 put_gsub_state(st, gs);
                 return Ok(Action::Call { nargs: n, nresults: 1, k: Some((gsub_k, 0)) });
             }

@@ -57,8 +57,29 @@ use crate::heap::Heap;
 use crate::meta::{TM_N, TM_NAMES};
 use crate::thread::{CoStatus, ExecState, Thread};
 use crate::value::{StrRef, TableRef, ThreadRef, Type, Value};
-use std::collections::BTreeMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Write;
+
+/// The natives by registered name. Only looked up (never iterated), and
+/// looked up at every `string.gmatch` and every other native that makes a
+/// closure, so hashed (a tree of two hundred names cost ~480
+/// instructions a lookup).
+pub(crate) type NativeNames =
+    hashbrown::HashMap<&'static str, NativeId, BuildHasherDefault<NameHasher>>;
+
+/// The hash of [`NativeNames`]: the VM's portable string hash.
+#[derive(Default)]
+pub(crate) struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 = self.0.rotate_left(17) ^ crate::string::hash_bytes(bytes);
+    }
+}
 
 /// A native function (see the module docs for the ABI).
 pub type NativeFn = fn(&mut State) -> Result<Action, Error>;
@@ -169,7 +190,7 @@ crate::state_schema! { @state
         /// Registered natives.
         [host] pub(crate) natives: Vec<NativeEntry>,
         /// Name → native id.
-        [host] pub(crate) native_names: BTreeMap<&'static str, NativeId>,
+        [host] pub(crate) native_names: NativeNames,
         /// Collector state.
         [world] pub(crate) gc: GcState,
         /// Pinned values (roots held by Rust code).
@@ -267,7 +288,7 @@ impl State {
             tm_names,
             type_names,
             natives: Vec::new(),
-            native_names: BTreeMap::new(),
+            native_names: NativeNames::default(),
             gc: GcState::new(),
             pins: Vec::new(),
             free_pins: Vec::new(),
