@@ -45,6 +45,9 @@ PRE = {
     'concat': ('local s = "ab"', 'x = s .. "c"'),
     'newtable': ('', 'x = {}'),
     'newtable2': ('', 'x = {a = i, b = i}'),
+    'meta_add': ('local o = setmetatable({}, {__add = function(a, b) return a end})', 'x = o + o'),
+    'meta_index_fn': ('local o = setmetatable({}, {__index = function(t, k) return k end})', 'x = o.z'),
+    'meta_lt': ('local mt = {__lt = function(a, b) return true end}; local a, b = setmetatable({}, mt), setmetatable({}, mt)', 'if a < b then x = 1 end'),
 }
 
 # The same for library calls (`--lib`): where a program's time is in the

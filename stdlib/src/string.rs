@@ -767,7 +767,20 @@ fn check_format(form: &[u8], flags: &[u8], precision: bool) -> bool {
 fn format(st: &mut State) -> R {
     let top = st.nargs();
     let fs = st.check_str(1)?;
-    let fmt = st.str_bytes(fs).to_vec();
+    // The format is copied out of the heap (arguments are converted while
+    // it is read): on the Rust stack when short.
+    let mut short = [0u8; 128];
+    let heap_copy;
+    let fmt: &[u8] = match short.get_mut(..st.str_bytes(fs).len()) {
+        Some(buf) => {
+            buf.copy_from_slice(st.str_bytes(fs));
+            buf
+        }
+        None => {
+            heap_copy = st.str_bytes(fs).to_vec();
+            &heap_copy
+        }
+    };
     let mut out = Vec::with_capacity(fmt.len() + 16);
     let mut arg = 1;
     let mut i = 0;
@@ -793,11 +806,12 @@ fn format(st: &mut State) -> R {
             return Err(st.native_error("invalid format (too long)"));
         }
         let conv = rest.get(span).copied().unwrap_or(0);
-        let mut form = vec![b'%'];
-        form.extend_from_slice(&rest[..span]);
-        form.push(conv);
+        let mut form = [0u8; MAX_SPEC + 1];
+        form[0] = b'%';
+        form[1..=span].copy_from_slice(&rest[..span]);
+        form[span + 1] = conv;
         i += span + 1;
-        format_item(st, &mut out, &form, arg)?;
+        format_item(st, &mut out, &form[..span + 2], arg)?;
     }
     st.charge_bytes(fmt.len() + out.len())?;
     ret_bytes(st, &out)
@@ -888,11 +902,10 @@ fn pad_str(out: &mut Vec<u8>, spec: &Spec, s: &[u8]) {
 
 fn format_s(st: &mut State, out: &mut Vec<u8>, form: &[u8], arg: usize) -> Result<(), Error> {
     let v = st.arg(arg);
-    let s = st.tostring_bytes(v)?;
     if form.len() == 2 {
-        out.extend_from_slice(&s);
-        return Ok(());
+        return st.tostring_append(v, out);
     }
+    let s = st.tostring_bytes(v)?;
     if s.contains(&0) {
         return Err(st.arg_error(arg, "string contains zeros"));
     }

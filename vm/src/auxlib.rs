@@ -297,18 +297,24 @@ impl State {
     /// `luaL_tolstring`: the string form of a value, calling `__tostring`
     /// (nested call) if present.
     pub fn tostring_bytes(&mut self, v: Value) -> Result<Vec<u8>, Error> {
-        let tm = self.tm_of(v, TM_TOSTRING);
         let mut out = Vec::new();
+        self.tostring_append(v, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`State::tostring_bytes`] appended to `out` (no buffer of its own).
+    pub fn tostring_append(&mut self, v: Value, out: &mut Vec<u8>) -> Result<(), Error> {
+        let tm = self.tm_of(v, TM_TOSTRING);
         if !tm.is_nil() {
             let r = self.call_value1(tm, &[v])?;
             match r {
-                Value::Str(_) | Value::Int(_) | Value::Float(_) => self.tostring_raw(r, &mut out),
+                Value::Str(_) | Value::Int(_) | Value::Float(_) => self.tostring_raw(r, out),
                 _ => return Err(self.native_error("'__tostring' must return a string")),
             }
-            return Ok(out);
+            return Ok(());
         }
-        self.tostring_raw(v, &mut out);
-        Ok(out)
+        self.tostring_raw(v, out);
+        Ok(())
     }
 
     /// The bytes of a string value.
