@@ -288,22 +288,24 @@ impl State {
         self.heap.tables.get_mut(t).set_int(i, v);
     }
 
-    /// `t[i] = v` where the store cannot change the table's shape nor call
-    /// a metamethod: `i` lies in the array part, and the table has no
-    /// metatable or `t[i]` is not nil (the dispatch loop's array store, and
-    /// `lua_seti`'s fast path). False, with nothing written, otherwise: the
-    /// caller then takes the general path.
+    /// `t[i] = v` where the store can neither call a metamethod nor
+    /// rehash: `i` lies in the array part, and the table has no metatable
+    /// or `t[i]` is not nil (`lua_seti`'s fast path); or, on a table
+    /// without a metatable and with an empty hash part, `v` is not nil and
+    /// `i` is the array's next index within its capacity (an append). The
+    /// dispatch loop's SETI and SETTABLE do the same. False, with nothing
+    /// written, otherwise: the caller then takes the general path.
     pub fn set_int_in_array(&mut self, t: TableRef, i: i64, v: Value) -> bool {
         let tables = &mut self.heap.tables;
         // Checks that `t` names a live table, as every checked access does.
         let _ = tables.get(t);
-        // SAFETY: `t` was checked just above.
+        // SAFETY (both): `t` was checked just above.
         match unsafe { tables.array_slot_for_set(t, (i as u64).wrapping_sub(1), v) } {
             Some(slot) => {
                 *slot = v;
                 true
             }
-            None => false,
+            None => unsafe { tables.try_append(t, i, v) },
         }
     }
 

@@ -129,10 +129,18 @@ fn next(st: &mut State) -> R {
     let t = st.check_table(1)?;
     let k = st.arg(2);
     let view = st.heap.tables.get(t);
-    let Some(pos) = view.position_after(k) else {
-        return Err(st.error_string(b"invalid key to 'next'"));
+    let pos = if !k.is_nil() && view.key_before(st.next_hint, k) {
+        st.next_hint
+    } else {
+        match view.position_after(k) {
+            Some(pos) => pos,
+            None => return Err(st.error_string(b"invalid key to 'next'")),
+        }
     };
     let found = view.next_at(pos);
+    if let Some((p, _, _)) = found {
+        st.next_hint = p;
+    }
     // The empty slots skipped (a table emptied of most of its entries
     // makes each call scan them): 16-byte slots, charged as bytes scanned.
     let end = found.map_or(view.array_len_raw() + view.hash_slots(), |(p, _, _)| p - 1);

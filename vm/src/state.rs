@@ -211,6 +211,11 @@ crate::state_schema! { @state
         /// cache that changes no answer (see `TableView::get_str_hinted`),
         /// so host: none of the four consumers needs it.
         [host] pub(crate) str_meta_hint: std::cell::Cell<u32>,
+        /// Where the last `next` found its key's successor: tried first by
+        /// the following call, whose key is usually that one (a `pairs`
+        /// loop). Checked before use (the key must be at that position),
+        /// so it never changes a result and is not state.
+        [host] pub(crate) next_hint: usize,
         /// Advanced by the collector's atomic step and by a return to rest:
         /// a stack stored in its thread keeps what lies above its length
         /// only while this stays the same (`stack.rs`). It changes no
@@ -296,6 +301,7 @@ impl State {
             in_msgh: 0,
             budget: crate::limits::SLICE,
             str_meta_hint: Default::default(),
+            next_hint: 0,
             stack_epoch: 0,
             budget_hook: None,
             stdout: Box::new(std::io::BufWriter::new(std::io::stdout())),

@@ -1322,6 +1322,18 @@ impl<'a> TableView<'a> {
         }
     }
 
+    /// Whether `key` is the key of the pair before position `pos` (as
+    /// [`TableView::next_at`] returns positions): then `position_after(key)`
+    /// is `pos`, without the search.
+    #[inline]
+    pub fn key_before(self, pos: usize, key: Value) -> bool {
+        let n = self.t.alen as usize;
+        match pos.checked_sub(n + 1) {
+            Some(e) => self.ents().get(2 * e).is_some_and(|k| k.raw_eq(key)),
+            None => false,
+        }
+    }
+
     /// Positional traversal: the first live pair at position `>= pos`
     /// (positions `0..array_len_raw()` are the array part, then the hash
     /// entries), with the position to resume from. Positions stay valid

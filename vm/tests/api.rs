@@ -247,6 +247,15 @@ fn array_stores_write_only_where_raw_and_roll_back() {
     assert!(st.set_int_in_array(u, 1, Value::Int(10)));
     assert!(!st.set_int_in_array(u, 2, Value::Int(20)), "nil slot with a metatable");
     assert!(!st.set_ints_in_array(u, 1, &[Value::Int(7), Value::Int(8)]));
+    // An append within the array's capacity, on a table without a metatable.
+    let r = run(&mut st, "w = {}; for i = 1, 5 do w[i] = i end; return w").unwrap();
+    let Value::Table(w) = r[0] else { panic!("table") };
+    let room = (6..=64).take_while(|&i| st.set_int_in_array(w, i, Value::Int(i * 10))).count();
+    assert!(room > 0, "a table grown by appends has room for one more");
+    assert!(!st.set_int_in_array(w, 8 + room as i64, Value::Int(0)), "a gap is not an append");
+    assert!(!st.set_int_in_array(w, 6 + room as i64, Value::Nil), "nil is not an append");
+    let r = run(&mut st, "return #w, w[6]").unwrap();
+    assert!(matches!(r[..], [Value::Int(n), Value::Int(60)] if n == 5 + room as i64));
     let r = run(&mut st, "return t[1] .. ',' .. t[2] .. ',' .. t[3] .. ',' .. t[4], u[1], u[2]")
         .unwrap();
     assert_eq!(s(&st, r[0]), "1,20,30,40");
