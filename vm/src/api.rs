@@ -288,6 +288,12 @@ impl State {
         self.heap.tables.get_mut(t).set_int(i, v);
     }
 
+    /// Whether the running code may yield (`lua_isyieldable`): it runs in
+    /// a coroutine, with no nested call from Rust in between.
+    pub fn is_yieldable(&self) -> bool {
+        self.running != self.main_thread && self.ex.nny == 0
+    }
+
     /// `t[i] = v` where the store can neither call a metamethod nor
     /// rehash: `i` lies in the array part, and the table has no metatable
     /// or `t[i]` is not nil (`lua_seti`'s fast path); or, on a table

@@ -13,25 +13,30 @@
 //!
 //! There are two drivers of the same algorithm.
 //!
-//! **Without a comparator** (`auxsort`, `partition`) the sort is C's code
-//! as C writes it: a loop and a recursion into the smaller half, values
-//! in Rust locals, `lua_compare(a, b, LT)` answered inline for two numbers
-//! or two strings and by `less_value` otherwise (`__lt` metamethods run as
-//! nested calls, as in C). Nothing can yield there, so nothing has to be
-//! resumable. Rust may hold a handle only until Lua code runs
-//! (ARCHITECTURE.md): before a metamethod may run (`__lt`, `__index`,
-//! `__newindex`), the values the driver still needs are written into
-//! the window (`root`), as C keeps them on its stack. The differential
-//! case `lib_sort_nocomp` collects garbage inside those metamethods.
+//! **The direct driver** (`auxsort`, `partition`) is C's code as C writes
+//! it: a loop and a recursion into the smaller half, values in Rust
+//! locals. Without a comparator, `lua_compare(a, b, LT)` is answered
+//! inline for two numbers or two strings and by `less_value` otherwise
+//! (`__lt` metamethods run as nested calls, as in C); with one, the
+//! comparator is a nested call (`call_value1`, C's `lua_call`). It runs
+//! whenever nothing could yield: no comparator, or code that is not
+//! yieldable (`State::is_yieldable`: the main thread, or below a nested
+//! call), where a yield in the comparator is the same error either way.
+//! Rust may hold a handle only until Lua code runs (ARCHITECTURE.md):
+//! before a comparator or a metamethod may run (`__lt`, `__index`,
+//! `__newindex`), the values the driver still needs are written into the
+//! window (`root`), as C keeps them on its stack. The differential cases
+//! `lib_sort_nocomp` and `lib_sort_drivers` collect garbage inside those
+//! calls while the sort holds values nothing else references.
 //!
-//! **With a comparator function** the algorithm is a state machine
-//! (`Sorter`) that stops at every comparison: the driver returns
-//! [`Action::Call`] and resumes in a continuation, so the comparator runs
-//! as an ordinary frame of the interpreter loop and **a coroutine can yield
-//! inside it** (C Lua cannot). Between comparisons everything lives in the
-//! native's stack window, as plain Lua values (so a snapshot of a
-//! coroutine suspended inside a comparator captures the sort); a
-//! comparison costs a few slot writes, not a copy of the machine:
+//! **In a coroutine, with a comparator function,** the algorithm is a
+//! state machine (`Sorter`) that stops at every comparison: the driver
+//! returns [`Action::Call`] and resumes in a continuation, so the
+//! comparator runs as an ordinary frame of the interpreter loop and **a
+//! coroutine can yield inside it** (C Lua cannot). Between comparisons
+//! everything lives in the native's stack window, as plain Lua values (so
+//! a snapshot of a coroutine suspended inside a comparator captures the
+//! sort); a comparison costs a few slot writes, not a copy of the machine:
 //!
 //! | slot | content |
 //! |---|---|
@@ -44,10 +49,11 @@
 //!
 //! The direct driver uses slot 3 for its pivot and slots 4-7 for the
 //! values it roots. Both make the same reads, writes and comparisons in
-//! the same order; the differential cases `lib_table_sort` and
-//! `lib_sort_nocomp` compare both with lua5.4, call by call. Sorting 1,000
-//! integers costs about 0.55× lua5.4's instructions without a comparator
-//! (the machine took 2.05×), and 2.0× with one (benches/RESULTS.md).
+//! the same order; the differential cases `lib_table_sort`,
+//! `lib_sort_nocomp` and `lib_sort_drivers` compare them with lua5.4 and
+//! with each other, call by call. Sorting 1,000 integers costs about
+//! 0.55× lua5.4's instructions without a comparator (the machine took
+//! 2.05×) and 1.3× with one (the machine: 2.0×; benches/RESULTS.md).
 //!
 //! # Invariants
 //!
@@ -439,8 +445,8 @@ pub(super) fn sort(st: &mut State) -> R {
         return Err(st.arg_type_error(2, "function"));
     }
     st.set_top(SLOT_FRAMES - 1);
-    if f.is_nil() {
-        auxsort(st, st.arg(1), 1, n, 0)?;
+    if f.is_nil() || !st.is_yieldable() {
+        auxsort(st, Sort { t: st.arg(1), cmp: f }, 1, n, 0)?;
         return Ok(Action::Return(0));
     }
     let sorter = Sorter::new(st, n);
@@ -449,14 +455,23 @@ pub(super) fn sort(st: &mut State) -> R {
 
 // ----- the direct driver ------------------------------------------------------
 
-/// `auxsort` without a comparator, as C writes it: the same reads,
-/// writes and comparisons in the same order as [`Sorter`]'s.
-fn auxsort(st: &mut State, t: Value, lo: i64, up: i64, rnd: i64) -> Result<(), Error> {
+/// What the direct driver sorts: the table, and the comparator (nil for
+/// `<`).
+#[derive(Clone, Copy)]
+struct Sort {
+    t: Value,
+    cmp: Value,
+}
+
+/// `auxsort` as C writes it: the same reads, writes and comparisons in the
+/// same order as [`Sorter`]'s.
+fn auxsort(st: &mut State, s: Sort, lo: i64, up: i64, rnd: i64) -> Result<(), Error> {
+    let t = s.t;
     let (mut lo, mut up, mut rnd) = (lo, up, rnd);
     while lo < up {
         let a = get(st, t, lo, &[])?;
         let b = get(st, t, up, &[a])?;
-        if less(st, b, a, &[a, b])? {
+        if less(st, s.cmp, b, a, &[a, b])? {
             set(st, t, lo, b, &[a])?;
             set(st, t, up, a, &[])?;
         }
@@ -467,12 +482,12 @@ fn auxsort(st: &mut State, t: Value, lo: i64, up: i64, rnd: i64) -> Result<(), E
             if up - lo < RANLIMIT || rnd == 0 { (lo + up) / 2 } else { choose_pivot(lo, up, rnd) };
         let vp = get(st, t, p, &[])?;
         let vlo = get(st, t, lo, &[vp])?;
-        if less(st, vp, vlo, &[vp, vlo])? {
+        if less(st, s.cmp, vp, vlo, &[vp, vlo])? {
             set(st, t, p, vlo, &[vp])?;
             set(st, t, lo, vp, &[])?;
         } else {
             let vup = get(st, t, up, &[vp])?;
-            if less(st, vup, vp, &[vp, vup])? {
+            if less(st, s.cmp, vup, vp, &[vp, vup])? {
                 set(st, t, p, vup, &[vp])?;
                 set(st, t, up, vp, &[])?;
             }
@@ -485,14 +500,14 @@ fn auxsort(st: &mut State, t: Value, lo: i64, up: i64, rnd: i64) -> Result<(), E
         let x = get(st, t, up - 1, &[])?;
         set(st, t, p, x, &[])?;
         set(st, t, up - 1, pv, &[])?;
-        let p = partition(st, t, lo, up, pv)?;
+        let p = partition(st, s, lo, up, pv)?;
         let n;
         if p - lo < up - p {
-            auxsort(st, t, lo, p - 1, rnd)?;
+            auxsort(st, s, lo, p - 1, rnd)?;
             n = p - lo;
             lo = p + 1;
         } else {
-            auxsort(st, t, p + 1, up, rnd)?;
+            auxsort(st, s, p + 1, up, rnd)?;
             n = up - p;
             up = p - 1;
         }
@@ -505,13 +520,14 @@ fn auxsort(st: &mut State, t: Value, lo: i64, up: i64, rnd: i64) -> Result<(), E
 
 /// C's `partition` of `[lo, up]` around the pivot `pv` (kept in slot
 /// [`SLOT_PIVOT`], and at `up - 1`): its final place.
-fn partition(st: &mut State, t: Value, lo: i64, up: i64, pv: Value) -> Result<i64, Error> {
+fn partition(st: &mut State, s: Sort, lo: i64, up: i64, pv: Value) -> Result<i64, Error> {
+    let t = s.t;
     let (mut i, mut j) = (lo, up - 1);
     loop {
         let ai = loop {
             i += 1;
             let ai = get(st, t, i, &[])?;
-            if !less(st, ai, pv, &[ai])? {
+            if !less(st, s.cmp, ai, pv, &[ai])? {
                 break ai;
             }
             if i == up - 1 {
@@ -521,7 +537,7 @@ fn partition(st: &mut State, t: Value, lo: i64, up: i64, pv: Value) -> Result<i6
         let aj = loop {
             j -= 1;
             let aj = get(st, t, j, &[ai])?;
-            if !less(st, pv, aj, &[ai, aj])? {
+            if !less(st, s.cmp, pv, aj, &[ai, aj])? {
                 break aj;
             }
             if j < i {
@@ -576,8 +592,12 @@ fn set(st: &mut State, t: Value, i: i64, v: Value, hold: &[Value]) -> Result<(),
 /// `a < b` (`lua_lessthan`), charged one step; roots `hold` before an
 /// `__lt` metamethod runs.
 #[inline(always)]
-fn less(st: &mut State, a: Value, b: Value, hold: &[Value]) -> Result<bool, Error> {
+fn less(st: &mut State, cmp: Value, a: Value, b: Value, hold: &[Value]) -> Result<bool, Error> {
     st.charge_work(1)?;
+    if !cmp.is_nil() {
+        root(st, hold);
+        return Ok(st.call_value1(cmp, &[a, b])?.truthy());
+    }
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => return Ok(x < y),
         (Value::Float(x), Value::Float(y)) => return Ok(x < y),
