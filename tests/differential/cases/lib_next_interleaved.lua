@@ -46,5 +46,5 @@ for k in pairs(f) do count = count + 1 seen[k] = (seen[k] or 0) + 1 end
 print(count, seen[2^53], seen[3], seen[0.5], seen.x, seen[true], seen[-7])
 
 -- an absent key, right after a successful call
-print(next(b, "k5") ~= nil, pcall(next, b, "nope"))
+print((pcall(next, b, "k5")), pcall(next, b, "nope"))
 print(pcall(next, b, 0/0))
