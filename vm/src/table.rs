@@ -150,8 +150,7 @@ use crate::writes::WriteLog;
 use std::cell::Cell;
 use std::fmt;
 
-/// Largest array part (2^27 slots, 2 GiB); larger integer keys live in the
-/// hash part.
+/// Largest array part (2^27 slots, 2 GiB); larger integer keys: hash part.
 const MAX_ARRAY_BITS: usize = 27;
 const MAX_ARRAY: usize = 1 << MAX_ARRAY_BITS;
 /// Smallest nonempty hash part.
@@ -552,8 +551,7 @@ impl Tables {
         TableView { t: self.arena.get(h), s: &self.store }
     }
 
-    /// [`Tables::get`] without checking the header's slot: the dispatch
-    /// loop's reads.
+    /// [`Tables::get`] without checking the header's slot (loop reads).
     ///
     /// # Safety
     ///
@@ -1322,16 +1320,13 @@ impl<'a> TableView<'a> {
         }
     }
 
-    /// Whether `key` is the key of the pair before position `pos` (as
-    /// [`TableView::next_at`] returns positions): then `position_after(key)`
-    /// is `pos`, without the search.
+    /// Whether `key` is the hash key before position `pos`, one `next_at`
+    /// returned (of any table, so `2 * e` cannot overflow): then
+    /// `position_after(key)` is `pos`, unsearched.
     #[inline]
     pub fn key_before(self, pos: usize, key: Value) -> bool {
-        let n = self.t.alen as usize;
-        match pos.checked_sub(n + 1) {
-            Some(e) => self.ents().get(2 * e).is_some_and(|k| k.raw_eq(key)),
-            None => false,
-        }
+        let e = pos.checked_sub(self.t.alen as usize + 1);
+        e.and_then(|e| self.ents().get(2 * e)).is_some_and(|k| k.raw_eq(key))
     }
 
     /// Positional traversal: the first live pair at position `>= pos`
@@ -1442,8 +1437,7 @@ impl<'a> TableView<'a> {
     }
 }
 
-/// Counts key `k` in its `nums` slice if it is an array candidate;
-/// returns 1 if counted.
+/// Counts key `k` in its `nums` slice if an array candidate (1 if so).
 #[inline]
 fn count_key(nums: &mut [usize; MAX_ARRAY_BITS + 1], k: u64) -> usize {
     if k >= 1 && k <= MAX_ARRAY as u64 {
