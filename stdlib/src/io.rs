@@ -667,13 +667,15 @@ fn stream_error(st: &mut State, file: Value) -> Option<OsError> {
 }
 
 /// Resets the file's error flags (`clearerr`); flushes the standard
-/// output before reading the standard input, as an interactive C program
-/// would see it.
+/// output before a read of the standard input that must go to the
+/// source (an empty buffer), as C's stdio flushes its line-buffered
+/// output, so that a prompt shows before the program waits; a read the
+/// buffer serves does not flush.
 fn clear_error(st: &mut State, file: Value) {
     let stdin = with_lstream(st, file, |p| match &mut p.handle {
         Some(Handle::Stream(s)) => {
             s.clear_error();
-            s.is_stdin()
+            s.is_stdin() && !s.has_buffered()
         }
         _ => false,
     });

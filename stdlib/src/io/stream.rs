@@ -156,6 +156,12 @@ impl Stream {
         s
     }
 
+    /// Whether bytes read from the source wait in the buffer: a read can
+    /// then be served without asking the source.
+    pub fn has_buffered(&self) -> bool {
+        self.rpos < self.rbuf.len()
+    }
+
     /// Whether this is the standard input.
     pub fn is_stdin(&self) -> bool {
         self.standard
