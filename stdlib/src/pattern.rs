@@ -942,13 +942,7 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
     fn class_set(&self, p: usize, ep: usize) -> [u64; 4] {
         let mut set = [0u64; 4];
         for b in 0..=255u8 {
-            let c = self.pbyte(p);
-            let hit = match c {
-                L_ESC => match_class(b, self.pbyte(p + 1)),
-                b'[' => self.match_bracket_class(b, p, ep - 1),
-                _ => c == b,
-            };
-            set[usize::from(b >> 6)] |= u64::from(hit) << (b & 63);
+            set[usize::from(b >> 6)] |= u64::from(self.class_has(b, p, ep)) << (b & 63);
         }
         set
     }
@@ -1110,9 +1104,12 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
 
     /// Does the subject byte at `s` match the class `p..ep`?
     fn single_match(&self, s: usize, p: usize, ep: usize) -> bool {
-        let Some(&c) = self.src.get(s) else {
-            return false;
-        };
+        self.src.get(s).is_some_and(|&c| self.class_has(c, p, ep))
+    }
+
+    /// Does byte `c` match the single-character class `p..ep`?
+    #[inline]
+    fn class_has(&self, c: u8, p: usize, ep: usize) -> bool {
         match self.pbyte(p) {
             b'.' => true,
             L_ESC => match_class(c, self.pbyte(p + 1)),
@@ -1202,7 +1199,6 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
     /// decided once).
     fn run_length(&self, s: usize, p: usize, ep: usize) -> usize {
         let rest = self.src.get(s..).unwrap_or(&[]);
-        let count = |f: &dyn Fn(u8) -> bool| rest.iter().take_while(|&&c| f(c)).count();
         match self.pbyte(p) {
             b'.' => rest.len(),
             L_ESC => {
@@ -1215,7 +1211,7 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
                     }
                 }
             }
-            b'[' => count(&|c| self.match_bracket_class(c, p, ep - 1)),
+            b'[' => rest.iter().take_while(|&&c| self.match_bracket_class(c, p, ep - 1)).count(),
             lit => rest.iter().take_while(|&&c| c == lit).count(),
         }
     }
