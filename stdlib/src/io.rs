@@ -567,13 +567,13 @@ fn io_readline(st: &mut State) -> R {
         let f = st.native_upvalue(3 + i);
         st.push(f);
     }
-    let results = g_read(st, file, 2)?;
-    let first = results.first().copied().unwrap_or(Value::Nil);
-    if first.truthy() {
-        return push_all(st, results);
+    let base = st.nargs();
+    let k = g_read(st, file, 2)?;
+    if st.arg(base + 1).truthy() {
+        return Ok(Action::Return(k));
     }
-    if results.len() > 1 {
-        let msg = results[1];
+    if k > 1 {
+        let msg = st.arg(base + 2);
         let text = st.tostring(msg);
         return Err(st.native_error(String::from_utf8_lossy(&text)));
     }
@@ -582,14 +582,6 @@ fn io_readline(st: &mut State) -> R {
         aux_close(st, file)?;
     }
     Ok(Action::Return(0))
-}
-
-fn push_all(st: &mut State, vals: Vec<Value>) -> R {
-    let n = vals.len();
-    for v in vals {
-        st.push(v);
-    }
-    Ok(Action::Return(n))
 }
 
 // ----- reading ----------------------------------------------------------------
@@ -620,39 +612,45 @@ fn read_format(st: &mut State, i: usize) -> Result<Format, Error> {
     }
 }
 
-/// What one format read.
+/// What one format read: bytes, in the caller's buffer, or a number.
 enum Piece {
-    Bytes(Vec<u8>),
+    Bytes,
     Number(Value),
 }
 
-/// Performs one read on the file's stream: the piece and success.
-fn read_one(st: &mut State, file: Value, fmt: &Format) -> (Piece, bool) {
+/// Performs one read on the file's stream, its bytes into `buf` (cleared
+/// first): the piece and success.
+fn read_one(st: &mut State, file: Value, fmt: &Format, buf: &mut Vec<u8>) -> (Piece, bool) {
+    buf.clear();
     let r = with_lstream(st, file, |p| match &mut p.handle {
         Some(Handle::Stream(s)) => Some(match fmt {
-            Format::Count(0) => (Piece::Bytes(Vec::new()), s.test_eof()),
+            Format::Count(0) => s.test_eof(),
             Format::Count(n) => {
                 let (b, ok) = s.read_chars(*n);
-                (Piece::Bytes(b), ok)
+                *buf = b;
+                ok
             }
-            Format::Line { keep_nl } => {
-                let (b, ok) = s.read_line(*keep_nl);
-                (Piece::Bytes(b), ok)
+            Format::Line { keep_nl } => s.read_line(*keep_nl, buf),
+            Format::All => {
+                *buf = s.read_all();
+                true
             }
-            Format::All => (Piece::Bytes(s.read_all()), true),
-            Format::Number => (Piece::Bytes(s.read_numeral()), true),
+            Format::Number => {
+                *buf = s.read_numeral();
+                true
+            }
         }),
         _ => None,
     });
     match r.flatten() {
-        Some((Piece::Bytes(b), true)) if matches!(fmt, Format::Number) => {
-            match luprex_vm::raw::number::str_to_number(&b) {
+        Some(true) if matches!(fmt, Format::Number) => {
+            match luprex_vm::raw::number::str_to_number(buf) {
                 Some(n) => (Piece::Number(n.into()), true),
                 None => (Piece::Number(Value::Nil), false),
             }
         }
-        Some(x) => x,
-        None => (Piece::Bytes(Vec::new()), false),
+        Some(ok) => (Piece::Bytes, ok),
+        None => (Piece::Bytes, false),
     }
 }
 
@@ -684,76 +682,98 @@ fn clear_error(st: &mut State, file: Value) {
     }
 }
 
-/// `g_read`: reads with the formats in arguments `first..`; returns the
-/// results (the caller pushes them).
-fn g_read(st: &mut State, file: Value, first: usize) -> Result<Vec<Value>, Error> {
+/// `g_read`: reads with the formats in arguments `first..`, pushing what
+/// each read (nil for a failed one, and nothing after it), or, on a
+/// stream error, the error triple instead; returns how many values it
+/// pushed. The bytes pass through the state's scratch buffer.
+fn g_read(st: &mut State, file: Value, first: usize) -> Result<usize, Error> {
+    let mut buf = st.take_buf();
+    let r = g_read_with(st, file, first, &mut buf);
+    st.put_buf(buf);
+    r
+}
+
+/// [`g_read`] with its buffer.
+fn g_read_with(
+    st: &mut State,
+    file: Value,
+    first: usize,
+    buf: &mut Vec<u8>,
+) -> Result<usize, Error> {
     let last = st.nargs();
     clear_error(st, file);
-    let mut out = Vec::new();
+    let mut n = 0;
     let mut success = true;
     if last < first {
-        let (p, ok) = read_one(st, file, &Format::Line { keep_nl: false });
-        out.push(piece_value(st, p));
+        let (p, ok) = read_one(st, file, &Format::Line { keep_nl: false }, buf);
+        push_piece(st, p, buf);
+        n = 1;
         success = ok;
     } else {
         st.check_stack(last + 20, "too many arguments")?;
         let mut i = first;
         while i <= last && success {
             let fmt = read_format(st, i)?;
-            let (p, ok) = read_one(st, file, &fmt);
-            out.push(piece_value(st, p));
+            let (p, ok) = read_one(st, file, &fmt, buf);
+            push_piece(st, p, buf);
+            n += 1;
             success = ok;
             i += 1;
         }
     }
     if let Some(e) = stream_error(st, file) {
+        st.set_top(last);
+        st.push(Value::Nil);
         let m = st.new_string(e.message.as_bytes());
-        return Ok(vec![Value::Nil, m, Value::Int(i64::from(e.errno))]);
+        st.push(m);
+        st.push(Value::Int(i64::from(e.errno)));
+        return Ok(3);
     }
     if !success {
-        if let Some(l) = out.last_mut() {
-            *l = Value::Nil;
-        }
+        st.set_top(last + n - 1);
+        st.push(Value::Nil);
     }
-    Ok(out)
+    Ok(n)
 }
 
-fn piece_value(st: &mut State, p: Piece) -> Value {
-    match p {
-        Piece::Bytes(b) => st.new_string(&b),
+/// Pushes what [`read_one`] read.
+fn push_piece(st: &mut State, p: Piece, buf: &[u8]) {
+    let v = match p {
+        Piece::Bytes => st.new_string(buf),
         Piece::Number(v) => v,
-    }
+    };
+    st.push(v);
 }
 
 fn io_read(st: &mut State) -> R {
     let f = get_io_file(st, IO_INPUT)?;
-    let r = g_read(st, f, 1)?;
-    push_all(st, r)
+    let n = g_read(st, f, 1)?;
+    Ok(Action::Return(n))
 }
 
 fn f_read(st: &mut State) -> R {
     let f = to_file(st)?;
-    let r = g_read(st, f, 2)?;
-    push_all(st, r)
+    let n = g_read(st, f, 2)?;
+    Ok(Action::Return(n))
 }
 
 // ----- writing ----------------------------------------------------------------
 
-/// The bytes `g_write` writes for argument `i`: integers with `%d`,
-/// floats with `%.14g`, strings as they are.
-fn write_bytes(st: &mut State, i: usize) -> Result<Vec<u8>, Error> {
-    let mut b = Vec::new();
+/// The bytes `g_write` writes for argument `i`, into `b` (cleared first):
+/// integers with `%d`, floats with `%.14g`, strings as they are.
+fn write_bytes(st: &mut State, i: usize, b: &mut Vec<u8>) -> Result<(), Error> {
+    b.clear();
     match st.arg(i) {
-        Value::Int(n) => luprex_vm::raw::number::fmt_int(n, &mut b),
+        Value::Int(n) => luprex_vm::raw::number::fmt_int(n, b),
         Value::Float(x) => {
-            luprex_vm::raw::format::format_float(&mut b, &luprex_vm::raw::number::FLOAT_FORMAT, x);
+            luprex_vm::raw::format::format_float(b, &luprex_vm::raw::number::FLOAT_FORMAT, x);
         }
         _ => {
             let s = st.check_str(i)?;
             b.extend_from_slice(st.str_bytes(s));
         }
     }
-    Ok(b)
+    Ok(())
 }
 
 /// Writes bytes to a file; false on failure.
@@ -789,23 +809,38 @@ fn write_to(st: &mut State, file: Value, data: &[u8]) -> bool {
 /// `g_write`: writes arguments `first..=last`; returns the file or the
 /// error triple.
 fn g_write(st: &mut State, file: Value, first: usize, last: usize) -> R {
-    let mut status = true;
-    for i in first..=last {
-        let number = matches!(st.arg(i), Value::Int(_) | Value::Float(_));
-        let b = write_bytes(st, i)?;
-        // As in C, a number is always printed; a string only while no
-        // write has failed.
-        if number {
-            status = write_to(st, file, &b) && status;
-        } else if status {
-            status = write_to(st, file, &b);
-        }
-    }
-    if status {
+    let mut buf = st.take_buf();
+    let r = write_args(st, file, first, last, &mut buf);
+    st.put_buf(buf);
+    if r? {
         return ret1(st, file);
     }
     let e = stream_error(st, file).unwrap_or_else(OsError::bad_fd);
     push_os_error(st, &e, None)
+}
+
+/// Writes arguments `first..=last` through `buf`: whether every write
+/// succeeded.
+fn write_args(
+    st: &mut State,
+    file: Value,
+    first: usize,
+    last: usize,
+    buf: &mut Vec<u8>,
+) -> Result<bool, Error> {
+    let mut status = true;
+    for i in first..=last {
+        let number = matches!(st.arg(i), Value::Int(_) | Value::Float(_));
+        write_bytes(st, i, buf)?;
+        // As in C, a number is always printed; a string only while no
+        // write has failed.
+        if number {
+            status = write_to(st, file, buf) && status;
+        } else if status {
+            status = write_to(st, file, buf);
+        }
+    }
+    Ok(status)
 }
 
 fn io_write(st: &mut State) -> R {

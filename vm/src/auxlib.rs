@@ -14,6 +14,9 @@ use crate::state::State;
 use crate::thread::u;
 use crate::value::{StrRef, TableRef, Value};
 
+/// Capacity up to which [`State::put_buf`] keeps a scratch buffer.
+const SCRATCH_KEEP: usize = 1 << 16;
+
 impl State {
     /// Stack index of the running native's first argument.
     #[inline]
@@ -315,6 +318,27 @@ impl State {
         }
         self.tostring_raw(v, out);
         Ok(())
+    }
+
+    /// The state's scratch byte buffer, empty, with the capacity its
+    /// earlier uses left: for a native's temporary bytes (a line being
+    /// read, a number being formatted), so that a call allocates nothing.
+    /// Give it back with [`State::put_buf`]. Meanwhile the state's own
+    /// uses (concatenation) take a new buffer. Scratch: never snapshot,
+    /// saved or hashed.
+    pub fn take_buf(&mut self) -> Vec<u8> {
+        let mut b = std::mem::take(&mut self.buf);
+        b.clear();
+        b
+    }
+
+    /// Returns a buffer taken with [`State::take_buf`]. A buffer grown past
+    /// 64 KiB is dropped, so that one huge string does not
+    /// keep its size for the life of the state.
+    pub fn put_buf(&mut self, b: Vec<u8>) {
+        if b.capacity() <= SCRATCH_KEEP && b.capacity() >= self.buf.capacity() {
+            self.buf = b;
+        }
     }
 
     /// The bytes of a string value.

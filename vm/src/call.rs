@@ -81,7 +81,7 @@ impl State {
 
     /// [`State::precall`] after the call was charged.
     #[inline]
-    fn precall_charged(&mut self, func: usize, nresults: i32, ret: MetaRet) -> Result<Pre, Error> {
+    pub(crate) fn precall_charged(&mut self, func: usize, nresults: i32, ret: MetaRet) -> Result<Pre, Error> {
         let mut chain = 0;
         loop {
             match self.ex.stack[func] {
@@ -412,10 +412,17 @@ impl State {
                 let v = if n > 0 { self.ex.stack[first] } else { Value::Nil };
                 // Invariant: metamethod frames are pushed by an instruction
                 // of the Lua frame below them (`call_meta`).
-                let caller = *self.ex.frames.last().expect("caller");
+                let caller = self.ex.frames.last().expect("caller");
                 let (cbase, ctop) = (u(caller.base), u(caller.top));
-                self.ex.stack.truncate(func);
-                self.ex.stack.resize(ctop, Value::Nil);
+                if func >= ctop {
+                    // Pushed above the caller's registers, as `call_meta`
+                    // does: back to its extent, the slots above kept, as
+                    // an ordinary return keeps them (`move_results`).
+                    self.ex.stack.set_len_keep(ctop);
+                } else {
+                    self.ex.stack.truncate(func);
+                    self.ex.stack.resize(ctop, Value::Nil);
+                }
                 match ret {
                     MetaRet::Reg(a) => self.ex.stack[cbase + a as usize] = v,
                     MetaRet::Cond(k) => {

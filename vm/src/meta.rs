@@ -297,6 +297,9 @@ impl State {
 
     /// Pushes a metamethod frame: calls `f(args)` with one result handled
     /// per `ret`. The arguments go above the running Lua frame's registers.
+    /// A Lua function, the common case, has its frame pushed here, for the
+    /// loop to run next (`precall`'s work without its dispatch); anything
+    /// else goes through `precall`.
     #[cold]
     #[inline(never)]
     pub(crate) fn call_meta(
@@ -306,9 +309,12 @@ impl State {
         ret: MetaRet,
     ) -> Result<(), Error> {
         let func = self.ex.stack.len();
-        self.ex.stack.push(f);
-        self.ex.stack.extend_from_slice(args);
-        self.precall(func, 1, ret).map(|_| ())
+        self.ex.stack.push_call(f, args);
+        self.charge(crate::limits::CALL_COST)?;
+        match f {
+            Value::LuaFn(cl) => self.push_lua_frame::<false>(func, cl, 1, ret),
+            _ => self.precall_charged(func, 1, ret).map(|_| ()),
+        }
     }
 
     // ----- indexing ----------------------------------------------------
@@ -544,6 +550,18 @@ impl State {
         dest: u8,
     ) -> Result<Option<Value>, Error> {
         let (a, b) = (a.value(), b.value());
+        // A table's metamethod, the common case, first: numbers and the
+        // strings' coercion do not apply to it (`luaT_trybinTM` finds it
+        // first too).
+        if let Value::Table(t) = a {
+            if let Some(mt) = self.heap.tables.get(t).meta {
+                let tm = self.fast_tm(mt, op.tm());
+                if !tm.is_nil() {
+                    self.call_meta(tm, &[a, b], MetaRet::Reg(dest))?;
+                    return Ok(None);
+                }
+            }
+        }
         match self.arith_dispatch(op, a, b, oa, ob)? {
             Idx::Val(v) => Ok(Some(v)),
             Idx::Call(tm, _) => {
@@ -555,6 +573,9 @@ impl State {
 
     /// Arithmetic with metamethods, for natives (`lua_arith`).
     pub fn arith_value(&mut self, op: ArithOp, a: Value, b: Value) -> Result<Value, Error> {
+        if let NumRes::Val(v) = arith_num(op, a, b) {
+            return Ok(v);
+        }
         match self.arith_dispatch(op, a, b, Operand::None, Operand::None)? {
             Idx::Val(v) => Ok(v),
             Idx::Call(tm, _) => self.call_value1(tm, &[a, b]),

@@ -165,6 +165,17 @@ impl Stack {
         self.v.extend_from_slice(xs);
     }
 
+    /// Pushes a callee and its arguments, with one test of the capacity
+    /// (a reallocation forgets what is kept).
+    #[inline(always)]
+    pub(crate) fn push_call(&mut self, f: Value, args: &[Value]) {
+        self.reserve(1 + args.len());
+        self.v.push(f);
+        for &a in args {
+            self.v.push(a);
+        }
+    }
+
     /// `Vec::insert` (a reallocation forgets what is kept).
     #[inline]
     pub fn insert(&mut self, at: usize, x: Value) {

@@ -252,11 +252,12 @@ impl Stream {
     }
 
     /// `read("l")` / `read("L")`: a line, with its newline if `keep_nl`.
-    /// Succeeds if a newline or any byte was read.
-    pub fn read_line(&mut self, keep_nl: bool) -> (Vec<u8>, bool) {
-        let mut out = Vec::new();
+    /// Succeeds if a newline or any byte was read. Appends to `out`, a
+    /// buffer the caller reuses.
+    pub fn read_line(&mut self, keep_nl: bool, out: &mut Vec<u8>) -> bool {
+        let start = out.len();
         if !self.begin_read() {
-            return (out, false);
+            return false;
         }
         while self.fill() {
             let avail = &self.rbuf[self.rpos..];
@@ -267,7 +268,7 @@ impl Stream {
                         out.push(b'\n');
                     }
                     self.rpos += i + 1;
-                    return (out, true);
+                    return true;
                 }
                 None => {
                     out.extend_from_slice(avail);
@@ -275,8 +276,7 @@ impl Stream {
                 }
             }
         }
-        let ok = !out.is_empty();
-        (out, ok)
+        out.len() > start
     }
 
     /// `read(n)`: up to `n` bytes; succeeds if any byte was read.
