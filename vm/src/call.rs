@@ -81,7 +81,12 @@ impl State {
 
     /// [`State::precall`] after the call was charged.
     #[inline]
-    pub(crate) fn precall_charged(&mut self, func: usize, nresults: i32, ret: MetaRet) -> Result<Pre, Error> {
+    pub(crate) fn precall_charged(
+        &mut self,
+        func: usize,
+        nresults: i32,
+        ret: MetaRet,
+    ) -> Result<Pre, Error> {
         let mut chain = 0;
         loop {
             match self.ex.stack[func] {

@@ -379,6 +379,19 @@ impl State {
                 return Ok(Some(v));
             }
         }
+        // A table whose `__index` is a function, the common case here (the
+        // loop walks tables of tables itself): the metamethod is called
+        // at once, without the general walk.
+        if let Value::Table(h) = t {
+            let tab = self.heap.tables.get(h);
+            if let (true, Some(mt)) = (tab.get(key).is_nil(), tab.meta) {
+                let tm = self.fast_tm(mt, TM_INDEX);
+                if tm.is_function() {
+                    self.call_meta(tm, &[t, key], ret)?;
+                    return Ok(None);
+                }
+            }
+        }
         match self.index_chain(t, key, o)? {
             Idx::Val(v) => Ok(Some(v)),
             Idx::Call(tm, tt) => {
