@@ -23,6 +23,11 @@ FAIL when ours exits non-zero. The geometric means leave those rows out.
 `--before BIN` also runs another build of ours (say, of the previous commit,
 copied aside) in the same alternation, for a before/after comparison under
 the same machine load: an extra column before/lua5.4 and its geometric mean.
+
+Some programs read standard input (k-nucleotide, regex-dna, revcomp,
+sum-file): their input is generated once into benches/public/inputs/ (see
+EXTRA). Some LuaJIT programs call Lua 5.1's `loadstring` and `unpack`: they
+run with SHIM defined first (`-e`), for every interpreter alike.
 """
 import math
 import os
@@ -94,7 +99,66 @@ MANIFEST = [
     ("gl-sieve", GL, "sieve.lua", ["{n}"], 5000, None),
     ("gl-fannkuch-redux", GL, "fannkuch-redux.lua", ["{n}"], 10, None),
     ("gl-fasta", GL, "fasta.lua", ["{n}"], 2000000, None),
+    # Programs that read standard input (see EXTRA: the input each reads).
+    ("gl-k-nucleotide", GL, "k-nucleotide.lua", [], 150000, None),
+    ("gl-regex-dna", GL, "regex-dna.lua", [], 250000, None),
+    ("lj-k-nucleotide", LJ, "k-nucleotide.lua", [], 150000, None),
+    ("lj-sum-file", LJ, "sum-file.lua", [], 3000000, None),
+    ("lj-revcomp", LJ, "revcomp.lua", [], 2000000, None),
+    # LuaJIT programs written for Lua 5.1 (see EXTRA: SHIM), and one that
+    # runs unmodified.
+    ("lj-chameneos", LJ, "chameneos.lua", ["{n}"], 1000000, None),
+    ("lj-fannkuch", LJ, "fannkuch.lua", ["{n}"], 10, None),
+    ("lj-fasta", LJ, "fasta.lua", ["{n}"], 1300000, None),
+    ("lj-mandelbrot", LJ, "mandelbrot.lua", ["{n}"], 1100, None),
+    ("lj-pidigits", LJ, "pidigits-nogmp.lua", ["{n}"], 1300, None),
+    # meteor stops after n solutions, found in `pairs` order, which Lua
+    # leaves unspecified (ours is insertion order): past the puzzle's 2,098
+    # solutions it finds them all and prints the same boards (lua5.4 0.4 s).
+    ("lj-meteor", LJ, "meteor.lua", ["{n}"], 2100, None),
 ]
+
+# The 5.1 functions some LuaJIT programs call, defined before the script
+# runs (`-e`), the same for every interpreter.
+SHIM = "loadstring = load; unpack = table.unpack"
+
+# name -> (what its standard input is, whether it needs SHIM). For a program
+# that reads standard input, its size n is the size of that input: "fasta"
+# is the output of Lua-Benchmarks' fasta.lua for n (written by lua5.4), the
+# benchmarks game's input for k-nucleotide, regex-dna and revcomp; "nums"
+# is n lines of integers (sum-file's input). Inputs are written once into
+# benches/public/inputs/ (git-ignored with the rest).
+EXTRA = {
+    "gl-k-nucleotide": ("fasta", False),
+    "gl-regex-dna": ("fasta", False),
+    "lj-k-nucleotide": ("fasta", False),
+    "lj-sum-file": ("nums", False),
+    "lj-revcomp": ("fasta", True),
+    "lj-fannkuch": (None, True),
+    "lj-fasta": (None, True),
+    "lj-mandelbrot": (None, True),
+    "lj-pidigits": (None, True),
+    "lj-meteor": (None, True),
+}
+
+
+def input_file(kind, n, ref):
+    """The path of the `kind` input of size n, written first if absent."""
+    d = os.path.join(pubdir, "inputs")
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, "%s-%d.txt" % (kind, n))
+    if os.path.exists(path):
+        return path
+    tmp = path + ".part"
+    with open(tmp, "wb") as f:
+        if kind == "fasta":
+            subprocess.run([ref, "fasta.lua", str(n)], cwd=os.path.join(pubdir, GL),
+                           stdout=f, check=True)
+        else:
+            for i in range(n):
+                f.write(b"%d\n" % ((i * 7919) % 1000 - 500))
+    os.rename(tmp, path)
+    return path
 
 
 def mirror_source(mirror, repo):
@@ -127,15 +191,17 @@ def fetch(mirror):
         subprocess.run(["git", "clone", "-q", "--depth", "1", src, dest], check=True)
 
 
-def run(cmd, cwd):
-    """(ok, stdout, stderr, cpu seconds) of one run, CPU from /usr/bin/time."""
-    p = subprocess.run(
-        ["/usr/bin/time", "-f", "@@@ %U %S"] + cmd,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+def run(cmd, cwd, stdin=None):
+    """(ok, stdout, stderr, cpu seconds) of one run, CPU from /usr/bin/time;
+    standard input from the file `stdin` (none: empty)."""
+    with open(stdin or os.devnull, "rb") as inp:
+        p = subprocess.run(
+            ["/usr/bin/time", "-f", "@@@ %U %S"] + cmd,
+            cwd=cwd,
+            stdin=inp,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
     err = p.stderr.decode(errors="replace")
     m = re.search(r"@@@ ([0-9.]+) ([0-9.]+)\s*$", err)
     cpu = float(m.group(1)) + float(m.group(2)) if m else 0.0
@@ -211,12 +277,15 @@ def main():
         if n is not None:
             n = max(1, round(n * scale))
         a = [x.replace("{n}", str(n)) for x in argv]
+        kind, shim = EXTRA.get(name, (None, False))
+        stdin = input_file(kind, n, ref) if kind else None
+        pre = ["-e", SHIM] if shim else []
         sys.stderr.write("running %s %s...\n" % (name, " ".join(a)))
         sys.stderr.flush()
         best, outs, errs = {}, {}, {}
         for _ in range(runs):
             for who, cmd in interps:
-                ok, out, err, cpu = run(cmd + [script] + a, cwd)
+                ok, out, err, cpu = run(cmd + pre + [script] + a, cwd, stdin)
                 if not ok:
                     errs.setdefault(who, err.strip().split("\n")[-1][:200])
                 outs.setdefault(who, masked(out, mask))
@@ -235,7 +304,8 @@ def main():
             notes.append("%s: output differs: lua5.4 %r, ours %r"
                          % (name, outs["lua5.4"][-120:], outs["ours"][-120:]))
         r = best["ours"] / best["lua5.4"] if best["lua5.4"] > 0 else float("nan")
-        row = [name, " ".join(a), "%.3f" % best["lua5.4"], "%.3f" % best["ours"], "%.2f" % r]
+        shown = " ".join(a) + (" < %s %d" % (kind, n) if kind else "") + (" (5.1 shim)" if shim else "")
+        row = [name, shown, "%.3f" % best["lua5.4"], "%.3f" % best["ours"], "%.2f" % r]
         if status == "ok" and best["lua5.4"] > 0:
             ours_named.append((r, name))
         if have_jit:
