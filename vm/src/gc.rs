@@ -514,7 +514,7 @@ impl State {
         match k {
             0 => {
                 let interner = &mut heap.interner;
-                heap.strings.sweep_step(slots, |h, s| interner.remove(h, s.hash()))
+                heap.strings.sweep_step(slots, |h, s| interner.remove(h, s))
             }
             1 => heap.tables.sweep_step(slots),
             2 => heap.lua_fns.sweep_step(slots, |_, _| {}),

@@ -216,10 +216,10 @@ impl Heap {
         self.strings.journal_rollback_to(level, |idx, cur, restored| {
             let s = StrRef::from_index(idx);
             if let Some(c) = cur {
-                interner.remove(s, c.hash());
+                interner.remove(s, c);
             }
             if let Some(r) = restored {
-                interner.reinsert(s, r.hash());
+                interner.reinsert(s, r);
             }
         });
         self.tables.journal_rollback_to(level);

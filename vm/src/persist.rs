@@ -1014,7 +1014,7 @@ fn build_strings(slots: Vec<Option<&[u8]>>, free: Vec<u32>) -> RResult<(Arena<Lu
     for &i in &free {
         let h = Handle::from_index(i);
         if let Some(s) = arena.free(h) {
-            interner.remove(h, s.hash());
+            interner.remove(h, &s);
         }
     }
     Ok((arena, interner))

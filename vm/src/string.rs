@@ -22,7 +22,8 @@
 //!
 //! # The interner
 //!
-//! [`Interner`] is a `hashbrown::HashTable` of 8-byte slots: the string's
+//! [`Interner`] is two `hashbrown::HashTable`s, one for strings of at most
+//! 40 bytes and one for longer ones, of 8-byte slots: the string's
 //! handle index and the low 32 bits of its content hash. Because the slot
 //! carries its own hash, the table can grow and rehash without reading the
 //! arena, and a lookup rejects almost every non-matching slot without a
@@ -57,32 +58,62 @@ use hashbrown::HashTable;
 #[derive(Clone, Debug)]
 pub struct LuaStr {
     hash: u64,
-    bytes: Box<[u8]>,
+    bytes: Bytes,
+}
+
+/// Longest string whose bytes are kept in its arena slot.
+const INLINE: usize = 22;
+
+/// A string's bytes: up to [`INLINE`] in place, in the string's arena
+/// slot, longer ones in an allocation of their own. Most strings a program
+/// makes (keys, pieces cut by `string.sub`, numbers turned to text) are
+/// short: kept inline they cost no allocation (nor a free when collected),
+/// and comparing them in a lookup reads the slot the lookup already
+/// reached, not a second block (k-nucleotide's and revcomp's time went
+/// mostly into these two misses, `benches/RESULTS.md` part 15). A slot is
+/// 32 bytes either way.
+#[derive(Clone, Debug)]
+enum Bytes {
+    Inline { len: u8, buf: [u8; INLINE] },
+    Heap(Box<[u8]>),
 }
 
 impl LuaStr {
     /// Builds a string object (not interned: use [`Interner::intern`] to
     /// obtain a heap string).
     fn new(bytes: &[u8], hash: u64) -> LuaStr {
-        LuaStr { hash, bytes: bytes.into() }
+        let bytes = if bytes.len() <= INLINE {
+            let mut buf = [0u8; INLINE];
+            buf[..bytes.len()].copy_from_slice(bytes);
+            Bytes::Inline { len: bytes.len() as u8, buf }
+        } else {
+            Bytes::Heap(bytes.into())
+        };
+        LuaStr { hash, bytes }
     }
 
     /// The string's bytes.
     #[inline(always)]
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes
+        match &self.bytes {
+            Bytes::Inline { len, buf } => &buf[..usize::from(*len).min(INLINE)],
+            Bytes::Heap(b) => b,
+        }
     }
 
     /// Length in bytes.
     #[inline(always)]
     pub fn len(&self) -> usize {
-        self.bytes.len()
+        match &self.bytes {
+            Bytes::Inline { len, .. } => usize::from(*len),
+            Bytes::Heap(b) => b.len(),
+        }
     }
 
     /// True for the empty string.
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
+        self.len() == 0
     }
 
     /// The content hash ([`hash_bytes`] of the bytes), computed once.
@@ -235,10 +266,23 @@ fn table_hash(h32: u32) -> u64 {
     (u64::from(h32) << 32) | u64::from(h32)
 }
 
+/// Longest string registered in the interner's short table (Lua 5.4's
+/// `LUAI_MAXSHORTLEN`).
+const SHORT: usize = 40;
+
 /// The set of live strings, keyed by content.
+///
+/// Short strings (at most [`SHORT`] bytes) and long ones are registered in
+/// two tables, the length choosing the table. A program's short strings
+/// (keys, pieces, names) are looked up all the time; its long ones (lines
+/// read, texts built) are many but rarely looked up again: in one table the
+/// long ones spread the short ones over memory the cache does not hold.
+/// (Lua 5.4 does not intern its long strings at all; we intern every
+/// string, so that equality stays handle equality.)
 #[derive(Clone, Debug, Default)]
 pub struct Interner {
-    table: HashTable<Slot>,
+    short: HashTable<Slot>,
+    long: HashTable<Slot>,
     /// The last string of more than 64 bytes that
     /// [`Interner::intern_concat`] returned, with its [`Lanes`]: the next
     /// `s .. x` whose left operand it is hashes only what follows (`s = s ..
@@ -250,12 +294,32 @@ pub struct Interner {
 impl Interner {
     /// An empty interner.
     pub fn new() -> Interner {
-        Interner { table: HashTable::new(), tail: None }
+        Interner { short: HashTable::new(), long: HashTable::new(), tail: None }
     }
 
     /// Number of interned (live) strings.
     pub fn len(&self) -> usize {
-        self.table.len()
+        self.short.len() + self.long.len()
+    }
+
+    /// The table of strings of `len` bytes.
+    #[inline(always)]
+    fn table(&self, len: usize) -> &HashTable<Slot> {
+        if len <= SHORT {
+            &self.short
+        } else {
+            &self.long
+        }
+    }
+
+    /// [`Interner::table`], mutable.
+    #[inline(always)]
+    fn table_mut(&mut self, len: usize) -> &mut HashTable<Slot> {
+        if len <= SHORT {
+            &mut self.short
+        } else {
+            &mut self.long
+        }
     }
 
     /// The handle of the string with these bytes, if it is interned.
@@ -266,7 +330,7 @@ impl Interner {
 
     fn find_with(&self, arena: &Arena<LuaStr>, bytes: &[u8], h32: u32) -> Option<StrRef> {
         let eq = |s: &Slot| s.hash == h32 && slot_bytes_eq(arena, s.idx, bytes);
-        self.table.find(table_hash(h32), eq).map(|s| StrRef::from_index(s.idx))
+        self.table(bytes.len()).find(table_hash(h32), eq).map(|s| StrRef::from_index(s.idx))
     }
 
     /// Returns the handle of the string with these bytes, allocating and
@@ -283,7 +347,7 @@ impl Interner {
         }
         let s = arena.alloc(LuaStr::new(bytes, hash));
         let slot = Slot { idx: s.index(), hash: h32 };
-        self.table.insert_unique(table_hash(h32), slot, |s| table_hash(s.hash));
+        self.table_mut(bytes.len()).insert_unique(table_hash(h32), slot, |s| table_hash(s.hash));
         s
     }
 
@@ -317,24 +381,28 @@ impl Interner {
         s
     }
 
-    /// Registers string `s` (index and content hash) again, without reading
-    /// the arena: a rollback puts back a string that a collection had freed.
-    /// The caller vouches that no other live string has the same bytes.
-    pub fn reinsert(&mut self, s: StrRef, hash: u64) {
-        let slot = Slot { idx: s.index(), hash: hash as u32 };
-        self.table.insert_unique(table_hash(slot.hash), slot, |s| table_hash(s.hash));
+    /// Registers string `s`, whose object is `obj`, again, without reading
+    /// the arena: a rollback puts back a string that a collection had
+    /// freed. The caller vouches that no other live string has the same
+    /// bytes.
+    pub fn reinsert(&mut self, s: StrRef, obj: &LuaStr) {
+        let slot = Slot { idx: s.index(), hash: obj.hash() as u32 };
+        let table = self.table_mut(obj.len());
+        table.insert_unique(table_hash(slot.hash), slot, |s| table_hash(s.hash));
     }
 
-    /// Unregisters string `s`, whose content hash is `hash`. Does not read
-    /// the arena, so it may be called before or after the string's slot is
-    /// freed (see the module invariants). Unknown strings are ignored.
-    pub fn remove(&mut self, s: StrRef, hash: u64) {
+    /// Unregisters string `s`, whose object is `obj` (its hash and length
+    /// find the slot). Does not read the arena, so it may be called before
+    /// or after the string's slot is freed (see the module invariants), with
+    /// the object the free handed back. Unknown strings are ignored.
+    pub fn remove(&mut self, s: StrRef, obj: &LuaStr) {
         if self.tail.is_some_and(|(t, _)| t == s) {
             self.tail = None;
         }
-        let h32 = hash as u32;
+        let h32 = obj.hash() as u32;
         let idx = s.index();
-        if let Ok(e) = self.table.find_entry(table_hash(h32), |x| x.idx == idx) {
+        let table = self.table_mut(obj.len());
+        if let Ok(e) = table.find_entry(table_hash(h32), |x| x.idx == idx) {
             e.remove();
         }
     }
@@ -441,7 +509,7 @@ mod tests {
         }
         let mut freed = Vec::new();
         arena.sweep(|h, s| {
-            it.remove(h, s.hash());
+            it.remove(h, s);
             freed.push(h);
         });
         assert_eq!(freed.len(), 500);
@@ -453,8 +521,31 @@ mod tests {
         assert_eq!(n, *freed.last().unwrap());
         assert_eq!(it.intern(&mut arena, b"s1"), n);
         // Removing an unknown string is a no-op.
-        it.remove(StrRef::from_index(99_999), 7);
+        it.remove(StrRef::from_index(99_999), &LuaStr::new(b"s1", hash_bytes(b"s1")));
         assert_eq!(it.len(), 501);
+    }
+
+    #[test]
+    fn inline_and_heap_bytes_and_both_tables() {
+        // Lengths around the inline limit (22) and the short table's (40):
+        // each string keeps its bytes, is found again, and is removed from
+        // the table its length chose.
+        let mut arena = Arena::new();
+        let mut it = Interner::new();
+        let b = noise(100);
+        let hs: Vec<_> = (0..100).map(|n| it.intern(&mut arena, &b[..n])).collect();
+        for (n, &h) in hs.iter().enumerate() {
+            assert_eq!(arena.get(h).as_bytes(), &b[..n]);
+            assert_eq!(arena.get(h).len(), n);
+            assert_eq!(it.find(&arena, &b[..n]), Some(h));
+        }
+        assert_eq!((it.short.len(), it.long.len()), (41, 59));
+        for (n, &h) in hs.iter().enumerate().filter(|(n, _)| n % 3 == 0) {
+            let obj = arena.get(h).clone();
+            it.remove(h, &obj);
+            assert_eq!(it.find(&arena, &b[..n]), None, "length {n}");
+        }
+        assert_eq!(it.len(), 66);
     }
 
     /// Bytes `0..n` of a fixed pseudo-random sequence.
@@ -506,8 +597,8 @@ mod tests {
         }
         // A removed string takes its lanes with it: its slot, reused by
         // other bytes, is not mistaken for it.
-        let last = arena.get(s).hash();
-        it.remove(s, last);
+        let last = arena.get(s).clone();
+        it.remove(s, &last);
         assert!(it.tail.is_none());
         arena.free(s);
         let other = it.intern(&mut arena, &[9u8; 500]);
