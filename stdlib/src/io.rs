@@ -809,6 +809,17 @@ fn write_to(st: &mut State, file: Value, data: &[u8]) -> bool {
 /// `g_write`: writes arguments `first..=last`; returns the file or the
 /// error triple.
 fn g_write(st: &mut State, file: Value, first: usize, last: usize) -> R {
+    let stdout = with_lstream(st, file, |p| match p.handle {
+        Some(Handle::Stdout(m)) => Some(m),
+        _ => None,
+    });
+    if let Some(m) = stdout.flatten() {
+        let mut buf = st.take_buf();
+        let r = write_stdout_args(st, first, last, m, &mut buf);
+        st.put_buf(buf);
+        r?;
+        return ret1(st, file);
+    }
     let mut buf = st.take_buf();
     let r = write_args(st, file, first, last, &mut buf);
     st.put_buf(buf);
@@ -841,6 +852,44 @@ fn write_args(
         }
     }
     Ok(status)
+}
+
+/// [`write_args`] to the standard output, whose buffering mode is `m`:
+/// the handle is looked up once, not per argument, and strings go from
+/// the heap straight into the output's buffer. A write there does not
+/// fail (as in `write_to`). What was written is flushed as the mode asks,
+/// at the end, or before an argument's error.
+fn write_stdout_args(
+    st: &mut State,
+    first: usize,
+    last: usize,
+    m: BufMode,
+    buf: &mut Vec<u8>,
+) -> Result<(), Error> {
+    let mut newline = false;
+    let mut r = Ok(());
+    for i in first..=last {
+        match st.arg(i) {
+            Value::Int(_) | Value::Float(_) => {
+                r = write_bytes(st, i, buf);
+                st.write_stdout(buf);
+            }
+            _ => match st.check_str(i) {
+                Ok(s) => {
+                    newline = newline || (m == BufMode::Line && st.str_bytes(s).contains(&b'\n'));
+                    st.write_stdout_str(s);
+                }
+                Err(e) => r = Err(e),
+            },
+        }
+        if r.is_err() {
+            break;
+        }
+    }
+    if m == BufMode::No || newline {
+        st.flush_stdout();
+    }
+    r
 }
 
 fn io_write(st: &mut State) -> R {

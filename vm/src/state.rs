@@ -458,6 +458,12 @@ impl State {
         let _ = self.stdout.write_all(bytes);
     }
 
+    /// Writes the bytes of string `s` to the state's stdout, straight from
+    /// the heap (no copy through a buffer of the caller's).
+    pub fn write_stdout_str(&mut self, s: StrRef) {
+        let _ = self.stdout.write_all(self.heap.str(s));
+    }
+
     /// Flushes the state's stdout.
     pub fn flush_stdout(&mut self) {
         let _ = self.stdout.flush();

@@ -60,3 +60,16 @@ if d then
   for _, ok in ipairs({pcall(function() for l in d:lines() do end end)}) do print(ok) end
   d:close()
 end
+
+-- io.write to the standard output: numbers, strings, the result, an
+-- argument error after some pieces went out, each buffering mode
+print(io.write(1, " ", 2.5, " ", -0.0, " ", 1e100, " ", 2^63, " ", math.mininteger, "\n") == io.stdout)
+print(pcall(io.write, "before-error ", {}, " never"))
+print()
+for _, mode in ipairs({"no", "line", "full"}) do
+  io.stdout:setvbuf(mode)
+  io.write(mode, ":", 3, "\n", "second line ", 4.0, "\n")
+  io.stdout:write("via method ", mode, "\n")
+end
+print(pcall(io.stdout.write, io.stdout, "x", nil))
+print()
