@@ -813,15 +813,11 @@ fn g_write(st: &mut State, file: Value, first: usize, last: usize) -> R {
         Some(Handle::Stdout(m)) => Some(m),
         _ => None,
     });
-    if let Some(m) = stdout.flatten() {
-        let mut buf = st.take_buf();
-        let r = write_stdout_args(st, first, last, m, &mut buf);
-        st.put_buf(buf);
-        r?;
-        return ret1(st, file);
-    }
     let mut buf = st.take_buf();
-    let r = write_args(st, file, first, last, &mut buf);
+    let r = match stdout.flatten() {
+        Some(m) => write_stdout_args(st, first, last, m, &mut buf).map(|()| true),
+        None => write_args(st, file, first, last, &mut buf),
+    };
     st.put_buf(buf);
     if r? {
         return ret1(st, file);

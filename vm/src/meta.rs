@@ -565,7 +565,9 @@ impl State {
         let (a, b) = (a.value(), b.value());
         // A table's metamethod, the common case, first: numbers and the
         // strings' coercion do not apply to it (`luaT_trybinTM` finds it
-        // first too).
+        // first too). Here rather than in `arith_dispatch`, which serves
+        // natives as well: through its frame and `Idx` result the same
+        // lookup cost `o + o` 558 instructions instead of 497 (`opcost.py`).
         if let Value::Table(t) = a {
             if let Some(mt) = self.heap.tables.get(t).meta {
                 let tm = self.fast_tm(mt, op.tm());
