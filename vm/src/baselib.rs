@@ -128,24 +128,14 @@ fn tonumber(st: &mut State) -> R {
 fn next(st: &mut State) -> R {
     let t = st.check_table(1)?;
     let k = st.arg(2);
-    let view = st.heap.tables.get(t);
-    let pos = if !k.is_nil() && view.key_before(st.next_hint, k) {
-        st.next_hint
-    } else {
-        match view.position_after(k) {
-            Some(pos) => pos,
-            None => return Err(st.error_string(b"invalid key to 'next'")),
-        }
+    let Some(step) = st.heap.tables.get(t).next_step(st.next_hint, k) else {
+        return Err(st.error_string(b"invalid key to 'next'"));
     };
-    let found = view.next_at(pos);
-    if let Some((p, _, _)) = found {
+    if let Some((p, _, _)) = step.found {
         st.next_hint = p;
     }
-    // The empty slots skipped (a table emptied of most of its entries
-    // makes each call scan them): 16-byte slots, charged as bytes scanned.
-    let end = found.map_or(view.array_len_raw() + view.hash_slots(), |(p, _, _)| p - 1);
-    st.charge_bytes(end.saturating_sub(pos).saturating_mul(16))?;
-    match found {
+    st.charge_bytes(step.scanned)?;
+    match step.found {
         Some((_, k, v)) => {
             st.push(k);
             st.push(v);
@@ -153,6 +143,21 @@ fn next(st: &mut State) -> R {
         }
         None => ret1(st, Value::Nil),
     }
+}
+
+/// Whether `f` is the base library's `next` (what `pairs` returns for a
+/// table without `__pairs`). A function pointer compares equal to itself;
+/// were the compiler to merge `next` with a function of identical code,
+/// that function would do what `next` does.
+#[inline]
+pub(crate) fn is_next(f: crate::state::NativeFn) -> bool {
+    std::ptr::fn_addr_eq(f, next as crate::state::NativeFn)
+}
+
+/// Whether `f` is `ipairs`'s iterator (see [`is_next`]).
+#[inline]
+pub(crate) fn is_ipairs_aux(f: crate::state::NativeFn) -> bool {
+    std::ptr::fn_addr_eq(f, ipairs_aux as crate::state::NativeFn)
 }
 
 fn pairs(st: &mut State) -> R {

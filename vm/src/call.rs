@@ -311,7 +311,7 @@ impl State {
     /// The Rust function of the native closure `h`, read from a stack slot
     /// below the stack's length.
     #[inline(always)]
-    fn native_fn(&self, h: RustFnRef) -> crate::state::NativeFn {
+    pub(crate) fn native_fn(&self, h: RustFnRef) -> crate::state::NativeFn {
         // SAFETY: `h` is in a slot of the running stack, which the collector
         // reaches: a live closure (`Arena::get_unchecked`).
         let id = unsafe { self.heap.rust_fns.get_unchecked(h) }.id;

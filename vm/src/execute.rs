@@ -1369,9 +1369,8 @@ impl State {
                         }
                         TFORCALL => {
                             let ra = base + i.a() as usize;
-                            self.ex.stack.copy_within(ra..ra + 3, ra + 4);
                             savepc!();
-                            match self.call_op(ra + 4, ra + 7, i.c() as i32)? {
+                            match self.tforcall_op(ra, i.c() as i32)? {
                                 Pre::Continue => {
                                     if self.ex.frames.len() != ci_idx + 1 {
                                         self.flag_lua_caller(ci_idx + 1);

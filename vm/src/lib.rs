@@ -257,6 +257,7 @@ mod debug;
 mod dump;
 mod error;
 mod execute;
+mod forcall;
 mod format;
 mod func;
 mod gc;

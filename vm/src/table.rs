@@ -1303,53 +1303,6 @@ impl<'a> TableView<'a> {
         Ok(self.next_at(pos).map(|(_, k, v)| (k, v)))
     }
 
-    /// The traversal position just after `key` (0 for nil), or `None` if
-    /// the key is not in the table.
-    pub fn position_after(self, key: Value) -> Option<usize> {
-        let n = self.t.alen as usize;
-        let k = match normalize(key) {
-            Norm::Nil => return Some(0),
-            Norm::NaN => return None,
-            Norm::Int(i) if (i as u64).wrapping_sub(1) < n as u64 => return Some(i as usize),
-            Norm::Int(i) => Value::Int(i),
-            Norm::Other(k) => k,
-        };
-        match self.probe(k, key_hash(k)) {
-            Probe::Found(_, e) => Some(n + e + 1),
-            Probe::Absent => None,
-        }
-    }
-
-    /// Whether `key` is the hash key before position `pos`, one `next_at`
-    /// returned (of any table, so `2 * e` cannot overflow): then
-    /// `position_after(key)` is `pos`, unsearched.
-    #[inline]
-    pub fn key_before(self, pos: usize, key: Value) -> bool {
-        let e = pos.checked_sub(self.t.alen as usize + 1);
-        e.and_then(|e| self.ents().get(2 * e)).is_some_and(|k| k.raw_eq(key))
-    }
-
-    /// Positional traversal: the first live pair at position `>= pos`
-    /// (positions `0..array_len_raw()` are the array part, then the hash
-    /// entries), with the position to resume from. Positions stay valid
-    /// until the next rehash (an insertion, or `TableMut::resize_array`);
-    /// this avoids the key lookup that [`TableView::next`] does at each step.
-    #[inline]
-    pub fn next_at(self, pos: usize) -> Option<(usize, Value, Value)> {
-        let array = self.array();
-        let n = array.len();
-        if pos < n {
-            if let Some(i) = array[pos..].iter().position(|v| !v.is_nil()) {
-                let p = pos + i;
-                return Some((p + 1, Value::Int(p as i64 + 1), array[p]));
-            }
-        }
-        let start = pos.saturating_sub(n);
-        let tail = self.ents().get(2 * start..)?;
-        let i = tail.chunks_exact(2).position(|c| !c[1].is_nil())?;
-        Some((n + start + i + 1, tail[2 * i], tail[2 * i + 1]))
-    }
-
     /// True when the table has no non-nil value.
     pub fn is_empty(self) -> bool {
         self.next_at(0).is_none()
@@ -1489,6 +1442,8 @@ fn binsearch(array: &[Value], mut i: usize, mut j: usize) -> usize {
 }
 
 mod write;
+
+mod next;
 pub use write::TableMut;
 use write::{build_index, HeaderDst};
 

@@ -1,0 +1,139 @@
+//! The generic `for`'s call (TFORCALL), with the base library's two
+//! iterators stepped in place.
+//!
+//! `for k, v in pairs(t)` calls `next(t, k)` once per iteration, and
+//! `for i, v in ipairs(t)` calls `ipairs`'s iterator: a native frame
+//! pushed and popped, the arguments and results moved through it, for
+//! a step that is a table read. `State::tforcall_op` copies the iterator,
+//! state and control to the call's slots as TFORCALL does, then, when
+//! the iterator is one of those two natives, does the step itself:
+//!
+//! * `next` over a table, through `TableView::next_step`, the very code
+//!   the native runs, so the results and the traversal hint
+//!   (`State::next_hint`) are the native's;
+//! * `ipairs`'s iterator over a table whose slot `i + 1` holds a value,
+//!   or is nil in a table without a metatable (else `__index` may apply).
+//!
+//! **Invariant: the inline step is not observable.** It leaves the stack,
+//! the budget and the hint as the call would have: the results in the
+//! call's slots and nil up to the wanted count, the dead slots above
+//! them and the stack's length as `State::call_op`'s return leaves them, and the same units charged
+//! ([`CALL_COST`] and `next`'s scanned bytes). It is taken only where the
+//! call could not have been observed or stopped: no hook is set (a call
+//! hook would see the native's frame), and the budget stays above zero
+//! after the charge (the budget check, which may stop the run or call
+//! the budget hook, is due at zero). Everything else, errors included
+//! (`invalid key to 'next'`, a non-integer control), takes the ordinary
+//! call, whose frame then appears in the traceback as before.
+
+use crate::baselib;
+use crate::call::Pre;
+use crate::error::Error;
+use crate::limits::{CALL_COST, WORK_BYTES};
+use crate::state::State;
+use crate::thread::u;
+use crate::value::{TableRef, Value};
+
+impl State {
+    /// TFORCALL of the frame on top, its register `ra` in stack slot
+    /// `ra`, `nresults` wanted (see the module docs). Out of line, as
+    /// [`State::call_op`].
+    #[inline(never)]
+    pub(crate) fn tforcall_op(&mut self, ra: usize, nresults: i32) -> Result<Pre, Error> {
+        self.ex.stack.copy_within(ra..ra + 3, ra + 4);
+        if !self.hooks.any {
+            if let (Value::RustFn(h), Value::Table(t)) = (self.ex.stack[ra], self.ex.stack[ra + 1])
+            {
+                let f = self.native_fn(h);
+                let done = if baselib::is_next(f) {
+                    self.next_inline(ra, t, nresults)
+                } else if baselib::is_ipairs_aux(f) {
+                    self.ipairs_inline(ra, t, nresults)
+                } else {
+                    false
+                };
+                if done {
+                    return Ok(Pre::Continue);
+                }
+            }
+        }
+        self.call_op(ra + 4, ra + 7, nresults)
+    }
+
+    /// `next(t, k)`'s step in place; false if it must be a call.
+    #[inline]
+    fn next_inline(&mut self, ra: usize, t: TableRef, nresults: i32) -> bool {
+        // SAFETY: `t` is in a register of the running frame: live.
+        let view = unsafe { self.heap.tables.get_live(t) };
+        let Some(step) = view.next_step(self.next_hint, self.ex.stack[ra + 2]) else {
+            return false;
+        };
+        if !self.charge_inline(step.scanned as u64 / WORK_BYTES) {
+            return false;
+        }
+        match step.found {
+            Some((p, k, v)) => {
+                self.next_hint = p;
+                self.deliver(ra, nresults, &[k, v]);
+            }
+            None => self.deliver(ra, nresults, &[Value::Nil]),
+        }
+        true
+    }
+
+    /// `ipairs`'s step in place; false if it must be a call.
+    #[inline]
+    fn ipairs_inline(&mut self, ra: usize, t: TableRef, nresults: i32) -> bool {
+        let Value::Int(i) = self.ex.stack[ra + 2] else { return false };
+        let i = i.wrapping_add(1);
+        let view = self.heap.tables.get(t);
+        let v = view.get_int(i);
+        if v.is_nil() && view.meta.is_some() {
+            return false;
+        }
+        if !self.charge_inline(0) {
+            return false;
+        }
+        if v.is_nil() {
+            self.deliver(ra, nresults, &[Value::Nil]);
+        } else {
+            self.deliver(ra, nresults, &[Value::Int(i), v]);
+        }
+        true
+    }
+
+    /// Charges the call's units plus `work`, if the budget stays above
+    /// zero (no check would be due); false, charging nothing, otherwise.
+    #[inline(always)]
+    fn charge_inline(&mut self, work: u64) -> bool {
+        let units = (CALL_COST as u64).saturating_add(work);
+        match i64::try_from(units) {
+            Ok(n) if self.budget > n => {
+                self.budget -= n;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The native's return to the Lua frame on top, as `call_op` makes
+    /// it: the stack cut after the call's arguments, the results pushed
+    /// there (as the native pushes them) and moved to the call's slots
+    /// from `ra + 4`, nil up to `nresults` (TFORCALL's count, at least 1),
+    /// the stack's length set back to the frame's extent.
+    #[inline(always)]
+    fn deliver(&mut self, ra: usize, nresults: i32, results: &[Value]) {
+        let func = ra + 4;
+        let count = nresults.max(0) as usize;
+        let top = self.ex.frames.last().map_or(0, |ci| u(ci.top));
+        let st = &mut self.ex.stack;
+        st.truncate(ra + 7);
+        for &r in results {
+            st.push(r);
+        }
+        st.set_len_keep((func + count).max(top));
+        let n = results.len().min(count);
+        st[func..func + n].copy_from_slice(&results[..n]);
+        st[func + n..func + count].fill(Value::Nil);
+    }
+}

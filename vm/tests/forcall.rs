@@ -1,0 +1,176 @@
+//! The generic `for` steps `next` and `ipairs`'s iterator in place
+//! (`vm/src/forcall.rs`). The step must not be observable: each script
+//! here runs twice, once as is (the inline step) and once with a hook set
+//! on an idle coroutine, which makes every call of the main thread an
+//! ordinary call without firing anything for it; results, errors and the
+//! units charged must be the same.
+
+use luprex_vm::raw::debug::{hookmask, HookEvent};
+use luprex_vm::raw::{Error, State, Value};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn idle_hook(_: &mut State, _: HookEvent, _: Option<u32>) -> Result<(), Error> {
+    Ok(())
+}
+
+/// What a run gave: its result (or error message) and the units charged.
+#[derive(Debug, PartialEq)]
+struct Outcome {
+    result: String,
+    units: u64,
+}
+
+const LIMIT: u64 = 1 << 40;
+
+fn run(src: &str, called: bool, limit: u64) -> Outcome {
+    let mut st = State::new();
+    if called {
+        let f = st.exec(b"return function() end", b"=idle").unwrap()[0];
+        let co = st.new_thread(f);
+        st.set_hook(co, Some(idle_hook), hookmask::CALL | hookmask::LINE, 0);
+    }
+    st.set_instruction_limit(Some(limit));
+    let result = match st.exec(src.as_bytes(), b"=forcall") {
+        Ok(vals) => vals
+            .iter()
+            .map(|v| match v {
+                Value::Str(s) => String::from_utf8_lossy(st.str_bytes(*s)).into_owned(),
+                other => format!("{other:?}"),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Err(e) => format!("error: {}", e.message()),
+    };
+    Outcome { result, units: limit - st.instructions_left().unwrap() }
+}
+
+/// Runs `src` inline and called; both must agree. Returns the inline run.
+fn same(src: &str) -> Outcome {
+    let inline = run(src, false, LIMIT);
+    let called = run(src, true, LIMIT);
+    assert_eq!(inline, called, "inline step and call differ on:\n{src}");
+    inline
+}
+
+const SCRIPTS: &[&str] = &[
+    // pairs over an array part with holes, then hash entries
+    "local t = {1, 2, nil, 4, a = 'x', b = 'y', [2.5] = 'z'}
+     local out = {}
+     for k, v in pairs(t) do out[#out + 1] = tostring(k) .. '=' .. tostring(v) end
+     local s = '' for i = 1, #out do s = s .. out[i] .. ' ' end return s",
+    // one and three loop variables: the third is nil
+    "local t = {10, 20, p = 1, q = 2}
+     local s, n = '', 0
+     for k in pairs(t) do s = s .. tostring(k) end
+     for k, v, extra in pairs(t) do n = n + 1; assert(extra == nil) end
+     return s, n",
+    // next named directly, and started from a key (the hint does not help)
+    "local t = {a = 1, b = 2, c = 3, d = 4}
+     local s = ''
+     for k, v in next, t do s = s .. k end
+     for k, v in next, t, 'b' do s = s .. k end
+     return s",
+    // fields cleared during the traversal (allowed), nested traversals
+    "local t, u = {}, {}
+     for i = 1, 50 do t['k' .. i] = i; u[i] = i end
+     local sum = 0
+     for k, v in pairs(t) do
+       t[k] = nil
+       for i, w in pairs(u) do sum = sum + w end
+       sum = sum + v
+     end
+     return tostring(sum), tostring(next(t))",
+    // a table emptied of most entries: each step scans (charged as work)
+    "local t = {}
+     for i = 1, 2000 do t['k' .. i] = i end
+     for i = 1, 1990 do t['k' .. i] = nil end
+     local n = 0
+     for r = 1, 20 do for k, v in pairs(t) do n = n + v end end
+     return tostring(n)",
+    // ipairs: stops at the first nil; __index supplies values
+    "local t = {1, 2, 3, nil, 5}
+     local s = 0
+     for i, v in ipairs(t) do s = s + i * v end
+     local p = setmetatable({1, 2}, {__index = function(_, i) if i < 6 then return i * 10 end end})
+     for i, v in ipairs(p) do s = s + v end
+     local q = setmetatable({}, {__index = {7, 8, 9}})
+     for i, v in ipairs(q) do s = s + v end
+     return tostring(s)",
+    // errors: an invalid key, a non-table state, a non-integer control
+    "local t = {a = 1}
+     local ok1, e1 = pcall(function() for k in next, t, 'zz' do end end)
+     local ok2, e2 = pcall(function() for k in next, 42 do end end)
+     local f = ipairs({})
+     local ok3, e3 = pcall(function() for i in f, {1}, 'x' do end end)
+     return tostring(e1), tostring(e2), tostring(e3)",
+    // pairs with __pairs and a user iterator are ordinary calls
+    "local t = setmetatable({}, {__pairs = function(t) return function(_, k) if not k then return 1, 'one' end end, t, nil end})
+     local s = ''
+     for k, v in pairs(t) do s = s .. v end
+     for k, v in function(_, k) if (k or 0) < 3 then return (k or 0) + 1, 'x' end end do s = s .. v end
+     return s",
+];
+
+#[test]
+fn inline_steps_match_the_calls() {
+    for src in SCRIPTS {
+        same(src);
+    }
+}
+
+#[test]
+fn results_are_lua_s() {
+    assert_eq!(same(SCRIPTS[2]).result, "abcdcd");
+    // 1 + 4 + 9, then 1 + 2 + 30 + 40 + 50, then 7 + 8 + 9 (lua5.4 agrees).
+    assert_eq!(same(SCRIPTS[5]).result, "161");
+    // As lua5.4 words them.
+    assert_eq!(
+        same(SCRIPTS[6]).result,
+        "invalid key to 'next',\
+         forcall:3: bad argument #1 to 'for iterator' (table expected, got number),\
+         forcall:5: bad argument #2 to 'for iterator' (number expected, got string)"
+    );
+}
+
+/// A limit that stops the loop stops it at the same unit, with the same
+/// error, whichever way the step goes: swept over a range of limits that
+/// end inside the traversal.
+#[test]
+fn limits_stop_at_the_same_unit() {
+    let src = "local t = {}
+               for i = 1, 40 do t['k' .. i] = i end
+               for i = 1, 35 do t['k' .. i] = nil end
+               local n = 0
+               for r = 1, 4 do for k, v in pairs(t) do n = n + v end end
+               for r = 1, 4 do for i, v in ipairs({1, 2, 3}) do n = n + v end end
+               return tostring(n)";
+    let full = run(src, false, LIMIT).units;
+    for limit in (full - 120)..=full {
+        let (inline, called) = (run(src, false, limit), run(src, true, limit));
+        assert_eq!(inline, called, "limit {limit}");
+    }
+}
+
+static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+fn counting_hook(_: &mut State, ev: HookEvent, _: Option<u32>) -> Result<(), Error> {
+    if matches!(ev, HookEvent::Call) {
+        CALLS.fetch_add(1, Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// A call hook on the running thread sees every step as a call.
+#[test]
+fn a_call_hook_sees_each_step() {
+    let mut st = State::new();
+    let f = st
+        .load(b"local t = {a = 1, b = 2, c = 3} for k, v in pairs(t) do end", b"=hooked")
+        .unwrap();
+    let main = st.main_thread();
+    st.set_hook(main, Some(counting_hook), hookmask::CALL, 0);
+    CALLS.store(0, Ordering::Relaxed);
+    st.call_value(f, &[]).unwrap();
+    // The chunk, `pairs`, and `next` four times (three pairs and the end).
+    assert_eq!(CALLS.load(Ordering::Relaxed), 6);
+}
