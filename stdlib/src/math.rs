@@ -465,10 +465,21 @@ fn state_table(st: &State) -> Option<TableRef> {
 
 fn load_state(st: &State, t: TableRef) -> RandomState {
     let tab = st.table(t);
-    let w = |i| match tab.get_int(i) {
-        Value::Int(n) => n as u64,
+    let word = |v: Option<&Value>| match v {
+        Some(&Value::Int(n)) => n as u64,
         _ => 0,
     };
+    // The four words are the array part's first slots (the state table is
+    // made so); anything else reads as `get_int` would.
+    if let Some(a) = tab.array().get(..4) {
+        return RandomState::from_words([
+            word(a.first()),
+            word(a.get(1)),
+            word(a.get(2)),
+            word(a.get(3)),
+        ]);
+    }
+    let w = |i| word(Some(&tab.get_int(i)));
     RandomState::from_words([w(1), w(2), w(3), w(4)])
 }
 

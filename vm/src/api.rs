@@ -319,21 +319,26 @@ impl State {
     /// values are stored, or none (false) if any key of the run is not in
     /// the array part or, on a table with a metatable, holds nil.
     pub fn set_ints_in_array(&mut self, t: TableRef, first: i64, vals: &[Value]) -> bool {
+        let Some(start) = usize::try_from(first).ok().and_then(|f| f.checked_sub(1)) else {
+            return false;
+        };
+        if vals.iter().all(|&v| crate::schema::ObjRef::of(v).is_none()) {
+            return self.heap.tables.set_plain_run(t, start, vals);
+        }
         let tables = &mut self.heap.tables;
         let view = tables.get(t);
-        let alen = view.array().len() as u64;
-        let start = (first as u64).wrapping_sub(1);
-        let fits = start < alen && alen - start >= vals.len() as u64;
+        let alen = view.array().len();
+        let fits = start < alen && alen - start >= vals.len();
         if !fits
             || (view.meta.is_some()
-                && view.array()[start as usize..][..vals.len()].iter().any(|v| v.is_nil()))
+                && view.array()[start..][..vals.len()].iter().any(|v| v.is_nil()))
         {
             return false;
         }
         for (k, &v) in vals.iter().enumerate() {
             // SAFETY: `t` was checked by `get` above; the slot is in the
             // array part and the store raw (checked above).
-            let slot = unsafe { tables.array_slot_for_set(t, start + k as u64, v) };
+            let slot = unsafe { tables.array_slot_for_set(t, (start + k) as u64, v) };
             if let Some(slot) = slot {
                 *slot = v;
             }

@@ -788,6 +788,37 @@ impl Tables {
         None
     }
 
+    /// Raw stores of `vals`, none of them an object, to the array slots
+    /// from `start` (keys `start + 1..`) of table `h`, if all are in the
+    /// array part and, on a table with a metatable, all hold a value (no
+    /// `__newindex` can apply); false, storing nothing, otherwise. The
+    /// write log and the journal see each cell as a fast path's write; the
+    /// barrier needs nothing, no object being stored.
+    pub fn set_plain_run(&mut self, h: TableRef, start: usize, vals: &[Value]) -> bool {
+        debug_assert!(vals.iter().all(|&v| crate::schema::ObjRef::of(v).is_none()));
+        let t = self.arena.get(h);
+        let (body, alen, plain) = (t.body, t.alen as usize, t.meta.is_none());
+        let first = 3 * t.hcap as usize + start;
+        let end = first + vals.len();
+        if start > alen || alen - start < vals.len() {
+            return false;
+        }
+        if !plain && self.store.vals.slice(body, end)[first..].iter().any(|v| v.is_nil()) {
+            return false;
+        }
+        if self.hooks_all {
+            self.writes.touch_fast(h.index());
+        }
+        if self.store.vals.journaling() {
+            for (i, &v) in (first..end).zip(vals) {
+                *self.store.vals.get_mut(body, i) = v;
+            }
+        } else {
+            self.store.vals.slice_mut_unjournaled(body, end)[first..].copy_from_slice(vals);
+        }
+        true
+    }
+
     /// The dispatch loop's append: raw `t[i] = v` on a table without a
     /// metatable if it is an append to the array part within its capacity
     /// (`i` is `alen + 1`, `v` is not nil, the hash part is empty so it

@@ -148,6 +148,19 @@ fn host_writes_count() {
         v.sort_by_key(|t| t.index());
         v
     });
+    // The array stores of the embedding API (`math.random` keeps its state
+    // with `set_ints_in_array`), of plain values and of objects.
+    let m = st.write_mark();
+    assert!(st.set_int_in_array(d, 1, Value::Int(5)));
+    assert!(st.set_ints_in_array(a, 1, &[Value::Int(7), Value::Int(8)]));
+    assert_eq!(known(&st, &m).tables, {
+        let mut v = vec![a, d];
+        v.sort_by_key(|t| t.index());
+        v
+    });
+    let m = st.write_mark();
+    assert!(st.set_ints_in_array(d, 1, &[Value::Table(c), Value::Int(1)]));
+    assert_eq!(known(&st, &m).tables, vec![d]);
 }
 
 #[test]
