@@ -88,13 +88,21 @@ pub fn open(st: &mut State) -> Result<(), Error> {
         ("open", "io.open", io_open),
         ("output", "io.output", io_output),
         ("popen", "io.popen", io_popen),
-        ("read", "io.read", io_read),
         ("tmpfile", "io.tmpfile", io_tmpfile),
         ("type", "io.type", io_type),
-        ("write", "io.write", io_write),
     ];
     for &(field, name, f) in fns {
         st.set_native_field(io, field, name, f);
+    }
+    // `io.read` and `io.write` keep their registry key as an upvalue (see
+    // `get_io_file`).
+    let keyed: &[(&str, &'static str, luprex_vm::raw::NativeFn, &str)] =
+        &[("read", "io.read", io_read, IO_INPUT), ("write", "io.write", io_write, IO_OUTPUT)];
+    for &(field, name, f, key) in keyed {
+        let id = st.native_id(name, f);
+        let key = st.new_string(key.as_bytes());
+        let v = st.new_rust_closure(id, vec![key]);
+        set_field(st, io, field, v);
     }
     st.native_id("io.readline", io_readline);
     create_meta(st);
@@ -259,8 +267,14 @@ fn to_file(st: &mut State) -> Result<Value, Error> {
 }
 
 /// `getiofile`: the default input or output file, which must be open.
+/// The running native's first upvalue is the key when it is a string
+/// (`io.read` and `io.write`, which would otherwise intern it per call).
 fn get_io_file(st: &mut State, key: &str) -> Result<Value, Error> {
-    let v = registry_get(st, key);
+    let k = match st.native_upvalue(0) {
+        k @ Value::Str(_) => k,
+        _ => st.new_string(key.as_bytes()),
+    };
+    let v = st.table_get(Value::Table(st.registry()), k);
     if is_closed(st, v) {
         let which = &key["_IO_".len()..];
         return Err(st.native_error(format!("default {which} file is closed")));

@@ -117,6 +117,14 @@ impl Heap {
         self.interned(s, before)
     }
 
+    /// [`Heap::intern_concat`] of bytes in an allocation of their own
+    /// ([`Interner::intern_concat_owned`]).
+    pub fn intern_concat_owned(&mut self, bytes: Box<[u8]>, prefix: StrRef) -> StrRef {
+        let before = self.strings.len();
+        let s = self.interner.intern_concat_owned(&mut self.strings, bytes, prefix);
+        self.interned(s, before)
+    }
+
     /// The accounting of an interning that found or made `s` (`before`:
     /// the number of strings before it).
     #[inline]

@@ -838,6 +838,35 @@ impl State {
         true
     }
 
+    /// The concatenation of stack slots `from..to` if they are all strings
+    /// and the first is too long to be kept in its slot (a string built
+    /// piece by piece, `s = s .. x`): built in an allocation of its own,
+    /// which the new string keeps (one copy of the bytes, not two through
+    /// the buffer). The string and its length; `None` otherwise.
+    #[inline]
+    fn concat_long_strings(
+        &mut self,
+        from: usize,
+        to: usize,
+    ) -> Option<(crate::value::StrRef, usize)> {
+        let Value::Str(prefix) = self.ex.stack[from] else { return None };
+        if self.heap.str(prefix).len() <= crate::string::INLINE {
+            return None;
+        }
+        let mut len = 0usize;
+        for &v in &self.ex.stack[from..to] {
+            let Value::Str(s) = v else { return None };
+            len = len.checked_add(self.heap.str(s).len())?;
+        }
+        let mut bytes = Vec::with_capacity(len);
+        for &v in &self.ex.stack[from..to] {
+            if let Value::Str(s) = v {
+                bytes.extend_from_slice(self.heap.str(s));
+            }
+        }
+        Some((self.heap.intern_concat_owned(bytes.into_boxed_slice(), prefix), len))
+    }
+
     /// Concatenates registers `a .. a+n-1` of the running Lua frame into
     /// register `a` (`luaV_concat`). Returns false if a `__concat` frame was
     /// pushed (the return path continues the work).
@@ -865,6 +894,12 @@ impl State {
             let mut k = 2;
             while k < n && strnum(self.ex.stack[top - k - 1]) {
                 k += 1;
+            }
+            if let Some((r, len)) = self.concat_long_strings(top - k, top) {
+                self.ex.stack[top - k] = Value::Str(r);
+                n -= k - 1;
+                self.charge_bytes(len)?;
+                continue;
             }
             let mut buf = std::mem::take(&mut self.buf);
             buf.clear();

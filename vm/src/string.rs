@@ -62,7 +62,7 @@ pub struct LuaStr {
 }
 
 /// Longest string whose bytes are kept in its arena slot.
-const INLINE: usize = 22;
+pub(crate) const INLINE: usize = 22;
 
 /// A string's bytes: up to [`INLINE`] in place, in the string's arena
 /// slot, longer ones in an allocation of their own. Most strings a program
@@ -90,6 +90,15 @@ impl LuaStr {
             Bytes::Heap(bytes.into())
         };
         LuaStr { hash, bytes }
+    }
+
+    /// [`LuaStr::new`] of bytes already in an allocation of their own,
+    /// which a long string keeps.
+    fn from_box(bytes: Box<[u8]>, hash: u64) -> LuaStr {
+        if bytes.len() <= INLINE {
+            return LuaStr::new(&bytes, hash);
+        }
+        LuaStr { hash, bytes: Bytes::Heap(bytes) }
     }
 
     /// The string's bytes.
@@ -366,6 +375,47 @@ impl Interner {
         if bytes.len() <= 64 {
             return self.intern(arena, bytes);
         }
+        let lanes = self.concat_lanes(arena, bytes, prefix);
+        let s = self.intern_hashed(arena, bytes, lanes.finish(bytes));
+        self.tail = Some((s, lanes));
+        s
+    }
+
+    /// [`Interner::intern_concat`] of bytes in an allocation of their own,
+    /// which a new string keeps: a long concatenation's bytes are copied
+    /// once, as in the reference, not into a buffer and then out of it.
+    pub fn intern_concat_owned(
+        &mut self,
+        arena: &mut Arena<LuaStr>,
+        bytes: Box<[u8]>,
+        prefix: StrRef,
+    ) -> StrRef {
+        let (hash, lanes) = if bytes.len() <= 64 {
+            (hash_bytes(&bytes), None)
+        } else {
+            let lanes = self.concat_lanes(arena, &bytes, prefix);
+            (lanes.finish(&bytes), Some(lanes))
+        };
+        let h32 = hash as u32;
+        let s = match self.find_with(arena, &bytes, h32) {
+            Some(s) => s,
+            None => {
+                let len = bytes.len();
+                let s = arena.alloc(LuaStr::from_box(bytes, hash));
+                let slot = Slot { idx: s.index(), hash: h32 };
+                self.table_mut(len).insert_unique(table_hash(h32), slot, |s| table_hash(s.hash));
+                s
+            }
+        };
+        if let Some(lanes) = lanes {
+            self.tail = Some((s, lanes));
+        }
+        s
+    }
+
+    /// The hash lanes of `bytes` (more than 64), which start with the
+    /// bytes of `prefix`: continued from `prefix`'s if they are at hand.
+    fn concat_lanes(&self, arena: &Arena<LuaStr>, bytes: &[u8], prefix: StrRef) -> Lanes {
         let mut lanes = Lanes::START;
         let mut from = 0;
         if let Some((t, l)) = self.tail {
@@ -376,9 +426,7 @@ impl Interner {
             }
         }
         lanes.absorb(bytes, from);
-        let s = self.intern_hashed(arena, bytes, lanes.finish(bytes));
-        self.tail = Some((s, lanes));
-        s
+        lanes
     }
 
     /// Registers string `s`, whose object is `obj`, again, without reading
@@ -546,6 +594,29 @@ mod tests {
             assert_eq!(it.find(&arena, &b[..n]), None, "length {n}");
         }
         assert_eq!(it.len(), 66);
+    }
+
+    #[test]
+    fn owned_concatenations_intern_as_borrowed_ones() {
+        // `intern_concat_owned` keeps the box it is given, yet finds and
+        // hashes exactly as `intern_concat`: strings built piece by piece
+        // (prefix lanes carried over above 64 bytes) are the same handles
+        // as the same bytes interned whole, at every length.
+        let mut arena = Arena::new();
+        let mut it = Interner::new();
+        let b = noise(300);
+        let mut s = it.intern(&mut arena, &b[..1]);
+        for n in 2..=300 {
+            let owned: Box<[u8]> = b[..n].into();
+            s = it.intern_concat_owned(&mut arena, owned, s);
+            assert_eq!(arena.get(s).as_bytes(), &b[..n]);
+            assert_eq!(arena.get(s).hash(), hash_bytes(&b[..n]), "length {n}");
+            assert_eq!(it.intern(&mut arena, &b[..n]), s, "length {n}");
+        }
+        let p = it.intern(&mut arena, &b[..149]);
+        let again = it.intern_concat_owned(&mut arena, b[..150].into(), p);
+        assert_eq!(Some(again), it.find(&arena, &b[..150]));
+        assert_eq!(it.len(), 300);
     }
 
     /// Bytes `0..n` of a fixed pseudo-random sequence.
