@@ -45,11 +45,15 @@ REPOS = {
     "are-we-fast-yet": "smarr/are-we-fast-yet",
     "LuaJIT-test-cleanup": "LuaJIT/LuaJIT-test-cleanup",
     "Lua-Benchmarks": "gligneul/Lua-Benchmarks",
+    "pallene": "pallene-lang/pallene",
 }
 
 AWFY = "are-we-fast-yet/benchmarks/Lua"
 LJ = "LuaJIT-test-cleanup/bench"
 GL = "Lua-Benchmarks"
+# Pallene's benchmarks: BENCH/main.lua requires the module named by its
+# first argument; "lua" is BENCH/lua.lua, the plain Lua version.
+PAL = "pallene/benchmarks/"
 # The Are-We-Fast-Yet harness prints the time of each iteration in microseconds.
 US = r"[0-9]+us"
 
@@ -116,6 +120,20 @@ MANIFEST = [
     # leaves unspecified (ours is insertion order): past the puzzle's 2,098
     # solutions it finds them all and prints the same boards (lua5.4 0.4 s).
     ("lj-meteor", LJ, "meteor.lua", ["{n}"], 2100, None),
+    # pallene-lang/pallene, benchmarks/*/main.lua with the plain Lua module
+    ("pal-binarytrees", PAL + "binarytrees", "main.lua", ["lua", "{n}"], 14, None),
+    ("pal-binsearch", PAL + "binsearch", "main.lua", ["lua", "{n}"], 2000000, None),
+    ("pal-centroid", PAL + "centroid", "main.lua", ["lua", "10000", "{n}"], 7000, None),
+    ("pal-conway", PAL + "conway", "main.lua", ["lua", "{n}"], 1400, None),
+    ("pal-fannkuchredux", PAL + "fannkuchredux", "main.lua", ["lua", "{n}"], 10, None),
+    ("pal-fasta", PAL + "fasta", "main.lua", ["lua", "{n}"], 800000, None),
+    ("pal-mandelbrot", PAL + "mandelbrot", "main.lua", ["lua", "{n}"], 1250, None),
+    ("pal-matmul", PAL + "matmul", "main.lua", ["lua", "200", "{n}"], 10, None),
+    ("pal-nbody", PAL + "nbody", "main.lua", ["lua", "{n}"], 500000, None),
+    ("pal-objmandelbrot", PAL + "objmandelbrot", "main.lua", ["lua", "{n}"], 280, None),
+    ("pal-queen", PAL + "queen", "main.lua", ["lua", "{n}"], 12, None),
+    ("pal-sieve", PAL + "sieve", "main.lua", ["lua", "100000", "{n}"], 300, None),
+    ("pal-spectralnorm", PAL + "spectralnorm", "main.lua", ["lua", "{n}"], 800, None),
 ]
 
 # The 5.1 functions some LuaJIT programs call, defined before the script

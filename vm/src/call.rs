@@ -109,6 +109,18 @@ impl State {
     /// goes straight to [`State::call_native`], nothing else to decide.
     #[inline(never)]
     pub(crate) fn call_op(&mut self, func: usize, end: usize, nresults: i32) -> Result<Pre, Error> {
+        self.call_op_inline(func, end, nresults)
+    }
+
+    /// [`State::call_op`]'s body, for another out-of-line caller
+    /// (`tforcall_op`), which then makes one call, not two.
+    #[inline(always)]
+    pub(crate) fn call_op_inline(
+        &mut self,
+        func: usize,
+        end: usize,
+        nresults: i32,
+    ) -> Result<Pre, Error> {
         self.ex.stack.truncate(end);
         self.charge(crate::limits::CALL_COST)?;
         match self.ex.stack[func] {

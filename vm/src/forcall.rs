@@ -57,7 +57,7 @@ impl State {
                 }
             }
         }
-        self.call_op(ra + 4, ra + 7, nresults)
+        self.call_op_inline(ra + 4, ra + 7, nresults)
     }
 
     /// `next(t, k)`'s step in place; false if it must be a call.
