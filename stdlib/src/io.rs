@@ -95,7 +95,7 @@ pub fn open(st: &mut State) -> Result<(), Error> {
         st.set_native_field(io, field, name, f);
     }
     // `io.read` and `io.write` keep their registry key as an upvalue (see
-    // `get_io_file`).
+    // `get_io_file_keyed`).
     let keyed: &[(&str, &'static str, luprex_vm::raw::NativeFn, &str)] =
         &[("read", "io.read", io_read, IO_INPUT), ("write", "io.write", io_write, IO_OUTPUT)];
     for &(field, name, f, key) in keyed {
@@ -267,13 +267,22 @@ fn to_file(st: &mut State) -> Result<Value, Error> {
 }
 
 /// `getiofile`: the default input or output file, which must be open.
-/// The running native's first upvalue is the key when it is a string
-/// (`io.read` and `io.write`, which would otherwise intern it per call).
 fn get_io_file(st: &mut State, key: &str) -> Result<Value, Error> {
-    let k = match st.native_upvalue(0) {
-        k @ Value::Str(_) => k,
-        _ => st.new_string(key.as_bytes()),
-    };
+    let k = st.new_string(key.as_bytes());
+    io_file_at(st, k, key)
+}
+
+/// [`get_io_file`] for `io.read` and `io.write`, whose first upvalue is
+/// the key, interned once by [`open`] instead of per call.
+fn get_io_file_keyed(st: &mut State, key: &str) -> Result<Value, Error> {
+    match st.native_upvalue(0) {
+        k @ Value::Str(_) => io_file_at(st, k, key),
+        _ => get_io_file(st, key),
+    }
+}
+
+/// The registry's file at `k`, the string `key`, which must be open.
+fn io_file_at(st: &mut State, k: Value, key: &str) -> Result<Value, Error> {
     let v = st.table_get(Value::Table(st.registry()), k);
     if is_closed(st, v) {
         let which = &key["_IO_".len()..];
@@ -760,7 +769,7 @@ fn push_piece(st: &mut State, p: Piece, buf: &[u8]) {
 }
 
 fn io_read(st: &mut State) -> R {
-    let f = get_io_file(st, IO_INPUT)?;
+    let f = get_io_file_keyed(st, IO_INPUT)?;
     let n = g_read(st, f, 1)?;
     Ok(Action::Return(n))
 }
@@ -904,7 +913,7 @@ fn write_stdout_args(
 
 fn io_write(st: &mut State) -> R {
     let last = st.nargs();
-    let f = get_io_file(st, IO_OUTPUT)?;
+    let f = get_io_file_keyed(st, IO_OUTPUT)?;
     g_write(st, f, 1, last)
 }
 

@@ -16,9 +16,9 @@
 //!
 //! **Invariant: the inline step is not observable.** It leaves the stack,
 //! the budget and the hint as the call would have: the results in the
-//! call's slots and nil up to the wanted count, the dead slots above
-//! them and the stack's length as `State::call_op`'s return leaves them, and the same units charged
-//! ([`CALL_COST`] and `next`'s scanned bytes). It is taken only where the
+//! call's slots and nil up to the wanted count, the dead slots above them
+//! and the stack's length as `State::call_op`'s return leaves them, and
+//! the same units charged ([`CALL_COST`] and `next`'s scanned bytes). It is taken only where the
 //! call could not have been observed or stopped: no hook is set (a call
 //! hook would see the native's frame), and the budget stays above zero
 //! after the charge (the budget check, which may stop the run or call

@@ -843,16 +843,13 @@ impl State {
     /// piece by piece, `s = s .. x`): built in an allocation of its own,
     /// which the new string keeps (one copy of the bytes, not two through
     /// the buffer). The string and its length; `None` otherwise.
-    #[inline]
+    #[inline(never)]
     fn concat_long_strings(
         &mut self,
         from: usize,
         to: usize,
     ) -> Option<(crate::value::StrRef, usize)> {
         let Value::Str(prefix) = self.ex.stack[from] else { return None };
-        if self.heap.str(prefix).len() <= crate::string::INLINE {
-            return None;
-        }
         let mut len = 0usize;
         for &v in &self.ex.stack[from..to] {
             let Value::Str(s) = v else { return None };
@@ -895,7 +892,11 @@ impl State {
             while k < n && strnum(self.ex.stack[top - k - 1]) {
                 k += 1;
             }
-            if let Some((r, len)) = self.concat_long_strings(top - k, top) {
+            let long = match self.ex.stack[top - k] {
+                Value::Str(p) => self.heap.strings.get(p).is_long(),
+                _ => false,
+            };
+            if let Some((r, len)) = long.then(|| self.concat_long_strings(top - k, top)).flatten() {
                 self.ex.stack[top - k] = Value::Str(r);
                 n -= k - 1;
                 self.charge_bytes(len)?;

@@ -119,6 +119,13 @@ impl LuaStr {
         }
     }
 
+    /// Whether the bytes are in an allocation of their own (more than
+    /// [`INLINE`]).
+    #[inline(always)]
+    pub fn is_long(&self) -> bool {
+        matches!(self.bytes, Bytes::Heap(_))
+    }
+
     /// True for the empty string.
     #[inline(always)]
     pub fn is_empty(&self) -> bool {

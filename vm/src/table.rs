@@ -800,7 +800,7 @@ impl Tables {
         let (body, alen, plain) = (t.body, t.alen as usize, t.meta.is_none());
         let first = 3 * t.hcap as usize + start;
         let end = first + vals.len();
-        if start > alen || alen - start < vals.len() {
+        if start >= alen || alen - start < vals.len() {
             return false;
         }
         if !plain && self.store.vals.slice(body, end)[first..].iter().any(|v| v.is_nil()) {

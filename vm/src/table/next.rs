@@ -42,15 +42,6 @@ impl TableView<'_> {
         }
     }
 
-    /// Whether `key` is the hash key before position `pos`, one `next_at`
-    /// returned (of any table, so `2 * e` cannot overflow): then
-    /// `position_after(key)` is `pos`, unsearched.
-    #[inline]
-    pub fn key_before(self, pos: usize, key: Value) -> bool {
-        let e = pos.checked_sub(self.t.alen as usize + 1);
-        e.and_then(|e| self.ents().get(2 * e)).is_some_and(|k| k.raw_eq(key))
-    }
-
     /// Positional traversal: the first live pair at position `>= pos`
     /// (positions `0..array_len_raw()` are the array part, then the hash
     /// entries), with the position to resume from. Positions stay valid
