@@ -378,10 +378,21 @@ impl Interner {
         if let Some(s) = self.find_with(arena, bytes, h32) {
             return s;
         }
-        let s = arena.alloc(LuaStr::new(bytes, hash));
-        let slot = Slot { idx: s.index(), hash: h32 };
-        self.table_mut(bytes.len()).insert_unique(table_hash(h32), slot, |s| table_hash(s.hash));
+        self.register(arena, LuaStr::new(bytes, hash))
+    }
+
+    /// Allocates `obj`, whose bytes are not interned yet, and registers it.
+    fn register(&mut self, arena: &mut Arena<LuaStr>, obj: LuaStr) -> StrRef {
+        let (hash, len) = (obj.hash() as u32, obj.len());
+        let s = arena.alloc(obj);
+        self.insert_slot(Slot { idx: s.index(), hash }, len);
         s
+    }
+
+    /// Adds `slot`, of a string of `len` bytes, to the table its length
+    /// chooses.
+    fn insert_slot(&mut self, slot: Slot, len: usize) {
+        self.table_mut(len).insert_unique(table_hash(slot.hash), slot, |s| table_hash(s.hash));
     }
 
     /// [`Interner::intern`] of `bytes`, which start with the bytes of the
@@ -423,13 +434,7 @@ impl Interner {
         let h32 = hash as u32;
         let s = match self.find_with(arena, &bytes, h32) {
             Some(s) => s,
-            None => {
-                let len = bytes.len();
-                let s = arena.alloc(LuaStr::from_box(bytes, hash));
-                let slot = Slot { idx: s.index(), hash: h32 };
-                self.table_mut(len).insert_unique(table_hash(h32), slot, |s| table_hash(s.hash));
-                s
-            }
+            None => self.register(arena, LuaStr::from_box(bytes, hash)),
         };
         if let Some(lanes) = lanes {
             self.set_tail(s, lanes);
@@ -466,9 +471,7 @@ impl Interner {
     /// freed. The caller vouches that no other live string has the same
     /// bytes.
     pub fn reinsert(&mut self, s: StrRef, obj: &LuaStr) {
-        let slot = Slot { idx: s.index(), hash: obj.hash() as u32 };
-        let table = self.table_mut(obj.len());
-        table.insert_unique(table_hash(slot.hash), slot, |s| table_hash(s.hash));
+        self.insert_slot(Slot { idx: s.index(), hash: obj.hash() as u32 }, obj.len());
     }
 
     /// Unregisters string `s`, whose object is `obj` (its hash and length
