@@ -57,8 +57,9 @@ use crate::pack::{self, PackArgs, PackError, PackValue};
 use crate::pattern::{self, Capture, Fuel, Gsub, Matcher, PatternError};
 use luprex_vm::raw::format::{format_char, format_float, format_int, Spec};
 use luprex_vm::raw::number;
+use luprex_vm::raw::string_arith_metamethods;
 use luprex_vm::raw::Payload;
-use luprex_vm::raw::{Action, ArithOp, Error, NativeFn, State, Status, Type, Value};
+use luprex_vm::raw::{Action, Error, NativeFn, State, Status, Type, Value};
 use luprex_vm::raw::{StrRef, TableRef, WorkMeter};
 use std::borrow::Cow;
 
@@ -113,17 +114,7 @@ pub fn open(st: &mut State) -> Result<(), Error> {
 /// Creates the string metatable (`createmetatable` in C).
 fn open_metatable(st: &mut State, lib: TableRef) {
     let mt = st.new_table_sized(0, 10);
-    let fns: &[(&str, &'static str, NativeFn)] = &[
-        ("__add", "string.meta.__add", arith_add),
-        ("__sub", "string.meta.__sub", arith_sub),
-        ("__mul", "string.meta.__mul", arith_mul),
-        ("__mod", "string.meta.__mod", arith_mod),
-        ("__pow", "string.meta.__pow", arith_pow),
-        ("__div", "string.meta.__div", arith_div),
-        ("__idiv", "string.meta.__idiv", arith_idiv),
-        ("__unm", "string.meta.__unm", arith_unm),
-    ];
-    for &(field, name, f) in fns {
+    for (field, name, f) in string_arith_metamethods() {
         st.set_native_field(mt, field, name, f);
     }
     let k = st.intern(b"__index");
@@ -1062,73 +1053,6 @@ fn unpack(st: &mut State) -> R {
     }
     st.push(Value::Int(u.next));
     Ok(Action::Return(n))
-}
-
-// ----- metamethods -------------------------------------------------------------
-
-/// `tonum`: a number, or a string that is a whole numeral.
-fn tonum(st: &State, v: Value) -> Option<Value> {
-    match v {
-        Value::Int(_) | Value::Float(_) => Some(v),
-        Value::Str(s) => number::str_to_number(st.str_bytes(s)).map(Value::from),
-        _ => None,
-    }
-}
-
-/// `arith` of `lstrlib.c`: coerce both operands or try the second
-/// operand's metamethod (`trymt`).
-fn arith(st: &mut State, op: ArithOp, event: &str) -> R {
-    let (a, b) = (st.arg(1), st.arg(2));
-    if let (Some(x), Some(y)) = (tonum(st, a), tonum(st, b)) {
-        let v = st.arith_value(op, x, y)?;
-        return ret1(st, v);
-    }
-    let mm = match b {
-        Value::Str(_) => None,
-        _ => st.get_metafield(b, event.as_bytes()),
-    };
-    let Some(mm) = mm else {
-        let msg =
-            format!("attempt to {} a '{}' with a '{}'", &event[2..], a.type_name(), b.type_name());
-        return Err(st.native_error(msg));
-    };
-    st.set_top(2);
-    st.push(mm);
-    st.push(a);
-    st.push(b);
-    Ok(Action::Call { nargs: 2, nresults: 1, k: None })
-}
-
-fn arith_add(st: &mut State) -> R {
-    arith(st, ArithOp::Add, "__add")
-}
-
-fn arith_sub(st: &mut State) -> R {
-    arith(st, ArithOp::Sub, "__sub")
-}
-
-fn arith_mul(st: &mut State) -> R {
-    arith(st, ArithOp::Mul, "__mul")
-}
-
-fn arith_mod(st: &mut State) -> R {
-    arith(st, ArithOp::Mod, "__mod")
-}
-
-fn arith_pow(st: &mut State) -> R {
-    arith(st, ArithOp::Pow, "__pow")
-}
-
-fn arith_div(st: &mut State) -> R {
-    arith(st, ArithOp::Div, "__div")
-}
-
-fn arith_idiv(st: &mut State) -> R {
-    arith(st, ArithOp::IDiv, "__idiv")
-}
-
-fn arith_unm(st: &mut State) -> R {
-    arith(st, ArithOp::Unm, "__unm")
 }
 
 #[cfg(test)]

@@ -276,6 +276,7 @@ mod snapshot;
 mod stack;
 mod state;
 mod store;
+mod strarith;
 mod string;
 mod table;
 mod thread;

@@ -617,6 +617,9 @@ impl State {
         for (x, first) in [(a, true), (b, false)] {
             let h = self.tm_of(x, tm);
             if !h.is_nil() {
+                if let Some(v) = self.string_arith_inline(op, h, a, b) {
+                    return Ok(Idx::Val(v));
+                }
                 return Ok(Idx::Call(h, x));
             }
             if matches!(x, Value::Str(_)) && !op.is_bitwise() {

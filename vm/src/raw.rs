@@ -72,6 +72,7 @@ pub use crate::state::{
     Action, BudgetHook, KFn, NativeFn, Pin, State, Status, MAX_CCALLS, MAX_STACK, RIDX_GLOBALS,
     RIDX_MAINTHREAD,
 };
+pub use crate::strarith::string_arith_metamethods;
 pub use crate::table::TableView;
 pub use crate::thread::CoStatus;
 pub use crate::traverse::{
