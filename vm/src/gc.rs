@@ -49,7 +49,11 @@
 //! `collectgarbage("incremental", pause, stepmul, stepsize)`): 16 per value
 //! traversed and 512 per object traversed or freed, whose memory is a
 //! cache miss away (`gc/mark.rs`, `arena.rs`), about half a millisecond
-//! per step here. A cycle whose marking has done [`WORK_LIMIT`] times the
+//! per step here. Steps run only at safe points (below), and allocation
+//! between two of them is not bounded (a loop filling an array has
+//! none): a step also does `stepmul` units per byte allocated past its
+//! due point, paying the whole debt as 5.4's `incstep` does, so that
+//! garbage does not pile up behind a growing table. A cycle whose marking has done [`WORK_LIMIT`] times the
 //! heap's bytes in work without finishing (a program rewriting big
 //! structures faster than they are traversed; a first traversal costs
 //! about ten times the bytes) finishes its marking in one step.
@@ -199,6 +203,16 @@ impl GcState {
     pub(crate) fn step_budget(&self) -> usize {
         self.step_bytes().saturating_mul(self.stepmul.max(1) as usize)
     }
+
+    /// Work of the step due at a safe point with the heap at `bytes`:
+    /// one step's, plus the debt past the threshold at the same rate
+    /// (5.4's `incstep` pays its whole debt). A program that grows a big
+    /// table between two safe points, where no step can run, has the
+    /// collector keep pace with what it allocated.
+    pub(crate) fn step_budget_for(&self, bytes: usize) -> usize {
+        let debt = bytes.saturating_sub(self.threshold);
+        debt.saturating_mul(self.stepmul.max(1) as usize).saturating_add(self.step_budget())
+    }
 }
 
 /// Runs `$body` with `$a` bound to each arena's collector state in turn,
@@ -265,7 +279,7 @@ impl State {
         if !self.gc.running || self.gc.in_fin {
             // Postpone: try again after another gap.
             self.gc.threshold = self.heap.bytes + MIN_GAP;
-        } else if self.gc_run(self.gc.step_budget()) {
+        } else if self.gc_run(self.gc.step_budget_for(self.heap.bytes)) {
             self.run_finalizers();
         }
         self.clamp_gc_threshold();
