@@ -17,6 +17,9 @@
 //! any process on any machine (unless it reads the clock or the
 //! environment).
 
+#[path = "../malloc_tune.rs"]
+mod malloc_tune;
+
 use std::ffi::OsString;
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::process::ExitCode;
@@ -490,6 +493,7 @@ fn run(argv: &[String]) -> anyhow::Result<bool> {
 }
 
 fn main() -> ExitCode {
+    malloc_tune::tune();
     let argv: Vec<String> =
         std::env::args_os().map(|a: OsString| a.to_string_lossy().into_owned()).collect();
     let ok = match run(&argv) {

@@ -27,6 +27,8 @@
 mod bots;
 mod check;
 mod connect;
+#[path = "../../malloc_tune.rs"]
+mod malloc_tune;
 mod play;
 mod serve;
 mod session;
@@ -70,6 +72,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    malloc_tune::tune();
     let cli = Cli::parse();
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_max_level(cli.log).init();
     match run(cli.command) {
