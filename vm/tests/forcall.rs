@@ -30,7 +30,9 @@ fn run(src: &str, called: bool, limit: u64) -> Outcome {
         st.set_hook(co, Some(idle_hook), hookmask::CALL | hookmask::LINE, 0);
     }
     st.set_instruction_limit(Some(limit));
-    let result = match st.exec(src.as_bytes(), b"=forcall") {
+    let out = st.exec(src.as_bytes(), b"=forcall");
+    let units = limit - st.instructions_left().unwrap();
+    let result = match out {
         Ok(vals) => vals
             .iter()
             .map(|v| match v {
@@ -39,9 +41,19 @@ fn run(src: &str, called: bool, limit: u64) -> Outcome {
             })
             .collect::<Vec<_>>()
             .join(","),
-        Err(e) => format!("error: {}", e.message()),
+        Err(e) => format!("error: {}, N = {}", e.message(), global_n(&mut st)),
     };
-    Outcome { result, units: limit - st.instructions_left().unwrap() }
+    Outcome { result, units }
+}
+
+/// The global `N` after an error: how far the script got.
+fn global_n(st: &mut State) -> String {
+    st.set_instruction_limit(None);
+    let v = st.exec(b"return tostring(N)", b"=n").expect("reads N")[0];
+    match v {
+        Value::Str(s) => String::from_utf8_lossy(st.str_bytes(s)).into_owned(),
+        other => format!("{other:?}"),
+    }
 }
 
 /// Runs `src` inline and called; both must agree. Returns the inline run.
@@ -132,18 +144,27 @@ fn results_are_lua_s() {
     );
 }
 
-/// A limit that stops the loop stops it at the same unit, with the same
+/// A limit that stops the loop stops it at the same step, with the same
 /// error, whichever way the step goes: swept over a range of limits that
-/// end inside the traversal.
+/// end inside the traversal. How far the loop got (`N`) tells where it
+/// stopped: the budget check due at the call comes before the step.
 #[test]
 fn limits_stop_at_the_same_unit() {
     let src = "local t = {}
                for i = 1, 40 do t['k' .. i] = i end
                for i = 1, 35 do t['k' .. i] = nil end
-               local n = 0
-               for r = 1, 4 do for k, v in pairs(t) do n = n + v end end
-               for r = 1, 4 do for i, v in ipairs({1, 2, 3}) do n = n + v end end
-               return tostring(n)";
+               N = 0
+               for r = 1, 4 do
+                 for k, v in pairs(t) do
+                   N = N + v
+                 end
+               end
+               for r = 1, 4 do
+                 for i, v in ipairs({1, 2, 3}) do
+                   N = N + v
+                 end
+               end
+               return tostring(N)";
     let full = run(src, false, LIMIT).units;
     for limit in (full - 120)..=full {
         let (inline, called) = (run(src, false, limit), run(src, true, limit));
