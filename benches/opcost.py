@@ -82,6 +82,7 @@ LIB = {
     'pairs3': ('local t = {a = 1, b = 2, c = 3}', 'for _, v in pairs(t) do x = v end'),
     'next': ('local t = {a = 1}', 'x = next(t)'),
     'type': ('', 'x = type(i)'),
+    'assert': ('', 'assert(i)'),
     'floor': ('local floor = math.floor', 'x = floor(i / 3)'),
     'sqrt': ('local sqrt = math.sqrt', 'x = sqrt(i)'),
     'random': ('', 'x = math.random(100)'),
