@@ -78,6 +78,7 @@ LIB = {
     'tconcat': ('local t = {"a", "b", "c", "d"}', 'x = table.concat(t, ",")'),
     'unpack': ('local t = {1, 2, 3}', 'x = table.unpack(t)'),
     'select_n': ('local function f(...) return select("#", ...) end', 'x = f(1, 2, 3)'),
+    'forlua3': ('local function it(_, i) if i < 3 then return i + 1 end end', 'for j in it, nil, 0 do x = j end'),
     'ipairs3': ('local t = {1, 2, 3}', 'for _, v in ipairs(t) do x = v end'),
     'pairs3': ('local t = {a = 1, b = 2, c = 3}', 'for _, v in pairs(t) do x = v end'),
     'next': ('local t = {a = 1}', 'x = next(t)'),

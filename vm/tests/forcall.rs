@@ -121,6 +121,31 @@ const SCRIPTS: &[&str] = &[
      for k, v in pairs(t) do s = s .. v end
      for k, v in function(_, k) if (k or 0) < 3 then return (k or 0) + 1, 'x' end end do s = s .. v end
      return s",
+    // Lua iterators, entered without `precall` (`enter_lua_iterator`):
+    // closures with upvalues, fewer and more parameters than the three
+    // values, a vararg iterator (the ordinary call), nested loops, an
+    // error inside the iterator (its position) and a recursion through
+    // iterators deep enough to overflow the stack
+    "local function range(n)
+       local i = 0
+       return function() i = i + 1; if i <= n then return i, i * i end end
+     end
+     local function one(s) s.n = s.n + 1; if s.n < 4 then return s.n end end
+     local function four(a, b, c, d) assert(d == nil); if b < 3 then return b + 1, a end end
+     local function va(...) local s, c = ...; if c < 3 then return c + 1, select('#', ...) end end
+     local function junk() local a, b, c, d, e, f, g, h, i, j, k, l = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 end
+     local acc = 0
+     junk()
+     for i, sq in range(5) do acc = acc + sq end
+     for k in one, {n = 0} do acc = acc + k end
+     junk()
+     for k, st in four, 'st', 0 do acc = acc + k end
+     for k, n in va, nil, 0 do acc = acc + k * n end
+     for i in range(3) do for j in range(i) do acc = acc + j end end
+     local ok, e = pcall(function() for k in function(_, c) return c + nil end, nil, 1 do end end)
+     local function deep(n) for k in function(_, c) if not c then return deep(n + 1) end end do end end
+     local ok2, e2 = pcall(deep, 1)
+     return tostring(acc), tostring(e), tostring(ok2), tostring(e2)",
 ];
 
 #[test]
@@ -135,6 +160,12 @@ fn results_are_lua_s() {
     assert_eq!(same(SCRIPTS[2]).result, "abcdcd");
     // 1 + 4 + 9, then 1 + 2 + 30 + 40 + 50, then 7 + 8 + 9 (lua5.4 agrees).
     assert_eq!(same(SCRIPTS[5]).result, "161");
+    // As lua5.4 prints them, but the overflow: lua5.4's TFORCALL nests its
+    // C interpreter, whose 200 levels run out first (`C stack overflow`).
+    assert_eq!(
+        same(SCRIPTS[8]).result,
+        "89,forcall:17: attempt to perform arithmetic on a nil value,false,forcall:18: stack overflow"
+    );
     // As lua5.4 words them.
     assert_eq!(
         same(SCRIPTS[6]).result,
