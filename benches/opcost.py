@@ -38,6 +38,7 @@ PRE = {
     'upval': ('', 'u = u + 1'),  # inside a function, `u` its upvalue (see prog)
     'native': ('local abs = math.abs', 'x = abs(i)'),
     'closure': ('', 'x = function() return i end'),
+    'fornum2': ('local n = 2', 'for j = 1, n do x = j end'),
     'eq': ('local a, b = {}, {}', 'if a == b then x = 1 end'),
     'lt': ('local a = 5', 'if i < a then x = 1 end'),
     'gettabup': ('', 'x = math'),

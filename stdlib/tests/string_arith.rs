@@ -6,69 +6,17 @@
 //! results, errors (with their positions) and the units charged must be
 //! the same.
 
-use luprex_vm::raw::debug::{hookmask, HookEvent};
-use luprex_vm::raw::{Error, State, Value};
-use std::sync::atomic::{AtomicUsize, Ordering};
+include!("../../vm/tests/support/in_place.rs");
 
-fn idle_hook(_: &mut State, _: HookEvent, _: Option<u32>) -> Result<(), Error> {
-    Ok(())
-}
-
-/// What a run gave: its result (or error message) and the units charged.
-#[derive(Debug, PartialEq)]
-struct Outcome {
-    result: String,
-    units: u64,
-}
-
-const LIMIT: u64 = 1 << 40;
+const CHUNK: &[u8] = b"=strarith";
 
 fn state(called: bool) -> State {
     let mut st = State::new();
     luprex_stdlib::open_sandbox(&mut st).expect("open_sandbox");
     if called {
-        let f = st.exec(b"return function() end", b"=idle").unwrap()[0];
-        let co = st.new_thread(f);
-        st.set_hook(co, Some(idle_hook), hookmask::CALL | hookmask::LINE, 0);
+        hook_idle_coroutine(&mut st);
     }
     st
-}
-
-fn run(src: &str, called: bool, limit: u64) -> Outcome {
-    let mut st = state(called);
-    st.set_instruction_limit(Some(limit));
-    let out = st.exec(src.as_bytes(), b"=strarith");
-    let units = limit - st.instructions_left().unwrap();
-    let result = match out {
-        Ok(vals) => vals
-            .iter()
-            .map(|v| match v {
-                Value::Str(s) => String::from_utf8_lossy(st.str_bytes(*s)).into_owned(),
-                other => format!("{other:?}"),
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-        Err(e) => format!("error: {}, N = {}", e.message(), global_n(&mut st)),
-    };
-    Outcome { result, units }
-}
-
-/// The global `N` after an error: how far the script got.
-fn global_n(st: &mut State) -> String {
-    st.set_instruction_limit(None);
-    let v = st.exec(b"return tostring(N)", b"=n").expect("reads N")[0];
-    match v {
-        Value::Str(s) => String::from_utf8_lossy(st.str_bytes(s)).into_owned(),
-        other => format!("{other:?}"),
-    }
-}
-
-/// Runs `src` in place and called; both must agree. Returns the first.
-fn same(src: &str) -> Outcome {
-    let inline = run(src, false, LIMIT);
-    let called = run(src, true, LIMIT);
-    assert_eq!(inline, called, "in place and called differ on:\n{src}");
-    inline
 }
 
 const SCRIPTS: &[&str] = &[
@@ -163,24 +111,9 @@ fn limits_stop_at_the_same_unit() {
     }
 }
 
-static CALLS: AtomicUsize = AtomicUsize::new(0);
-
-fn counting_hook(_: &mut State, ev: HookEvent, _: Option<u32>) -> Result<(), Error> {
-    if matches!(ev, HookEvent::Call) {
-        CALLS.fetch_add(1, Ordering::Relaxed);
-    }
-    Ok(())
-}
-
 /// A call hook on the running thread sees each metamethod as a call.
 #[test]
 fn a_call_hook_sees_each_metamethod() {
-    let mut st = state(false);
-    let f = st.load(b"local x = '1' + 2; local y = -'3' * '4'", b"=hooked").unwrap();
-    let main = st.main_thread();
-    st.set_hook(main, Some(counting_hook), hookmask::CALL, 0);
-    CALLS.store(0, Ordering::Relaxed);
-    st.call_value(f, &[]).unwrap();
     // The chunk, then __add, __unm and __mul.
-    assert_eq!(CALLS.load(Ordering::Relaxed), 4);
+    assert_eq!(calls_seen("local x = '1' + 2; local y = -'3' * '4'"), 4);
 }
