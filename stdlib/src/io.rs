@@ -836,8 +836,20 @@ fn g_write(st: &mut State, file: Value, first: usize, last: usize) -> R {
         Some(Handle::Stdout(m)) => Some(m),
         _ => None,
     });
+    g_write_to(st, file, first, last, stdout.flatten())
+}
+
+/// [`g_write`] with the file's kind already read: `Some(mode)` for the
+/// standard output.
+fn g_write_to(
+    st: &mut State,
+    file: Value,
+    first: usize,
+    last: usize,
+    stdout: Option<BufMode>,
+) -> R {
     let mut buf = st.take_buf();
-    let r = match stdout.flatten() {
+    let r = match stdout {
         Some(m) => write_stdout_args(st, first, last, m, &mut buf).map(|()| true),
         None => write_args(st, file, first, last, &mut buf),
     };
@@ -913,8 +925,23 @@ fn write_stdout_args(
 
 fn io_write(st: &mut State) -> R {
     let last = st.nargs();
-    let f = get_io_file_keyed(st, IO_OUTPUT)?;
-    g_write(st, f, 1, last)
+    let k = match st.native_upvalue(0) {
+        k @ Value::Str(_) => k,
+        _ => st.new_string(IO_OUTPUT.as_bytes()),
+    };
+    let f = st.table_get(Value::Table(st.registry()), k);
+    // One look at the stream for both questions: is it open, and is it
+    // the standard output (`io_file_at`'s check and `g_write`'s, which
+    // cost a downcast each).
+    let kind = with_lstream(st, f, |p| match p.handle {
+        None => None,
+        Some(Handle::Stdout(m)) => Some(Some(m)),
+        Some(_) => Some(None),
+    });
+    match kind.flatten() {
+        Some(stdout) => g_write_to(st, f, 1, last, stdout),
+        None => Err(st.native_error("default output file is closed")),
+    }
 }
 
 fn f_write(st: &mut State) -> R {

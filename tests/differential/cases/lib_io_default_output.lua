@@ -1,0 +1,22 @@
+-- io.write through the default output file: to a file set by io.output,
+-- then closed (io.write's closed check), then back to the standard output.
+local f = io.tmpfile()
+print(io.output(f) == f, io.output() == f)
+print(io.write("x", 1, 2.5, "-", -0.0, "\n") == f)
+print(io.write() == f)
+f:seek("set")
+print(f:read("a"))
+print(io.close())
+print(pcall(io.write, "y"))
+print(pcall(io.write))
+print(io.type(f))
+io.output(io.stdout)
+io.write("back", "\n")
+print(io.write("a", "b") == io.stdout)
+print(pcall(io.write, {}))
+print(pcall(io.write, "ok", nil))
+-- a file handle that is not the default: its own write
+local g = io.tmpfile()
+print(g:write("g", 7) == g)
+g:close()
+print(pcall(g.write, g, "z"))
