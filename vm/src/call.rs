@@ -307,7 +307,21 @@ impl State {
                     let top = u(frames[fl - 2].top);
                     frames.truncate(fl - 1);
                     let n = (*n).min(len.saturating_sub(func + 1));
-                    self.move_results_to(func, len - n, n, nresults, Some(top));
+                    // No result or one, the usual counts for a call in a
+                    // statement or an expression: `move_results_to`'s work
+                    // without its general case (`func < top`: the call's
+                    // slot is a register of the caller).
+                    let st = &mut self.ex.stack;
+                    match nresults {
+                        0 => st.set_len_keep(top),
+                        1 => {
+                            let v =
+                                if n > 0 { crate::execute::load(&st[len - n]) } else { Value::Nil };
+                            crate::execute::store(&mut st[func], v);
+                            st.set_len_keep(top);
+                        }
+                        _ => self.move_results_to(func, len - n, n, nresults, Some(top)),
+                    }
                 } else {
                     // Invariant: the native's frame is on top.
                     let ci = self.ex.frames.pop().expect("frame");
