@@ -18,11 +18,11 @@
 //! the budget and the hint as the call would have: the results in the
 //! call's slots and nil up to the wanted count, the dead slots above them
 //! and the stack's length as `State::call_op`'s return leaves them, and
-//! the same units charged ([`CALL_COST`] and `next`'s scanned bytes). It is taken only where the
-//! call could not have been observed or stopped: no hook is set (a call
-//! hook would see the native's frame), and the budget stays above zero
-//! after the charge (the budget check, which may stop the run or call
-//! the budget hook, is due at zero). Everything else, errors included
+//! the same units charged ([`CALL_COST`] and `next`'s scanned bytes). It
+//! is taken only where the call could not have been observed or stopped:
+//! no hook is set (a call hook would see the native's frame), and the
+//! budget stays above zero after the charge (the budget check, which may
+//! stop the run or call the budget hook, is due at zero). Everything else, errors included
 //! (`invalid key to 'next'`, a non-integer control), takes the ordinary
 //! call, whose frame then appears in the traceback as before.
 //!
@@ -33,11 +33,12 @@
 //! dispatch (`State::enter_lua_iterator`): the same stack, units and
 //! frame as the ordinary call, which still serves a vararg iterator, a
 //! stack about to overflow and, as for the steps, any call while a hook
-//! is set (so that `vm/tests/forcall.rs` can compare both). A `for` over a three-step Lua iterator cost
-//! 1,874 instructions (lua5.4: 1,258) and now costs 1,658 (`opcost.py`'s
-//! `forlua3`). The loop itself still enters the frame at `'newframe`:
-//! entering it in the loop, as CALL does, cost 1,337 but moved the
-//! loop's register allocation, and the loop programs lost 0.3 % in all.
+//! is set (so that `vm/tests/forcall.rs` can compare both). A `for`
+//! over a three-step Lua iterator cost 1,874 instructions (lua5.4: 1,258)
+//! and now costs 1,658 (`opcost.py`'s `forlua3`). The loop itself still
+//! enters the frame at `'newframe`: entering it in the loop, as CALL
+//! does, cost 1,337 but moved the loop's register allocation, and the
+//! loop programs lost 0.3 % in all.
 
 use crate::baselib;
 use crate::call::Pre;

@@ -53,10 +53,11 @@
 //! between two of them is not bounded (a loop filling an array has
 //! none): a step also does `stepmul` units per byte allocated past its
 //! due point, paying the whole debt as 5.4's `incstep` does, so that
-//! garbage does not pile up behind a growing table. A cycle whose marking has done [`WORK_LIMIT`] times the
-//! heap's bytes in work without finishing (a program rewriting big
-//! structures faster than they are traversed; a first traversal costs
-//! about ten times the bytes) finishes its marking in one step.
+//! garbage does not pile up behind a growing table. A cycle whose
+//! marking has done [`WORK_LIMIT`] times the heap's bytes in work without
+//! finishing (a program rewriting big structures faster than they are
+//! traversed; a first traversal costs about ten times the bytes)
+//! finishes its marking in one step.
 //!
 //! **Generational mode is not implemented.** `collectgarbage("generational")`
 //! is accepted and reported, and the collector keeps running incrementally
