@@ -275,9 +275,16 @@ fn get_io_file(st: &mut State, key: &str) -> Result<Value, Error> {
 /// [`get_io_file`] for `io.read` and `io.write`, whose first upvalue is
 /// the key, interned once by [`open`] instead of per call.
 fn get_io_file_keyed(st: &mut State, key: &str) -> Result<Value, Error> {
+    let k = io_key(st, key);
+    io_file_at(st, k, key)
+}
+
+/// The registry key `key` of a default file: the first upvalue of
+/// `io.read` and `io.write`, interned once by [`open`].
+fn io_key(st: &mut State, key: &str) -> Value {
     match st.native_upvalue(0) {
-        k @ Value::Str(_) => io_file_at(st, k, key),
-        _ => get_io_file(st, key),
+        k @ Value::Str(_) => k,
+        _ => st.new_string(key.as_bytes()),
     }
 }
 
@@ -285,10 +292,15 @@ fn get_io_file_keyed(st: &mut State, key: &str) -> Result<Value, Error> {
 fn io_file_at(st: &mut State, k: Value, key: &str) -> Result<Value, Error> {
     let v = st.table_get(Value::Table(st.registry()), k);
     if is_closed(st, v) {
-        let which = &key["_IO_".len()..];
-        return Err(st.native_error(format!("default {which} file is closed")));
+        return Err(closed_default(st, key));
     }
     Ok(v)
+}
+
+/// The error of a closed default file (`key` its registry key).
+fn closed_default(st: &mut State, key: &str) -> Error {
+    let which = &key["_IO_".len()..];
+    st.native_error(format!("default {which} file is closed"))
 }
 
 // ----- opening and closing --------------------------------------------------
@@ -925,10 +937,7 @@ fn write_stdout_args(
 
 fn io_write(st: &mut State) -> R {
     let last = st.nargs();
-    let k = match st.native_upvalue(0) {
-        k @ Value::Str(_) => k,
-        _ => st.new_string(IO_OUTPUT.as_bytes()),
-    };
+    let k = io_key(st, IO_OUTPUT);
     let f = st.table_get(Value::Table(st.registry()), k);
     // One look at the stream for both questions: is it open, and is it
     // the standard output (`io_file_at`'s check and `g_write`'s, which
@@ -940,7 +949,7 @@ fn io_write(st: &mut State) -> R {
     });
     match kind.flatten() {
         Some(stdout) => g_write_to(st, f, 1, last, stdout),
-        None => Err(st.native_error("default output file is closed")),
+        None => Err(closed_default(st, IO_OUTPUT)),
     }
 }
 

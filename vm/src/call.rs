@@ -212,13 +212,15 @@ impl State {
         nresults: i32,
         ret: MetaRet,
     ) -> Result<(), Error> {
-        let p = self.heap.protos.get(self.heap.lua_fns.get(cl).proto);
-        let top = func + 1 + p.max_stack as usize;
-        if p.is_vararg || top > MAX_STACK {
+        // The closure's own copy of its prototype's sizes, as CALL's fast
+        // path reads them: one lookup, not two.
+        let c = self.heap.lua_fns.get(cl);
+        let top = func + 1 + c.max_stack as usize;
+        if c.is_vararg || top > MAX_STACK {
             return self.push_lua_frame_slow(func, cl, nresults, ret);
         }
         let args_end = self.ex.stack.len();
-        let params_end = func + 1 + p.num_params as usize;
+        let params_end = func + 1 + c.num_params as usize;
         if FILL {
             self.ex.stack.enter_frame_filling(args_end, params_end, top);
         } else {

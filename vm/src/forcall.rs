@@ -84,7 +84,9 @@ impl State {
     /// arguments, the call's units charged, then the frame), but straight
     /// from the closure's own copy of its prototype's sizes, as CALL's fast
     /// path does, and flagged `LUA_CALLER` (its return moves the results
-    /// itself). `None`, having done nothing, for a vararg function or a
+    /// itself). `push_lua_frame` reads the same sizes, but called here
+    /// (inlined into `tforcall_op`) it cost `forlua3` 1650 → 1710
+    /// instructions and `ipairs3` 1691 → 1715. `None`, having done nothing, for a vararg function or a
     /// stack overflow: the ordinary call handles them.
     #[inline(always)]
     fn enter_lua_iterator(

@@ -538,7 +538,7 @@ impl State {
 
     /// Converts a string to a number as the string library's arithmetic
     /// metamethods do (`tonum` in lstrlib.c).
-    fn str_tonum(&self, v: Value) -> Option<Value> {
+    pub(crate) fn str_tonum(&self, v: Value) -> Option<Value> {
         match v {
             Value::Int(_) | Value::Float(_) => Some(v),
             Value::Str(s) => number::str_to_number(self.heap.str(s)).map(Value::from),

@@ -33,7 +33,6 @@
 use crate::error::Error;
 use crate::limits::CALL_COST;
 use crate::meta::{arith_num, ArithOp, NumRes};
-use crate::number;
 use crate::state::{Action, NativeFn, State};
 use crate::value::Value;
 
@@ -69,21 +68,11 @@ fn native_of(op: ArithOp) -> Option<NativeFn> {
     })
 }
 
-/// `tonum` of `lstrlib.c`: a number, or a string converted to one.
-#[inline]
-fn tonum(st: &State, v: Value) -> Option<Value> {
-    match v {
-        Value::Int(_) | Value::Float(_) => Some(v),
-        Value::Str(s) => number::str_to_number(st.heap.str(s)).map(Value::from),
-        _ => None,
-    }
-}
-
 /// What the native computes when it succeeds without a call: both
 /// operands converted and the arithmetic defined.
 #[inline]
 fn plain_result(st: &State, op: ArithOp, a: Value, b: Value) -> Option<Value> {
-    match arith_num(op, tonum(st, a)?, tonum(st, b)?) {
+    match arith_num(op, st.str_tonum(a)?, st.str_tonum(b)?) {
         NumRes::Val(v) => Some(v),
         _ => None,
     }
@@ -122,7 +111,7 @@ impl State {
 /// operand's metamethod (`trymt`).
 fn arith(st: &mut State, op: ArithOp, event: &str) -> R {
     let (a, b) = (st.arg(1), st.arg(2));
-    if let (Some(x), Some(y)) = (tonum(st, a), tonum(st, b)) {
+    if let (Some(x), Some(y)) = (st.str_tonum(a), st.str_tonum(b)) {
         let v = st.arith_value(op, x, y)?;
         st.push(v);
         return Ok(Action::Return(1));
