@@ -92,6 +92,7 @@ LIB = {
     'rawget': ('local t = {a = 1}', 'x = rawget(t, "a")'),
     'pcall': ('local function f() end', 'pcall(f)'),
     'cowrap': ('local co = coroutine.wrap(function() while true do coroutine.yield(1) end end)', 'x = co()'),
+    'coresume': ('local co = coroutine.create(function() while true do coroutine.yield(1) end end); local resume = coroutine.resume', 'local ok, v = resume(co)'),
     'sort10': ('local src = {5, 3, 8, 1, 9, 2, 7, 4, 6, 0}', 'local t = {table.unpack(src)}; table.sort(t)'),
 }
 

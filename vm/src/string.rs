@@ -52,6 +52,7 @@
 
 use crate::arena::Arena;
 use crate::value::StrRef;
+use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 
 /// An interned, immutable byte string with its precomputed content hash.
@@ -374,19 +375,33 @@ impl Interner {
 
     /// [`Interner::intern`] of `bytes` whose [`hash_bytes`] is `hash`.
     fn intern_hashed(&mut self, arena: &mut Arena<LuaStr>, bytes: &[u8], hash: u64) -> StrRef {
-        let h32 = hash as u32;
-        if let Some(s) = self.find_with(arena, bytes, h32) {
-            return s;
-        }
-        self.register(arena, LuaStr::new(bytes, hash))
+        self.find_or_register(arena, bytes, hash)
     }
 
-    /// Allocates `obj`, whose bytes are not interned yet, and registers it.
-    fn register(&mut self, arena: &mut Arena<LuaStr>, obj: LuaStr) -> StrRef {
-        let (hash, len) = (obj.hash() as u32, obj.len());
-        let s = arena.alloc(obj);
-        self.insert_slot(Slot { idx: s.index(), hash }, len);
-        s
+    /// The string with `src`'s bytes (of [`hash_bytes`] `hash`) if it is
+    /// interned; otherwise a new string of them, allocated and registered.
+    /// One probe of the table serves both the lookup and the insertion
+    /// (hashbrown's entry reserves room first, so the insertion never
+    /// rehashes).
+    #[inline(always)]
+    fn find_or_register<S: StrSource>(
+        &mut self,
+        arena: &mut Arena<LuaStr>,
+        src: S,
+        hash: u64,
+    ) -> StrRef {
+        let h32 = hash as u32;
+        let bytes = src.bytes();
+        let table = self.table_mut(bytes.len());
+        let eq = |s: &Slot| s.hash == h32 && slot_bytes_eq(arena, s.idx, bytes);
+        match table.entry(table_hash(h32), eq, |s| table_hash(s.hash)) {
+            Entry::Occupied(e) => StrRef::from_index(e.get().idx),
+            Entry::Vacant(e) => {
+                let s = arena.alloc(src.into_str(hash));
+                e.insert(Slot { idx: s.index(), hash: h32 });
+                s
+            }
+        }
     }
 
     /// Adds `slot`, of a string of `len` bytes, to the table its length
@@ -431,11 +446,7 @@ impl Interner {
             let lanes = self.concat_lanes(arena, &bytes, prefix);
             (lanes.finish(&bytes), Some(lanes))
         };
-        let h32 = hash as u32;
-        let s = match self.find_with(arena, &bytes, h32) {
-            Some(s) => s,
-            None => self.register(arena, LuaStr::from_box(bytes, hash)),
-        };
+        let s = self.find_or_register(arena, bytes, hash);
         if let Some(lanes) = lanes {
             self.set_tail(s, lanes);
         }
@@ -488,6 +499,31 @@ impl Interner {
         if let Ok(e) = table.find_entry(table_hash(h32), |x| x.idx == idx) {
             e.remove();
         }
+    }
+}
+
+/// The bytes of a string about to be interned: borrowed (copied into the
+/// new string if there is none) or owned (kept by it).
+trait StrSource {
+    fn bytes(&self) -> &[u8];
+    fn into_str(self, hash: u64) -> LuaStr;
+}
+
+impl StrSource for &[u8] {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+    fn into_str(self, hash: u64) -> LuaStr {
+        LuaStr::new(self, hash)
+    }
+}
+
+impl StrSource for Box<[u8]> {
+    fn bytes(&self) -> &[u8] {
+        self
+    }
+    fn into_str(self, hash: u64) -> LuaStr {
+        LuaStr::from_box(self, hash)
     }
 }
 
