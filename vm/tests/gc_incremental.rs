@@ -341,3 +341,27 @@ fn a_step_pays_for_what_was_allocated_since_the_last() {
     );
     assert_eq!(out.take(), "true\n");
 }
+
+/// A state saved while an arena's barrier holds an object loads: the
+/// coroutine, resumed between steps, is unmarked by the barrier and listed
+/// to be marked again while the globals table that holds it may already be
+/// traversed, and the load's check must count it as pending (it once took
+/// such a state for broken and refused it). Saves at steps all through a
+/// marking phase, each loaded into a fresh state.
+#[test]
+fn a_state_saved_while_a_barrier_holds_an_object_loads() {
+    let (mut a, _) = new_state();
+    run(&mut a, SETUP);
+    run_until(&mut a, marking);
+    let mut saves = 0;
+    while marking(a.gc_phase()) {
+        // The resume last: its switches back (`finish_resume`) are the
+        // last changes of the threads before the save.
+        run(&mut a, "for j = 1, 20 do local g = {j} end coroutine.resume(co, 1)");
+        let bytes = a.save_state().unwrap();
+        let (mut b, _) = new_state();
+        b.load_state(&bytes).unwrap_or_else(|e| panic!("save {saves}: {e}"));
+        saves += 1;
+    }
+    assert!(saves >= 10, "the marking phase lasted {saves} saves");
+}

@@ -206,17 +206,21 @@ pub(crate) fn check_sweep(heap: &Heap, roots: Vec<ObjRef>) -> RResult<()> {
 /// While marking: no traversed object holds an unmarked object that
 /// nothing will mark. A marked object that is neither gray nor a table
 /// being traversed in chunks has been traversed: each object it refers to
-/// is marked, or listed by the tables' barrier. Weak tables are exempt
-/// (their weak parts may hold unmarked objects by design).
+/// is marked, listed by the tables' barrier, or listed by its arena's
+/// barrier (an object changed since it was marked is unmarked and listed
+/// to be marked again: `again`, drained at the next step). Weak tables
+/// are exempt (their weak parts may hold unmarked objects by design).
 fn check_tricolor(gc: &GcState, heap: &Heap) -> RResult<()> {
     let c = &gc.cycle;
     let (_, fwd) = heap.tables.barrier_state();
+    let marks = all_marks(heap);
+    let again = marks.iter().enumerate().flat_map(|(k, m)| m.again.iter().map(move |&i| (k, i)));
     let pending: std::collections::BTreeSet<(usize, u32)> = (c.gray.iter().copied())
         .chain(c.partial.iter().map(|&(t, _)| ObjRef::Table(t)))
         .chain(fwd.iter().filter_map(|&v| ObjRef::of(v)))
         .map(|o| (o.kind(), o.index()))
+        .chain(again)
         .collect();
-    let marks = all_marks(heap);
     let marked = |o: ObjRef| marks[o.kind()].get(o.index());
     let mut children = Vec::new();
     for (k, m) in marks.iter().enumerate() {
