@@ -27,12 +27,12 @@
 //! (it is never iterated); `heap_hash` covers its count.
 //!
 //! **Table contents, page by page.** Tables are split (`table.rs`): the
-//! header is an arena slot like any object (32 bytes of plain data, copied
+//! header is an arena slot like any object (40 bytes of plain data, copied
 //! without allocating, and written — hence journaled — only when it
 //! changes), and the contents live in the table store's pages
 //! (`store.rs`), which keep their own journal at page granularity: the
 //! first write to a page copies it into a buffer from a pool, a rollback
-//! swaps it back. The pool survives the snapshot, so the engine's cycle
+//! copies it back (the buffer returns to the pool). The pool survives the snapshot, so the engine's cycle
 //! (snapshot, predict, roll back, again and again) does not allocate.
 //!
 //! # Exact copies

@@ -59,9 +59,10 @@
 //! writes free. With no snapshot open, a write costs one predictable
 //! branch; with one open, a page test and a bit test.
 //!
-//! A rollback of the innermost level puts every saved page back — for a
-//! one-page chunk by swapping the saved buffer in (no copy), for a page of
-//! a large chunk by copying it back — truncates the chunks created since,
+//! A rollback of the innermost level copies every saved page back into its
+//! chunk (the saved buffer then goes to the pool: a chunk's buffer never
+//! moves while the chunk lives, see [`Chunk`], so pointers into it stay
+//! valid; the tables cache one per body), truncates the chunks created since,
 //! and restores the free-list heads: the layout (every element of every
 //! chunk, hence also every future allocation) is exactly the snapshot's,
 //! at a cost proportional to what changed. Committing a level folds its
@@ -104,6 +105,8 @@
 //!   its dirty bit set exactly when the innermost level holds a saved copy
 //!   of it, and each level holds at most one copy per page; every bit is
 //!   clear when no level is open.
+
+use std::ptr::NonNull;
 
 /// Bytes per page: the unit of journaling (see the module docs, "Page
 /// size").
@@ -217,11 +220,79 @@ impl<T> Jr<T> {
     }
 }
 
+/// A chunk's buffer: a boxed slice held by its raw pointer, so that the
+/// elements stay at one address for the chunk's life and pointers into
+/// them ([`Store::block_ptr`]) stay valid across every later access.
+///
+/// A `Box<[T]>` would not do: each access through the box reasserts its
+/// uniqueness, which ends the validity of any pointer derived from it
+/// earlier. Here every access, the slices of `Deref`/`DerefMut` and the
+/// cached pointers alike, derives from the one raw pointer taken when the
+/// chunk was made. Dropped (or turned back into a box, [`Chunk::into_box`])
+/// when the chunk goes; its buffer is never replaced while it lives (a
+/// rollback copies a saved page back in, see `restore`).
+struct Chunk<T> {
+    ptr: NonNull<[T]>,
+}
+
+// SAFETY: a chunk owns its buffer as the `Box<[T]>` it was made from
+// does; it shares nothing, so it may move to or be shared with another
+// thread whenever a box of `T` may.
+unsafe impl<T: Send> Send for Chunk<T> {}
+// SAFETY: as above; `&Chunk` gives only `&[T]`.
+unsafe impl<T: Sync> Sync for Chunk<T> {}
+
+impl<T> Chunk<T> {
+    fn new(b: Box<[T]>) -> Chunk<T> {
+        Chunk { ptr: NonNull::from(Box::leak(b)) }
+    }
+
+    /// The buffer back as a box (for the page pool).
+    fn into_box(self) -> Box<[T]> {
+        let me = std::mem::ManuallyDrop::new(self);
+        // SAFETY: `ptr` came from `Box::leak` of a box that nothing else
+        // owns (`Chunk::new`), and `me` will not free it again.
+        unsafe { Box::from_raw(me.ptr.as_ptr()) }
+    }
+
+    /// Element `i`'s address (`i` at most the length).
+    #[inline(always)]
+    fn elem_ptr(&self, i: usize) -> *mut T {
+        debug_assert!(i <= self.ptr.len());
+        self.ptr.cast::<T>().as_ptr().wrapping_add(i)
+    }
+}
+
+impl<T> Drop for Chunk<T> {
+    fn drop(&mut self) {
+        // SAFETY: as in `into_box`: the chunk owns the leaked box.
+        drop(unsafe { Box::from_raw(self.ptr.as_ptr()) });
+    }
+}
+
+impl<T> std::ops::Deref for Chunk<T> {
+    type Target = [T];
+    #[inline(always)]
+    fn deref(&self) -> &[T] {
+        // SAFETY: the chunk owns the buffer, initialized (it was a box);
+        // `&self` keeps it alive and allows no `&mut` to it meanwhile.
+        unsafe { self.ptr.as_ref() }
+    }
+}
+
+impl<T> std::ops::DerefMut for Chunk<T> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as in `deref`; `&mut self` is exclusive.
+        unsafe { self.ptr.as_mut() }
+    }
+}
+
 /// A paged block store (see the module docs).
 pub struct Store<T> {
     /// The chunks: one page of small blocks, or one large block each (the
     /// hot table of every access, kept to a fat pointer per chunk).
-    chunks: Vec<Box<[T]>>,
+    chunks: Vec<Chunk<T>>,
     /// Global number of each chunk's first page (journaling only).
     first_pages: Vec<u32>,
     /// Number of pages of all chunks.
@@ -339,7 +410,7 @@ impl<T: Elem> Store<T> {
             (vec![T::default(); cap].into_boxed_slice(), cap.div_ceil(Self::PAGE) as u32)
         };
         self.elems += data.len();
-        self.chunks.push(data);
+        self.chunks.push(Chunk::new(data));
         self.first_pages.push(self.pages);
         self.pages += npages;
         base
@@ -409,6 +480,19 @@ impl<T: Elem> Store<T> {
         &mut self.chunks[c][off..off + len]
     }
 
+    /// The address of block `a`'s first element, valid while the block is
+    /// allocated (a chunk's buffer never moves, see [`Chunk`]); null for
+    /// [`EMPTY`]. Reads and writes through it are the caller's to justify
+    /// (`table.rs` caches it in each table's header).
+    #[inline]
+    pub fn block_ptr(&self, a: Addr) -> *mut T {
+        if a == EMPTY {
+            return std::ptr::null_mut();
+        }
+        let (c, off) = Self::split(a);
+        self.chunks[c].elem_ptr(off)
+    }
+
     /// Where the chunk entry of block `a` is (for a prefetch; nothing is
     /// read). A dangling pointer for an address outside the store, which a
     /// prefetch tolerates.
@@ -473,7 +557,9 @@ impl<T: Elem> Store<T> {
         &mut self.chunks[c][off]
     }
 
-    /// Element `i` of block `a`, by reference, without bounds checks.
+    /// Element `i` of block `a`, mutable, without bounds checks and without
+    /// journaling: the caller journals the page first ([`Store::journal_at`])
+    /// whenever a snapshot is open ([`Store::journaling`]).
     ///
     /// # Safety
     ///
@@ -481,26 +567,11 @@ impl<T: Elem> Store<T> {
     /// its capacity, so the element is inside the block's chunk (a small
     /// block lies within its page, a large block is its chunk).
     #[inline(always)]
-    pub unsafe fn get_ref_unchecked(&self, a: Addr, i: usize) -> &T {
+    pub unsafe fn get_mut_unjournaled(&mut self, a: Addr, i: usize) -> &mut T {
         let (c, off) = Self::split(a);
         debug_assert!(c < self.chunks.len() && off + i < self.chunks[c].len());
         // SAFETY: the caller's contract (a live block, `i` below its
         // capacity) puts chunk `c` in the table and `off + i` inside it.
-        unsafe { self.chunks.get_unchecked(c).get_unchecked(off + i) }
-    }
-
-    /// Element `i` of block `a`, mutable, without bounds checks and without
-    /// journaling: the caller journals the page first ([`Store::journal_at`])
-    /// whenever a snapshot is open ([`Store::journaling`]).
-    ///
-    /// # Safety
-    ///
-    /// As for [`Store::get_ref_unchecked`].
-    #[inline(always)]
-    pub unsafe fn get_mut_unjournaled(&mut self, a: Addr, i: usize) -> &mut T {
-        let (c, off) = Self::split(a);
-        debug_assert!(c < self.chunks.len() && off + i < self.chunks[c].len());
-        // SAFETY: as in `get_ref_unchecked`.
         unsafe { self.chunks.get_unchecked_mut(c).get_unchecked_mut(off + i) }
     }
 
@@ -633,7 +704,7 @@ impl<T: Elem> Store<T> {
         for chunk in self.chunks.drain(top.chunks as usize..) {
             self.elems -= chunk.len();
             if chunk.len() == Self::PAGE && pool.len() < bound as usize {
-                pool.push(chunk);
+                pool.push(chunk.into_box());
             }
         }
         self.pages = top.pages;
@@ -697,18 +768,17 @@ impl<T: Elem> Store<T> {
 }
 
 /// Puts saved page `page` back into `chunk` (whose first page is
-/// `first_page`); returns the buffer to retire (the replaced one for a
-/// one-page chunk, whose buffer is swapped in).
+/// `first_page`) and returns the saved buffer, to retire. The page is
+/// copied in, never swapped in: a chunk's buffer stays where it is for
+/// the chunk's life, so the tables' cached body pointers stay valid
+/// (`table.rs`).
 fn restore<T: Copy>(
-    chunk: &mut Box<[T]>,
+    chunk: &mut Chunk<T>,
     first_page: u32,
     page: u32,
     buf: Box<[T]>,
     per_page: usize,
 ) -> Box<[T]> {
-    if chunk.len() == per_page {
-        return std::mem::replace(chunk, buf);
-    }
     let start = (page - first_page) as usize * per_page;
     let end = chunk.len().min(start + per_page);
     chunk[start..end].copy_from_slice(&buf[..end - start]);

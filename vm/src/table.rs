@@ -18,8 +18,9 @@
 //!   at most 1/2) of `u32` positions into the entries (0 = empty slot,
 //!   otherwise position + 1).
 //!
-//! A [`Table`] is only the *header* (32 bytes of plain data: metatable,
-//! metamethod cache, sizes, and the [`Addr`]ess of the body). The contents
+//! A [`Table`] is only the *header* (40 bytes of plain data: metatable,
+//! metamethod cache, sizes, the [`Addr`]ess of the body and, as a cache of
+//! that address, the body's pointer: see "The body pointer"). The contents
 //! live in the table's **body**, one block of the heap's [`TableStore`] (a
 //! paged block store of values, `store.rs`), laid out as
 //!
@@ -33,15 +34,29 @@
 //! capacity is `acap + 3 * hcap` rounded up to a power of two; the array is
 //! last, so it grows into the slack without moving, and one table's
 //! contents are one contiguous run of memory (one cache-miss chain per
-//! access: header, chunk, body). A rehash that changes a capacity moves the
+//! access: header, body). A rehash that changes a capacity moves the
 //! body to a new block (the array too: a table with a large array and a
 //! growing hash part pays an array copy per hash doubling).
 //!
+//! **The body pointer.** The body's [`Addr`] names a chunk of the store
+//! and an offset in it; reaching the body through it reads the store's
+//! chunk table first, a load that depends on the header's and on which the
+//! body's depends. The header therefore also keeps the body's address in
+//! memory (`bp`), set with `body` by every assignment ([`Table::set_body`],
+//! the **body pointer invariant**: `bp` is `store.block_ptr(body)`), and the
+//! reads of [`TableView`] and the dispatch loop's in-place writes go
+//! through it: header, then body, as `ltable.c`'s `t->array`. It stays
+//! valid because a chunk's buffer never moves while the chunk lives
+//! (`store.rs`: a rollback copies saved pages back in rather than swapping
+//! buffers), a header restored by a rollback names a block of a chunk
+//! that existed at its snapshot, and a loaded state builds its headers
+//! afresh. It is a cache: left out of equality, the state hash and the
+//! saved state. Debug builds check the invariant at every read.
+//!
 //! **Snapshots.** Contents are journaled by the store a page at a time: the
-//! first write to a page after a snapshot copies it, a rollback swaps the
-//! copy back, so a fully rewritten heap costs about one `memcpy` of its
-//! contents to journal and almost nothing to roll back (see
-//! `benches/RESULTS.md`). The header is an arena slot, journaled as an
+//! first write to a page after a snapshot copies it, a rollback copies it
+//! back, so a fully rewritten heap costs about two `memcpy`s of its
+//! contents (see `benches/RESULTS.md`). The header is an arena slot, journaled as an
 //! object — but only when it changes: a [`TableMut`] works on a copy of the
 //! header and writes it back when dropped only if it differs, so a write
 //! that changes only cells (an update, the common case) leaves the arena
@@ -209,11 +224,12 @@ impl Elem for Value {
 
 /// A Lua table's header: the metatable, the metamethod cache, the sizes of
 /// its two parts, and the [`Addr`]ess of its *body*, the one block of the
-/// [`TableStore`] that holds both parts. Plain data (`Copy`, 32 bytes): the
+/// [`TableStore`] that holds both parts, with that block's address (the
+/// module docs' body pointer). Plain data (`Copy`, 40 bytes): the
 /// snapshot journal copies it without allocating. Contents are read and
 /// written through a [`TableView`] or a [`TableMut`] ([`Tables::get`],
 /// [`Tables::get_mut`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 pub struct Table {
     /// The metatable.
     pub meta: Option<TableRef>,
@@ -232,11 +248,63 @@ pub struct Table {
     elen: u32,
     /// Maximum number of entries before a rehash (0 or a power of two).
     hcap: u32,
+    /// Where the body is: [`Store::block_ptr`] of `body`, kept beside it
+    /// by every assignment of `body` (the *body pointer invariant*). The
+    /// loop's reads and in-place writes go through it, one dependent load
+    /// fewer than through the store's chunk table.
+    bp: BodyPtr,
 }
 
 impl Default for Table {
     fn default() -> Self {
-        Table { meta: None, flags: 0, shift: 64, body: EMPTY, alen: 0, acap: 0, elen: 0, hcap: 0 }
+        Table {
+            meta: None,
+            flags: 0,
+            shift: 64,
+            body: EMPTY,
+            alen: 0,
+            acap: 0,
+            elen: 0,
+            hcap: 0,
+            bp: BodyPtr(std::ptr::null_mut()),
+        }
+    }
+}
+
+/// Equality of the table's state: the body pointer is left out, a cache
+/// of `body` whose value depends on where the store's chunks were
+/// allocated (a saved state loaded again has other addresses).
+impl PartialEq for Table {
+    fn eq(&self, o: &Table) -> bool {
+        (self.meta, self.flags, self.shift, self.body, self.alen, self.acap, self.elen, self.hcap)
+            == (o.meta, o.flags, o.shift, o.body, o.alen, o.acap, o.elen, o.hcap)
+    }
+}
+
+/// A table's cached body address ([`Table`]'s `bp`).
+#[derive(Clone, Copy, Debug)]
+struct BodyPtr(*mut Value);
+
+// SAFETY: a body pointer points into the store of the `Tables` (or
+// `OwnedTable`) that holds the header; it moves and is shared with them,
+// and is dereferenced only through a borrow of that store's owner, as the
+// chunk it points into would be.
+unsafe impl Send for BodyPtr {}
+// SAFETY: as above.
+unsafe impl Sync for BodyPtr {}
+
+impl Table {
+    /// Sets the body to block `body` of `store`, and the body pointer with
+    /// it (the only way either changes once a table exists).
+    #[inline]
+    fn set_body(&mut self, store: &TableStore, body: Addr) {
+        self.body = body;
+        self.bp = BodyPtr(store.vals.block_ptr(body));
+    }
+
+    /// Whether the body pointer agrees with `body` (debug checks).
+    fn bp_ok(&self, store: &TableStore) -> bool {
+        self.bp.0 == store.vals.block_ptr(self.body)
     }
 }
 
@@ -404,14 +472,16 @@ impl TableStore {
             0 => 0,
             n => n.min(1 << 20).next_power_of_two().max(MIN_HASH),
         };
-        Table {
-            body: self.alloc_body(narray, hcap),
+        let mut t = Table {
             alen: narray as u32,
             acap: narray as u32,
             hcap: hcap as u32,
             shift: shift_for(hcap),
             ..Table::default()
-        }
+        };
+        let body = self.alloc_body(narray, hcap);
+        t.set_body(self, body);
+        t
     }
 
     /// Frees the body of `t` (the collector frees its header).
@@ -773,16 +843,20 @@ impl Tables {
         // SAFETY: the caller's contract.
         let t = unsafe { self.arena.get_unchecked(h) };
         if idx < u64::from(t.alen) {
-            let (body, plain) = (t.body, t.meta.is_none());
+            let (body, bp, plain) = (t.body, t.bp.0, t.meta.is_none());
             let i = 3 * t.hcap as usize + idx as usize;
+            debug_assert!(t.bp_ok(&self.store));
             // SAFETY (both): the layout invariant: a header of the arena
             // names a live block of `store` of capacity
-            // `body_cap(acap, hcap)`, and `i < 3 * hcap + alen <= cap`.
-            if plain || !unsafe { self.store.vals.get_ref_unchecked(body, i) }.is_nil() {
+            // `body_cap(acap, hcap)`, and `i < 3 * hcap + alen <= cap`;
+            // `bp` points at that block (the body pointer invariant), and
+            // `&mut self` excludes every other access to the store. The
+            // hooks journal the page without moving it (`store.rs`).
+            if plain || !unsafe { &*bp.add(i) }.is_nil() {
                 if self.owes_hooks(v) {
                     self.fast_write_hooks(h, v, body, i);
                 }
-                return Some(unsafe { self.store.vals.get_mut_unjournaled(body, i) });
+                return Some(unsafe { &mut *bp.add(i) });
             }
         }
         None
@@ -878,7 +952,7 @@ impl Tables {
     ) -> bool {
         // SAFETY: the caller's contract.
         let t = unsafe { self.arena.get_unchecked(h) };
-        let (body, flags) = (t.body, t.flags);
+        let (body, bp, flags) = (t.body, t.bp.0, t.flags);
         let view = TableView { t, s: &self.store };
         let found = match hint {
             Some(hint) => view.find_str_hinted(s, hint),
@@ -890,11 +964,11 @@ impl Tables {
                 if self.owes_hooks(v) {
                     self.fast_write_hooks(h, v, body, cell);
                 }
-                // SAFETY: the layout invariant (see `array_slot_for_set`),
-                // and `cell < 2 * elen <= 2 * hcap <= cap`; `h` by the
-                // caller's contract.
+                // SAFETY: the layout invariant and the body pointer (see
+                // `array_slot_for_set`), and `cell < 2 * elen <= 2 * hcap
+                // <= cap`; `h` by the caller's contract.
                 unsafe {
-                    *self.store.vals.get_mut_unjournaled(body, cell) = v;
+                    *bp.add(cell) = v;
                     if flags != 0 {
                         self.arena.get_mut_unchecked(h).flags = 0;
                     }
@@ -1044,16 +1118,25 @@ impl<'a> TableView<'a> {
     #[inline(always)]
     unsafe fn cell(self, i: usize) -> &'a Value {
         let t = self.t;
-        debug_assert!(i < body_cap(t.acap as usize, t.hcap as usize));
-        // SAFETY: the caller's contract and the layout invariant.
-        unsafe { self.s.vals.get_ref_unchecked(t.body, i) }
+        debug_assert!(i < body_cap(t.acap as usize, t.hcap as usize) && t.bp_ok(self.s));
+        // SAFETY: the caller's contract and the layout invariant put cell
+        // `i` inside the body block, which `bp` points at (the body
+        // pointer invariant); `self.s` is borrowed, so no write is under
+        // way.
+        unsafe { &*t.bp.0.add(i) }
     }
 
     /// The used part of the body: entries, index, array slots.
     #[inline(always)]
     fn body(self) -> &'a [Value] {
         let t = self.t;
-        self.s.vals.slice(t.body, 3 * t.hcap as usize + t.alen as usize)
+        let n = 3 * t.hcap as usize + t.alen as usize;
+        if n == 0 {
+            return &[];
+        }
+        debug_assert!(n <= body_cap(t.acap as usize, t.hcap as usize) && t.bp_ok(self.s));
+        // SAFETY: as in `cell`: the `n` cells are inside the body block.
+        unsafe { std::slice::from_raw_parts(t.bp.0, n) }
     }
 
     /// The array part: slot `i` holds key `i + 1`.

@@ -66,13 +66,14 @@ impl TableStore {
         let mut t = Table {
             meta: p.meta,
             flags: p.flags,
-            body: self.alloc_body(p.array_cap, cap),
             alen: n as u32,
             acap: p.array_cap as u32,
             hcap: cap as u32,
             shift: shift_for(cap),
             ..Table::default()
         };
+        let body = self.alloc_body(p.array_cap, cap);
+        t.set_body(self, body);
         let mut m = self.view_mut(&mut t);
         m.write_hash(&p.entries, &index);
         if n > 0 {

@@ -383,7 +383,7 @@ impl<'a> TableMut<'a> {
             self.s.vals.copy_block(self.t.body, b, used);
             let t = self.t;
             self.s.free_body(&t);
-            self.t.body = b;
+            self.t.set_body(self.s, b);
         }
         self.t.acap = acap as u32;
     }
@@ -468,8 +468,8 @@ impl<'a> TableMut<'a> {
             body
         };
         let t = &mut self.t;
-        (t.body, t.acap, t.alen, t.hcap, t.shift) =
-            (body, acap as u32, na as u32, cap as u32, shift_for(cap));
+        (t.acap, t.alen, t.hcap, t.shift) = (acap as u32, na as u32, cap as u32, shift_for(cap));
+        t.set_body(self.s, body);
         self.write_hash(&entries, &index);
         for (i, v) in absorbed {
             *self.cell_mut(to + i) = v;
