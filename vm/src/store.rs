@@ -493,15 +493,6 @@ impl<T: Elem> Store<T> {
         self.chunks[c].elem_ptr(off)
     }
 
-    /// Where the chunk entry of block `a` is (for a prefetch; nothing is
-    /// read). A dangling pointer for an address outside the store, which a
-    /// prefetch tolerates.
-    #[inline(always)]
-    pub(crate) fn chunk_entry_ptr(&self, a: Addr) -> *const u8 {
-        let (c, _) = Self::split(a);
-        self.chunks.as_ptr().wrapping_add(c).cast()
-    }
-
     /// Copies the first `len` elements of block `src` to block `dst` (two
     /// distinct blocks), journaling the pages written.
     pub fn copy_block(&mut self, src: Addr, dst: Addr, len: usize) {
@@ -555,24 +546,6 @@ impl<T: Elem> Store<T> {
             self.touch(c, off / Self::PAGE);
         }
         &mut self.chunks[c][off]
-    }
-
-    /// Element `i` of block `a`, mutable, without bounds checks and without
-    /// journaling: the caller journals the page first ([`Store::journal_at`])
-    /// whenever a snapshot is open ([`Store::journaling`]).
-    ///
-    /// # Safety
-    ///
-    /// `a` is a block of this store (allocated, not freed) and `i` is below
-    /// its capacity, so the element is inside the block's chunk (a small
-    /// block lies within its page, a large block is its chunk).
-    #[inline(always)]
-    pub unsafe fn get_mut_unjournaled(&mut self, a: Addr, i: usize) -> &mut T {
-        let (c, off) = Self::split(a);
-        debug_assert!(c < self.chunks.len() && off + i < self.chunks[c].len());
-        // SAFETY: the caller's contract (a live block, `i` below its
-        // capacity) puts chunk `c` in the table and `off + i` inside it.
-        unsafe { self.chunks.get_unchecked_mut(c).get_unchecked_mut(off + i) }
     }
 
     /// Journals the page of element `i` of block `a` if a snapshot is open

@@ -914,14 +914,16 @@ impl Tables {
             && t.elen == 0
             && !v.is_nil()
         {
-            let (body, cell) = (t.body, 3 * t.hcap as usize + n as usize);
+            let (body, bp, cell) = (t.body, t.bp.0, 3 * t.hcap as usize + n as usize);
+            debug_assert!(t.bp_ok(&self.store));
             if self.owes_hooks(v) {
                 self.fast_write_hooks(h, v, body, cell);
             }
-            // SAFETY: the layout invariant (see `array_slot_for_set`), and
-            // `cell < 3 * hcap + acap <= cap`; `h` by the caller's contract.
+            // SAFETY: the layout invariant and the body pointer (see
+            // `array_slot_for_set`), and `cell < 3 * hcap + acap <= cap`;
+            // `h` by the caller's contract.
             unsafe {
-                *self.store.vals.get_mut_unjournaled(body, cell) = v;
+                *bp.add(cell) = v;
                 self.arena.get_mut_unchecked(h).alen = n + 1;
             }
             return true;
@@ -1457,13 +1459,6 @@ impl<'a> TableView<'a> {
     #[inline]
     pub fn array_len_raw(self) -> usize {
         self.t.alen as usize
-    }
-
-    /// Hints the CPU to fetch the store's chunk entry for the body (the
-    /// step before [`TableView::prefetch_parts`]).
-    #[inline]
-    pub(crate) fn prefetch_chunk(self) {
-        crate::prefetch::prefetch_read(self.s.vals.chunk_entry_ptr(self.t.body));
     }
 
     /// Hints the CPU to fetch the cache lines a traversal reads next: the

@@ -232,11 +232,10 @@ fn for_each_child(t: TableView<'_>, with_meta: bool, mut f: impl FnMut(TableRef)
 }
 
 /// Queue positions ahead of the one being scanned at which the next
-/// tables' arena slots, then the store's chunk entries of their bodies,
-/// then their bodies are prefetched (see `prefetch.rs`: a table's body is
-/// three dependent cache misses away: header, chunk entry, body).
+/// tables' arena slots, then their bodies are prefetched (see
+/// `prefetch.rs`: a table's body is two dependent cache misses away,
+/// header and body, through the header's body pointer, `table.rs`).
 const SLOT_AHEAD: usize = 12;
-const CHUNK_AHEAD: usize = 8;
 const PARTS_AHEAD: usize = 4;
 
 /// Prefetches the arena slot of table `t` (the slot may straddle two
@@ -251,17 +250,12 @@ fn prefetch_slot(tables: &Tables, t: TableRef) {
 }
 
 /// Prefetches for the table scanned `SLOT_AHEAD` positions later its slot,
-/// for the one `CHUNK_AHEAD` later (whose slot should be cached by now) the
-/// chunk entry of its body, and for the one `PARTS_AHEAD` later its body.
+/// and for the one `PARTS_AHEAD` later (whose slot should be cached by
+/// now) its body.
 #[inline(always)]
 fn prefetch_ahead<T>(tables: &Tables, queue: &[T], head: usize, table: impl Fn(&T) -> TableRef) {
     if let Some(a) = queue.get(head + SLOT_AHEAD) {
         prefetch_slot(tables, table(a));
-    }
-    if let Some(a) = queue.get(head + CHUNK_AHEAD) {
-        if let Some(t) = tables.try_get(table(a).index()) {
-            t.prefetch_chunk();
-        }
     }
     if let Some(a) = queue.get(head + PARTS_AHEAD) {
         if let Some(t) = tables.try_get(table(a).index()) {
