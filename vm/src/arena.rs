@@ -555,6 +555,19 @@ impl<T: SnapClone> Arena<T> {
         }
     }
 
+    /// The live object at slot `idx`, mutable for its *cache fields* only
+    /// (fields outside the state: not compared, hashed or saved, such as a
+    /// table's body pointer): neither the journal nor the collector's
+    /// barrier is told, so any other write through it would escape both.
+    pub(crate) fn cache_mut(&mut self, idx: u32) -> Option<&mut T> {
+        self.slots.get_mut(idx as usize)?.as_mut()
+    }
+
+    /// [`Arena::cache_mut`] of every live object.
+    pub(crate) fn for_each_cache_mut(&mut self, f: impl FnMut(&mut T)) {
+        self.slots.iter_mut().flatten().for_each(f);
+    }
+
     /// [`Arena::get_mut`] without checking the slot.
     ///
     /// # Safety

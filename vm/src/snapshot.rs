@@ -32,7 +32,7 @@
 //! changes), and the contents live in the table store's pages
 //! (`store.rs`), which keep their own journal at page granularity: the
 //! first write to a page copies it into a buffer from a pool, a rollback
-//! copies it back (the buffer returns to the pool). The pool survives the snapshot, so the engine's cycle
+//! swaps it back. The pool survives the snapshot, so the engine's cycle
 //! (snapshot, predict, roll back, again and again) does not allocate.
 //!
 //! # Exact copies

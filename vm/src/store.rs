@@ -59,13 +59,15 @@
 //! writes free. With no snapshot open, a write costs one predictable
 //! branch; with one open, a page test and a bit test.
 //!
-//! A rollback of the innermost level copies every saved page back into its
-//! chunk (the saved buffer then goes to the pool: a chunk's buffer never
-//! moves while the chunk lives, see [`Chunk`], so pointers into it stay
-//! valid; the tables cache one per body), truncates the chunks created since,
+//! A rollback of the innermost level puts every saved page back — for a
+//! one-page chunk by swapping the saved buffer in (no copy), for a page of
+//! a large chunk by copying it back — truncates the chunks created since,
 //! and restores the free-list heads: the layout (every element of every
 //! chunk, hence also every future allocation) is exactly the snapshot's,
-//! at a cost proportional to what changed. Committing a level folds its
+//! at a cost proportional to what changed. A rollback that swapped a buffer
+//! in or dropped a chunk moves the store to a new *buffer epoch*: a pointer
+//! into the store ([`Store::block_ptr`]) is valid only in the epoch it was
+//! taken in (the tables' body pointers carry theirs, `table.rs`). Committing a level folds its
 //! saved pages into the enclosing level, which keeps its own, older copy of
 //! a page saved by both and does not need pages that are new to it; at the
 //! outermost level the saved pages are dropped and journaling stops.
@@ -220,17 +222,17 @@ impl<T> Jr<T> {
     }
 }
 
-/// A chunk's buffer: a boxed slice held by its raw pointer, so that the
-/// elements stay at one address for the chunk's life and pointers into
-/// them ([`Store::block_ptr`]) stay valid across every later access.
+/// A chunk's buffer: a boxed slice held by its raw pointer, so that
+/// pointers into it ([`Store::block_ptr`]) stay valid across every later
+/// access until the buffer is replaced (a rollback swapping a saved page
+/// in, which starts a new buffer epoch) or dropped.
 ///
 /// A `Box<[T]>` would not do: each access through the box reasserts its
 /// uniqueness, which ends the validity of any pointer derived from it
 /// earlier. Here every access, the slices of `Deref`/`DerefMut` and the
 /// cached pointers alike, derives from the one raw pointer taken when the
 /// chunk was made. Dropped (or turned back into a box, [`Chunk::into_box`])
-/// when the chunk goes; its buffer is never replaced while it lives (a
-/// rollback copies a saved page back in, see `restore`).
+/// when the chunk goes or its buffer is swapped out.
 struct Chunk<T> {
     ptr: NonNull<[T]>,
 }
@@ -303,6 +305,11 @@ pub struct Store<T> {
     heads: [u32; NCLASS],
     /// Whether a snapshot is open (the one branch of the hot paths).
     on: bool,
+    /// The buffer epoch: bumped (wrapping) by every rollback that gives a
+    /// one-page chunk its saved buffer back or drops chunks. A pointer
+    /// into the store ([`Store::block_ptr`]) taken at epoch `e` is valid
+    /// while the epoch is `e`: nothing else moves a chunk's buffer.
+    epoch: u16,
     jr: Jr<T>,
 }
 
@@ -338,6 +345,7 @@ impl<T: Elem> Store<T> {
             elems: 0,
             heads: [END; NCLASS],
             on: false,
+            epoch: 0,
             jr: Jr {
                 levels: Vec::new(),
                 entries: Vec::new(),
@@ -481,9 +489,10 @@ impl<T: Elem> Store<T> {
     }
 
     /// The address of block `a`'s first element, valid while the block is
-    /// allocated (a chunk's buffer never moves, see [`Chunk`]); null for
-    /// [`EMPTY`]. Reads and writes through it are the caller's to justify
-    /// (`table.rs` caches it in each table's header).
+    /// allocated and the buffer epoch ([`Store::epoch`]) stays what it is
+    /// now (see [`Chunk`]); null for [`EMPTY`]. Reads and writes through
+    /// it are the caller's to justify (`table.rs` caches it in each
+    /// table's header).
     #[inline]
     pub fn block_ptr(&self, a: Addr) -> *mut T {
         if a == EMPTY {
@@ -491,6 +500,25 @@ impl<T: Elem> Store<T> {
         }
         let (c, off) = Self::split(a);
         self.chunks[c].elem_ptr(off)
+    }
+
+    /// [`Store::block_ptr`] out of line (a cold path).
+    #[cold]
+    #[inline(never)]
+    pub fn block_ptr_cold(&self, a: Addr) -> *mut T {
+        self.block_ptr(a)
+    }
+
+    /// The buffer epoch (see the field's docs).
+    #[inline(always)]
+    pub fn epoch(&self) -> u16 {
+        self.epoch
+    }
+
+    /// Sets the buffer epoch (tests of its wrap).
+    #[cfg(test)]
+    pub(crate) fn set_epoch(&mut self, e: u16) {
+        self.epoch = e;
     }
 
     /// Copies the first `len` elements of block `src` to block `dst` (two
@@ -660,11 +688,13 @@ impl<T: Elem> Store<T> {
             return;
         };
         let bound = self.pages;
+        let mut moved = self.chunks.len() > top.chunks as usize;
         let Jr { entries, dirty, pool, .. } = &mut self.jr;
         for s in entries.drain(top.start..) {
             dirty[(s.page / 64) as usize] &= !(1 << (s.page % 64));
             let buf = if s.page < keep_below {
                 let c = s.chunk as usize;
+                moved |= self.chunks[c].len() == Self::PAGE;
                 restore(&mut self.chunks[c], self.first_pages[c], s.page, s.buf, Self::PAGE)
             } else {
                 s.buf
@@ -672,6 +702,9 @@ impl<T: Elem> Store<T> {
             if pool.len() < bound as usize {
                 pool.push(buf);
             }
+        }
+        if moved {
+            self.epoch = self.epoch.wrapping_add(1);
         }
         self.first_pages.truncate(top.chunks as usize);
         for chunk in self.chunks.drain(top.chunks as usize..) {
@@ -741,10 +774,9 @@ impl<T: Elem> Store<T> {
 }
 
 /// Puts saved page `page` back into `chunk` (whose first page is
-/// `first_page`) and returns the saved buffer, to retire. The page is
-/// copied in, never swapped in: a chunk's buffer stays where it is for
-/// the chunk's life, so the tables' cached body pointers stay valid
-/// (`table.rs`).
+/// `first_page`); returns the buffer to retire (the replaced one for a
+/// one-page chunk, whose buffer is swapped in: the caller then moves to a
+/// new buffer epoch).
 fn restore<T: Copy>(
     chunk: &mut Chunk<T>,
     first_page: u32,
@@ -752,6 +784,9 @@ fn restore<T: Copy>(
     buf: Box<[T]>,
     per_page: usize,
 ) -> Box<[T]> {
+    if chunk.len() == per_page {
+        return std::mem::replace(chunk, Chunk::new(buf)).into_box();
+    }
     let start = (page - first_page) as usize * per_page;
     let end = chunk.len().min(start + per_page);
     chunk[start..end].copy_from_slice(&buf[..end - start]);

@@ -42,21 +42,29 @@
 //! and an offset in it; reaching the body through it reads the store's
 //! chunk table first, a load that depends on the header's and on which the
 //! body's depends. The header therefore also keeps the body's address in
-//! memory (`bp`), set with `body` by every assignment ([`Table::set_body`],
-//! the **body pointer invariant**: `bp` is `store.block_ptr(body)`), and the
-//! reads of [`TableView`] and the dispatch loop's in-place writes go
-//! through it: header, then body, as `ltable.c`'s `t->array`. It stays
-//! valid because a chunk's buffer never moves while the chunk lives
-//! (`store.rs`: a rollback copies saved pages back in rather than swapping
-//! buffers), a header restored by a rollback names a block of a chunk
-//! that existed at its snapshot, and a loaded state builds its headers
-//! afresh. It is a cache: left out of equality, the state hash and the
-//! saved state. Debug builds check the invariant at every read.
+//! memory (`bp`), with the store's *buffer epoch* it was taken in (`ep`),
+//! both set with `body` by every assignment ([`Table::set_body`]). The
+//! **body pointer invariant**: while the store is in epoch `ep`, `bp` is
+//! `store.block_ptr(body)`. The reads of [`TableView`] and the dispatch
+//! loop's in-place writes go through `bp` when its epoch is current
+//! (header, then body, as `ltable.c`'s `t->array`) and through the chunk
+//! table otherwise. A chunk's buffer moves only when a rollback swaps a
+//! saved page back in or drops chunks, and such a rollback starts a new
+//! epoch (`store.rs`); the headers it puts back take their pointers again,
+//! so that no pointer of an older epoch becomes live, and the rollback
+//! that brings the 16-bit epoch round past 0 refreshes every header. The
+//! other headers read through the store until their body next moves (a
+//! world that rolls back all the time reads as before the pointer). A
+//! loaded state builds its headers afresh. `bp` and `ep` are a cache:
+//! left out of equality, the state hash and the saved state, written
+//! without the journal or the collector's barrier (`Arena::cache_mut`).
+//! Debug builds check the invariant at every use.
 //!
 //! **Snapshots.** Contents are journaled by the store a page at a time: the
-//! first write to a page after a snapshot copies it, a rollback copies it
-//! back, so a fully rewritten heap costs about two `memcpy`s of its
-//! contents (see `benches/RESULTS.md`). The header is an arena slot, journaled as an
+//! first write to a page after a snapshot copies it, a rollback swaps the
+//! copy back, so a fully rewritten heap costs about one `memcpy` of its
+//! contents to journal and almost nothing to roll back (see
+//! `benches/RESULTS.md`). The header is an arena slot, journaled as an
 //! object — but only when it changes: a [`TableMut`] works on a copy of the
 //! header and writes it back when dropped only if it differs, so a write
 //! that changes only cells (an update, the common case) leaves the arena
@@ -238,6 +246,9 @@ pub struct Table {
     pub flags: u8,
     /// `64 - log2(index slots)` (64 when there is no hash part).
     shift: u8,
+    /// The store's buffer epoch when `bp` was taken: `bp` may be used only
+    /// while the store is still in it (see "The body pointer").
+    ep: u16,
     /// The body block (capacity `body_cap(acap, hcap)`).
     body: Addr,
     /// Array slots in use (keys `1..=alen`).
@@ -248,10 +259,11 @@ pub struct Table {
     elen: u32,
     /// Maximum number of entries before a rehash (0 or a power of two).
     hcap: u32,
-    /// Where the body is: [`Store::block_ptr`] of `body`, kept beside it
-    /// by every assignment of `body` (the *body pointer invariant*). The
-    /// loop's reads and in-place writes go through it, one dependent load
-    /// fewer than through the store's chunk table.
+    /// Where the body is: [`Store::block_ptr`] of `body` in epoch `ep`,
+    /// kept beside it by every assignment of `body` (the *body pointer
+    /// invariant*). The loop's reads and in-place writes go through it
+    /// while its epoch is current, one dependent load fewer than through
+    /// the store's chunk table.
     bp: BodyPtr,
 }
 
@@ -261,6 +273,7 @@ impl Default for Table {
             meta: None,
             flags: 0,
             shift: 64,
+            ep: 0,
             body: EMPTY,
             alen: 0,
             acap: 0,
@@ -295,16 +308,38 @@ unsafe impl Sync for BodyPtr {}
 
 impl Table {
     /// Sets the body to block `body` of `store`, and the body pointer with
-    /// it (the only way either changes once a table exists).
+    /// it (the only way `body` changes once a table exists).
     #[inline]
     fn set_body(&mut self, store: &TableStore, body: Addr) {
         self.body = body;
-        self.bp = BodyPtr(store.vals.block_ptr(body));
+        self.refresh_bp(store);
     }
 
-    /// Whether the body pointer agrees with `body` (debug checks).
+    /// Takes the body pointer again, in the store's current epoch.
+    #[inline]
+    fn refresh_bp(&mut self, store: &TableStore) {
+        self.bp = BodyPtr(store.vals.block_ptr(self.body));
+        self.ep = store.vals.epoch();
+    }
+
+    /// Where the body is: the body pointer if it was taken in the store's
+    /// current epoch, else the address read through the chunk table (out
+    /// of line: after a rollback that moved a buffer, until the body
+    /// moves).
+    #[inline(always)]
+    fn body_ptr(&self, store: &TableStore) -> *mut Value {
+        debug_assert!(self.bp_ok(store));
+        if self.ep == store.vals.epoch() {
+            self.bp.0
+        } else {
+            store.vals.block_ptr_cold(self.body)
+        }
+    }
+
+    /// The body pointer invariant (debug checks): in the epoch it was
+    /// taken in, the body pointer is the body's address.
     fn bp_ok(&self, store: &TableStore) -> bool {
-        self.bp.0 == store.vals.block_ptr(self.body)
+        self.ep != store.vals.epoch() || self.bp.0 == store.vals.block_ptr(self.body)
     }
 }
 
@@ -777,6 +812,26 @@ impl Tables {
         Ok(Tables { arena: Arena::from_raw_parts(headers, free)?, store, ..Tables::default() })
     }
 
+    /// After a rollback (the store's epoch was `before`): the headers it
+    /// put back (`restored`) take their body pointers again, so that none
+    /// taken in an older epoch is ever live; and when the epoch has come
+    /// round to one that older pointers may still carry, every live header
+    /// does (once per 65,536 rollbacks that moved a buffer).
+    fn refresh_bps(&mut self, before: u16, restored: &[u32]) {
+        let now = self.store.vals.epoch();
+        let store = &self.store;
+        // The epoch came round past 0 (one bump per level rolled back).
+        if u32::from(before) + u32::from(now.wrapping_sub(before)) > u32::from(u16::MAX) {
+            self.arena.for_each_cache_mut(|t| t.refresh_bp(store));
+            return;
+        }
+        for &i in restored {
+            if let Some(t) = self.arena.cache_mut(i) {
+                t.refresh_bp(store);
+            }
+        }
+    }
+
     /// Opens a journal level (headers and contents).
     pub fn journal_begin(&mut self) {
         self.arena.journal_begin();
@@ -788,8 +843,11 @@ impl Tables {
 
     /// Undoes every change since level `level` (which stays open).
     pub fn journal_rollback_to(&mut self, level: usize) {
-        self.arena.journal_rollback_to(level, |_, _, _| {});
+        let epoch = self.store.vals.epoch();
+        let mut restored = Vec::new();
+        self.arena.journal_rollback_to(level, |i, _, _| restored.push(i));
         self.store.journal_rollback_to(level);
+        self.refresh_bps(epoch, &restored);
         self.writes.journal_rollback_to(level);
         self.gc_saved.truncate(level + 1);
         if let Some((watch, fwd)) = self.gc_saved.last() {
@@ -843,16 +901,15 @@ impl Tables {
         // SAFETY: the caller's contract.
         let t = unsafe { self.arena.get_unchecked(h) };
         if idx < u64::from(t.alen) {
-            let (body, bp, plain) = (t.body, t.bp.0, t.meta.is_none());
+            let (body, bp, plain) = (t.body, t.body_ptr(&self.store), t.meta.is_none());
             let i = 3 * t.hcap as usize + idx as usize;
-            debug_assert!(t.bp_ok(&self.store));
             // SAFETY (both): the layout invariant: a header of the arena
             // names a live block of `store` of capacity
             // `body_cap(acap, hcap)`, and `i < 3 * hcap + alen <= cap`;
             // `bp` points at that block (the body pointer invariant), and
             // `&mut self` excludes every other access to the store. The
-            // hooks journal the page without moving it (`store.rs`).
-            if plain || !unsafe { &*bp.add(i) }.is_nil() {
+            // hooks journal the page without moving it.
+            if plain || !unsafe { *bp.add(i) }.is_nil() {
                 if self.owes_hooks(v) {
                     self.fast_write_hooks(h, v, body, i);
                 }
@@ -914,8 +971,8 @@ impl Tables {
             && t.elen == 0
             && !v.is_nil()
         {
-            let (body, bp, cell) = (t.body, t.bp.0, 3 * t.hcap as usize + n as usize);
-            debug_assert!(t.bp_ok(&self.store));
+            let (body, bp, cell) =
+                (t.body, t.body_ptr(&self.store), 3 * t.hcap as usize + n as usize);
             if self.owes_hooks(v) {
                 self.fast_write_hooks(h, v, body, cell);
             }
@@ -954,7 +1011,7 @@ impl Tables {
     ) -> bool {
         // SAFETY: the caller's contract.
         let t = unsafe { self.arena.get_unchecked(h) };
-        let (body, bp, flags) = (t.body, t.bp.0, t.flags);
+        let (body, bp, flags) = (t.body, t.body_ptr(&self.store), t.flags);
         let view = TableView { t, s: &self.store };
         let found = match hint {
             Some(hint) => view.find_str_hinted(s, hint),
@@ -1120,12 +1177,12 @@ impl<'a> TableView<'a> {
     #[inline(always)]
     unsafe fn cell(self, i: usize) -> &'a Value {
         let t = self.t;
-        debug_assert!(i < body_cap(t.acap as usize, t.hcap as usize) && t.bp_ok(self.s));
+        debug_assert!(i < body_cap(t.acap as usize, t.hcap as usize));
         // SAFETY: the caller's contract and the layout invariant put cell
-        // `i` inside the body block, which `bp` points at (the body
+        // `i` inside the body block, where `body_ptr` points (the body
         // pointer invariant); `self.s` is borrowed, so no write is under
         // way.
-        unsafe { &*t.bp.0.add(i) }
+        unsafe { &*t.body_ptr(self.s).add(i) }
     }
 
     /// The used part of the body: entries, index, array slots.
@@ -1136,9 +1193,9 @@ impl<'a> TableView<'a> {
         if n == 0 {
             return &[];
         }
-        debug_assert!(n <= body_cap(t.acap as usize, t.hcap as usize) && t.bp_ok(self.s));
+        debug_assert!(n <= body_cap(t.acap as usize, t.hcap as usize));
         // SAFETY: as in `cell`: the `n` cells are inside the body block.
-        unsafe { std::slice::from_raw_parts(t.bp.0, n) }
+        unsafe { std::slice::from_raw_parts(t.body_ptr(self.s), n) }
     }
 
     /// The array part: slot `i` holds key `i + 1`.

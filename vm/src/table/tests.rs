@@ -775,3 +775,89 @@ fn set_str_simple_matches_set_str() {
         assert!(fast > 1000 && general > 10, "{fast} {general}");
     }
 }
+
+/// Tables `a` and `b`, four array slots each (one page of the store),
+/// `a[i] = 10 * i`, `b[i] = 100 * i`.
+fn two_small_tables() -> (Tables, TableRef, TableRef) {
+    let mut ts = Tables::default();
+    let (a, b) = (ts.alloc(4, 0), ts.alloc(4, 0));
+    for i in 1..=4 {
+        ts.get_mut(a).set(int(i), int(10 * i)).unwrap();
+        ts.get_mut(b).set(int(i), int(100 * i)).unwrap();
+    }
+    (ts, a, b)
+}
+
+/// A rollback that swaps a saved page's buffer back in starts a new buffer
+/// epoch: a table whose header it did not put back (only cells were
+/// written) reads and writes its body through the store, not through its
+/// body pointer, which names the buffer swapped out (now in the pool,
+/// holding the undone writes); a header it put back takes its pointer
+/// again.
+#[test]
+fn a_rollback_retires_the_body_pointers_into_swapped_pages() {
+    let (mut ts, a, b) = two_small_tables();
+    let before = ts.store.vals.epoch();
+    ts.journal_begin();
+    ts.get_mut(b).set(int(2), int(99)).unwrap();
+    ts.journal_rollback_to(0);
+    ts.journal_commit_to(0);
+    assert_ne!(ts.store.vals.epoch(), before, "the page's buffer was swapped back in");
+    assert!(ts.get(b).get_int(2).raw_eq(int(200)));
+    assert!(ts.get(a).get_int(1).raw_eq(int(10)));
+    // The loop's in-place stores too.
+    // SAFETY: `b` is live.
+    let slot = unsafe { ts.array_slot_for_set(b, 0, int(7)) }.unwrap();
+    *slot = int(7);
+    assert!(ts.get(b).get_int(1).raw_eq(int(7)));
+    // A header the rollback put back is current again.
+    ts.journal_begin();
+    ts.get_mut(a).set(int(5), int(50)).unwrap(); // an append: the header changes
+    ts.journal_rollback_to(0);
+    ts.journal_commit_to(0);
+    assert_eq!(ts.arena.get(a).ep, ts.store.vals.epoch());
+    assert!(ts.arena.get(a).bp_ok(&ts.store));
+}
+
+/// Each rollback that swaps a page's buffer back in moves the epoch by
+/// one, and it wraps after 65,536 of them, the tables reading right all
+/// along.
+#[test]
+fn the_buffer_epoch_counts_the_rollbacks_that_move_a_buffer() {
+    let (mut ts, a, _) = two_small_tables();
+    let start = ts.store.vals.epoch();
+    for round in 0..=u32::from(u16::MAX) {
+        ts.journal_begin();
+        ts.get_mut(a).set(int(1), int(1000 + i64::from(round))).unwrap();
+        ts.journal_rollback_to(0);
+        ts.journal_commit_to(0);
+        let moved = ts.store.vals.epoch().wrapping_sub(start);
+        assert_eq!(u32::from(moved), (round + 1) % 65536, "each rollback moved a buffer");
+        assert!(ts.get(a).get_int(1).raw_eq(int(10)));
+    }
+    assert_eq!(ts.store.vals.epoch(), start, "the epoch came round");
+}
+
+/// The rollback that wraps the epoch makes every live header take its
+/// pointer again: a pointer left from the epoch's last round (here made
+/// up: a header of epoch 0 whose pointer is wrong) would otherwise be
+/// taken for a current one once the epoch is 0 again.
+#[test]
+fn the_rollback_that_wraps_the_epoch_refreshes_every_header() {
+    let (mut ts, a, b) = two_small_tables();
+    ts.store.vals.set_epoch(u16::MAX);
+    for h in [a, b] {
+        let t = ts.arena.cache_mut(h.index()).unwrap();
+        t.refresh_bp(&ts.store);
+    }
+    // `a`'s header from the last round: epoch 0, a pointer into nothing.
+    let t = ts.arena.cache_mut(a.index()).unwrap();
+    (t.ep, t.bp) = (0, BodyPtr(std::ptr::null_mut()));
+    ts.journal_begin();
+    ts.get_mut(b).set(int(1), int(7)).unwrap();
+    ts.journal_rollback_to(0);
+    ts.journal_commit_to(0);
+    assert_eq!(ts.store.vals.epoch(), 0, "the rollback wrapped the epoch");
+    assert!(ts.arena.get(a).bp_ok(&ts.store));
+    assert!(ts.get(a).get_int(3).raw_eq(int(30)));
+}
