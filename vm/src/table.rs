@@ -285,9 +285,9 @@ impl Default for Table {
     }
 }
 
-/// Equality of the table's state: the body pointer is left out, a cache
-/// of `body` whose value depends on where the store's chunks were
-/// allocated (a saved state loaded again has other addresses).
+/// Equality of the table's state: the body pointer and its epoch are left
+/// out, a cache of `body` whose value depends on where the store's chunks
+/// were allocated (a saved state loaded again has other addresses).
 impl PartialEq for Table {
     fn eq(&self, o: &Table) -> bool {
         (self.meta, self.flags, self.shift, self.body, self.alen, self.acap, self.elen, self.hcap)
