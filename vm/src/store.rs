@@ -694,8 +694,10 @@ impl<T: Elem> Store<T> {
             dirty[(s.page / 64) as usize] &= !(1 << (s.page % 64));
             let buf = if s.page < keep_below {
                 let c = s.chunk as usize;
-                moved |= self.chunks[c].len() == Self::PAGE;
-                restore(&mut self.chunks[c], self.first_pages[c], s.page, s.buf, Self::PAGE)
+                let (buf, swapped) =
+                    restore(&mut self.chunks[c], self.first_pages[c], s.page, s.buf, Self::PAGE);
+                moved |= swapped;
+                buf
             } else {
                 s.buf
             };
@@ -774,23 +776,23 @@ impl<T: Elem> Store<T> {
 }
 
 /// Puts saved page `page` back into `chunk` (whose first page is
-/// `first_page`); returns the buffer to retire (the replaced one for a
-/// one-page chunk, whose buffer is swapped in: the caller then moves to a
-/// new buffer epoch).
+/// `first_page`); returns the buffer to retire and whether it was the
+/// chunk's own (a one-page chunk, whose buffer is swapped: the caller then
+/// moves to a new buffer epoch) rather than the saved copy.
 fn restore<T: Copy>(
     chunk: &mut Chunk<T>,
     first_page: u32,
     page: u32,
     buf: Box<[T]>,
     per_page: usize,
-) -> Box<[T]> {
+) -> (Box<[T]>, bool) {
     if chunk.len() == per_page {
-        return std::mem::replace(chunk, Chunk::new(buf)).into_box();
+        return (std::mem::replace(chunk, Chunk::new(buf)).into_box(), true);
     }
     let start = (page - first_page) as usize * per_page;
     let end = chunk.len().min(start + per_page);
     chunk[start..end].copy_from_slice(&buf[..end - start]);
-    buf
+    (buf, false)
 }
 
 #[cfg(test)]
