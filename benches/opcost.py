@@ -40,6 +40,7 @@ PRE = {
     'closure': ('', 'x = function() return i end'),
     'fornum2': ('local n = 2', 'for j = 1, n do x = j end'),
     'eq': ('local a, b = {}, {}', 'if a == b then x = 1 end'),
+    'eq_int': ('local a = 5', 'if i == a then x = 1 end'),
     'lt': ('local a = 5', 'if i < a then x = 1 end'),
     'gettabup': ('', 'x = math'),
     'len': ('local t = {1,2,3}', 'x = #t'),

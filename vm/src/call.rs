@@ -42,7 +42,7 @@
 use crate::error::Error;
 use crate::func::UpVal;
 use crate::meta::{TM_CALL, TM_CLOSE};
-use crate::state::{Action, State, Status, ERROR_STACK_RESERVE, MAX_CCALLS, MAX_STACK};
+use crate::state::{Action, KFn, State, Status, ERROR_STACK_RESERVE, MAX_CCALLS, MAX_STACK};
 use crate::thread::{cist, u, CallInfo, Callee, MetaRet};
 use crate::value::{LuaFnRef, RustFnRef, Value};
 
@@ -333,6 +333,10 @@ impl State {
                 return Ok(Pre::Continue);
             }
         }
+        // A plain yield (`coroutine.yield`), also matched in place.
+        if let Ok(Action::Yield { nvalues, k: None }) = &r {
+            return self.native_yield(*nvalues, None);
+        }
         self.native_action(r?)
     }
 
@@ -385,18 +389,22 @@ impl State {
                         }
                     }
                 }
-                Action::Yield { nvalues, k } => {
-                    self.check_yield()?;
-                    // Invariant: the native whose action this is is on top.
-                    let ci = self.ex.frames.last_mut().expect("frame");
-                    ci.k = k;
-                    ci.status |= cist::YIELDED;
-                    let len = self.ex.stack.len();
-                    self.ex.open_top = (len - nvalues.min(len)) as u32;
-                    return Ok(Pre::Yield);
-                }
+                Action::Yield { nvalues, k } => return self.native_yield(nvalues, k),
             }
         }
+    }
+
+    /// [`Action::Yield`] of the native frame on top.
+    #[inline]
+    fn native_yield(&mut self, nvalues: usize, k: Option<(KFn, i64)>) -> Result<Pre, Error> {
+        self.check_yield()?;
+        // Invariant: the native whose action this is is on top.
+        let ci = self.ex.frames.last_mut().expect("frame");
+        ci.k = k;
+        ci.status |= cist::YIELDED;
+        let len = self.ex.stack.len();
+        self.ex.open_top = (len - nvalues.min(len)) as u32;
+        Ok(Pre::Yield)
     }
 
     /// Errors if the running thread cannot yield now.

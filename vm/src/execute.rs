@@ -1111,10 +1111,22 @@ impl State {
                             }
                         }
                         EQ => {
-                            savepc!(); // always, as `Protect` in lvm.c
                             let (a, b) = (rv!(i.a()), rv!(i.b()));
                             let res = a.raw_eq(b);
-                            if !res {
+                            // Only two tables with a metatable between them,
+                            // or two full userdata, can have an `__eq` to call
+                            // (`eq_tm`).
+                            let tm = match (a, b) {
+                                // SAFETY: `x`, `y` are from registers (see
+                                // `field_fast!`).
+                                (Value::Table(x), Value::Table(y)) => unsafe {
+                                    self.heap.tables.get_live(x).meta.is_some()
+                                        || self.heap.tables.get_live(y).meta.is_some()
+                                },
+                                _ => a.may_have_eq_tm(b),
+                            };
+                            if !res && tm {
+                                savepc!();
                                 let h = self.eq_tm(a, b);
                                 reload!();
                                 if !h.is_nil() {

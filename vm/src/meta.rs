@@ -752,16 +752,14 @@ impl State {
     /// The `__eq` metamethod for two values that are not raw-equal, if
     /// they are both tables or both userdata.
     pub(crate) fn eq_tm(&mut self, a: Value, b: Value) -> Value {
-        match (a, b) {
-            (Value::Table(_), Value::Table(_)) | (Value::UserData(_), Value::UserData(_)) => {
-                let h = self.tm_of(a, TM_EQ);
-                if h.is_nil() {
-                    self.tm_of(b, TM_EQ)
-                } else {
-                    h
-                }
-            }
-            _ => Value::Nil,
+        if !a.may_have_eq_tm(b) {
+            return Value::Nil;
+        }
+        let h = self.tm_of(a, TM_EQ);
+        if h.is_nil() {
+            self.tm_of(b, TM_EQ)
+        } else {
+            h
         }
     }
 

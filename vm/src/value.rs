@@ -218,4 +218,14 @@ impl Value {
             _ => false,
         }
     }
+
+    /// Whether `self == other` may call an `__eq` metamethod when the two
+    /// are not raw-equal: both tables or both full userdata.
+    #[inline(always)]
+    pub(crate) fn may_have_eq_tm(self, other: Value) -> bool {
+        matches!(
+            (self, other),
+            (Value::Table(_), Value::Table(_)) | (Value::UserData(_), Value::UserData(_))
+        )
+    }
 }
