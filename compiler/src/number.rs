@@ -668,7 +668,18 @@ pub const FLOAT_FORMAT: Spec = Spec::new(b'g').with_precision(14);
 
 /// Appends the decimal form of `i` (`tostring` of an integer, `%d`).
 pub fn fmt_int(i: i64, out: &mut Vec<u8>) {
-    let mut buf = [0u8; 20];
+    let mut buf = [0u8; INT_DIGITS];
+    let pos = int_digits(i, &mut buf);
+    out.extend_from_slice(&buf[pos..]);
+}
+
+/// Room for the decimal form of any `i64`, sign included.
+pub const INT_DIGITS: usize = 20;
+
+/// Writes the decimal form of `i` at the end of `buf` and returns where it
+/// starts: the form is `buf[start..]`.
+#[inline]
+pub fn int_digits(i: i64, buf: &mut [u8; INT_DIGITS]) -> usize {
     let mut pos = buf.len();
     let mut u = i.unsigned_abs();
     loop {
@@ -680,9 +691,10 @@ pub fn fmt_int(i: i64, out: &mut Vec<u8>) {
         }
     }
     if i < 0 {
-        out.push(b'-');
+        pos -= 1;
+        buf[pos] = b'-';
     }
-    out.extend_from_slice(&buf[pos..]);
+    pos
 }
 
 /// Appends `tostring` of a float: `%.14g`, then `.0` when the result looks

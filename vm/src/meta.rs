@@ -839,6 +839,34 @@ impl State {
         true
     }
 
+    /// Concatenates stack slots `from..to` into slot `from` if they are all
+    /// strings or integers whose bytes together make a short string (the
+    /// usual `a .. b` of names, pieces and counters): gathered on the Rust
+    /// stack, not through the state's buffer and the general gathering.
+    /// The result's length; `None`, changing nothing, otherwise.
+    #[inline]
+    fn concat_short_strings(&mut self, from: usize, to: usize) -> Option<usize> {
+        let mut buf = [0u8; crate::string::SHORT];
+        let mut len = 0;
+        let mut digits = [0u8; number::INT_DIGITS];
+        for &v in &self.ex.stack[from..to] {
+            let b = match v {
+                Value::Str(s) => self.heap.str(s),
+                Value::Int(i) => {
+                    let start = number::int_digits(i, &mut digits);
+                    &digits[start..]
+                }
+                _ => return None,
+            };
+            let end = len + b.len();
+            buf.get_mut(len..end)?.copy_from_slice(b);
+            len = end;
+        }
+        let r = self.heap.intern(&buf[..len]);
+        self.ex.stack[from] = Value::Str(r);
+        Some(len)
+    }
+
     /// The concatenation of stack slots `from..to` if they are all strings
     /// and the first is too long to be kept in its slot (a string built
     /// piece by piece, `s = s .. x`): built in an allocation of its own,
@@ -892,6 +920,11 @@ impl State {
             let mut k = 2;
             while k < n && strnum(self.ex.stack[top - k - 1]) {
                 k += 1;
+            }
+            if let Some(len) = self.concat_short_strings(top - k, top) {
+                n -= k - 1;
+                self.charge_bytes(len)?;
+                continue;
             }
             let long = match self.ex.stack[top - k] {
                 Value::Str(p) => self.heap.strings.get(p).is_long(),

@@ -285,7 +285,7 @@ fn table_hash(h32: u32) -> u64 {
 
 /// Longest string registered in the interner's short table (Lua 5.4's
 /// `LUAI_MAXSHORTLEN`).
-const SHORT: usize = 40;
+pub(crate) const SHORT: usize = 40;
 
 /// The set of live strings, keyed by content.
 ///
