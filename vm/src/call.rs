@@ -450,7 +450,10 @@ impl State {
                 Ok(())
             }
             ret => {
-                let v = if n > 0 { self.ex.stack[first] } else { Value::Nil };
+                // Word by word (`execute::load`): the result was just
+                // written by the metamethod's RETURN.
+                let v =
+                    if n > 0 { crate::execute::load(&self.ex.stack[first]) } else { Value::Nil };
                 // Invariant: metamethod frames are pushed by an instruction
                 // of the Lua frame below them (`call_meta`).
                 let caller = self.ex.frames.last().expect("caller");
@@ -465,7 +468,9 @@ impl State {
                     self.ex.stack.resize(ctop, Value::Nil);
                 }
                 match ret {
-                    MetaRet::Reg(a) => self.ex.stack[cbase + a as usize] = v,
+                    MetaRet::Reg(a) => {
+                        crate::execute::store(&mut self.ex.stack[cbase + a as usize], v)
+                    }
                     MetaRet::Cond(k) => {
                         if v.truthy() != k {
                             self.ex.frames.last_mut().expect("caller").pc += 1;

@@ -248,7 +248,10 @@ impl State {
     /// the first events.
     #[inline]
     pub(crate) fn fast_tm(&mut self, mt: TableRef, tm: usize) -> Value {
-        let t = self.heap.tables.get(mt);
+        // SAFETY: `mt` is a metatable, held by a live object or by the
+        // state's type metatables, which the collector reaches: a live
+        // table (`Tables::get_live`).
+        let t = unsafe { self.heap.tables.get_live(mt) };
         if tm < 8 && t.flags & (1 << tm) != 0 {
             return Value::Nil;
         }
@@ -358,6 +361,11 @@ impl State {
 
     /// `t[key]` for the dispatch loop: `Some(v)` or a metamethod frame was
     /// pushed (result into register `a`).
+    ///
+    /// Called only by the loop's `index_slow!`, after its fast path: for a
+    /// table `t` and a string `key`, that fast path found `t[key]` raw nil
+    /// (GETFIELD, GETTABUP and SELF look string keys up, GETTABLE every
+    /// key), and this function does not look again.
     #[cold]
     #[inline(never)]
     pub(crate) fn index_op(
@@ -384,7 +392,15 @@ impl State {
         // at once, without the general walk.
         if let Value::Table(h) = t {
             let tab = self.heap.tables.get(h);
-            if let (true, Some(mt)) = (tab.get(key).is_nil(), tab.meta) {
+            // A string key was looked up by the fast path (see above).
+            let absent = match key {
+                Value::Str(_) => {
+                    debug_assert!(tab.get(key).is_nil(), "the fast path's lookup");
+                    true
+                }
+                _ => tab.get(key).is_nil(),
+            };
+            if let (true, Some(mt)) = (absent, tab.meta) {
                 let tm = self.fast_tm(mt, TM_INDEX);
                 if tm.is_function() {
                     self.call_meta(tm, &[t, key], ret)?;

@@ -1055,17 +1055,31 @@ impl<'a> TableView<'a> {
     /// [`Words`]).
     #[inline(never)]
     fn get_words(self, key: Words) -> Words {
+        // Every path returns words, a nil as `Words::NIL`: a `Value::Nil`
+        // built here is a lone tag store, and the 16-byte copy of it that
+        // follows cannot be forwarded from that store (a stall per miss).
         let key = key.value();
-        let v = match key {
-            Value::Int(i) => self.get_int(i),
-            Value::Str(s) => self.get_str(s),
-            _ => match normalize(key) {
-                Norm::Int(i) => self.get_int(i),
-                Norm::Other(k) => self.get_hash(k),
-                Norm::Nil | Norm::NaN => Value::Nil,
+        match key {
+            Value::Int(i) => self.get_int_words(i),
+            Value::Str(s) => match self.find_str_entry(s) {
+                Some((_, v)) => v.words(),
+                None => Words::NIL,
             },
-        };
-        v.words()
+            _ => match normalize(key) {
+                Norm::Int(i) => self.get_int_words(i),
+                Norm::Other(k) => self.get_hash(k),
+                Norm::Nil | Norm::NaN => Words::NIL,
+            },
+        }
+    }
+
+    /// [`TableView::get_int`] as words.
+    #[inline(always)]
+    fn get_int_words(self, i: i64) -> Words {
+        match self.array_cell((i as u64).wrapping_sub(1)) {
+            Some(v) => v.words(),
+            None => self.get_int_hash(i),
+        }
     }
 
     /// Raw `t[i]`, array part first.
@@ -1137,12 +1151,22 @@ impl<'a> TableView<'a> {
             return self.find_str(s).map(|(_, e, v)| (e, v));
         }
         let n = 2 * self.t.elen as usize;
+        if n == 0 {
+            return None;
+        }
+        // The body's address once, not per cell: `cell` tests the body
+        // pointer's epoch, and the scan would repeat the test (and the
+        // store's epoch load) at every entry.
+        let p = self.t.body_ptr(self.s);
         let mut k = 0;
         while k < n {
+            debug_assert!(k + 1 < body_cap(self.t.acap as usize, self.t.hcap as usize));
             // SAFETY (both): the layout invariant (see `TableView`):
-            // `k + 1 < 2 * elen <= 2 * hcap <= cap`.
-            if matches!(unsafe { *self.cell(k) }, Value::Str(x) if x == s) {
-                return Some((k / 2, unsafe { *self.cell(k + 1) }));
+            // `k + 1 < 2 * elen <= 2 * hcap <= cap`, inside the body block
+            // (there is one: `elen > 0`), where `p` points (the body pointer
+            // invariant); `self.s` is borrowed, so no write is under way.
+            if matches!(unsafe { *p.add(k) }, Value::Str(x) if x == s) {
+                return Some((k / 2, unsafe { *p.add(k + 1) }));
             }
             k += 2;
         }
@@ -1182,14 +1206,15 @@ impl<'a> TableView<'a> {
     /// in registers (see [`Words`]).
     #[inline(never)]
     fn get_int_hash(self, i: i64) -> Words {
-        self.get_hash(Value::Int(i)).words()
+        self.get_hash(Value::Int(i))
     }
 
-    /// Lookup of a normalized non-integer key in the hash part.
-    fn get_hash(self, key: Value) -> Value {
+    /// Lookup of a normalized key in the hash part, as words (a nil as
+    /// `Words::NIL`, see `get_words`).
+    fn get_hash(self, key: Value) -> Words {
         match self.probe(key, key_hash(key)) {
-            Probe::Found(_, e) => self.ents()[2 * e + 1],
-            Probe::Absent => Value::Nil,
+            Probe::Found(_, e) => self.ents()[2 * e + 1].words(),
+            Probe::Absent => Words::NIL,
         }
     }
 

@@ -133,12 +133,16 @@ impl Type {
 pub(crate) struct Words(MaybeUninit<u64>, MaybeUninit<u64>);
 
 impl Words {
+    /// `nil`, both words written (the tag, 0, and a zero payload).
+    pub(crate) const NIL: Words = Words(MaybeUninit::new(0), MaybeUninit::new(0));
+
     /// The value these words hold.
     #[inline(always)]
     pub(crate) fn value(self) -> Value {
-        // SAFETY: `Words` only comes from `Value::words` (its fields are
-        // private to this module): the bytes of a valid `Value` (same size,
-        // 16, and alignment, 8), uninitialized payload bytes included,
+        // SAFETY: `Words` only comes from `Value::words` or is `NIL` (its
+        // fields are private to this module): the bytes of a valid `Value`
+        // (same size, 16, and alignment, 8; `NIL` is the tag of `Nil`, 0,
+        // and a payload it ignores), uninitialized payload bytes included,
         // which `MaybeUninit` may hold.
         unsafe { std::mem::transmute::<Words, Value>(self) }
     }
