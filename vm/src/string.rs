@@ -363,7 +363,8 @@ impl Interner {
     }
 
     fn find_with(&self, arena: &Arena<LuaStr>, bytes: &[u8], h32: u32) -> Option<StrRef> {
-        let eq = |s: &Slot| s.hash == h32 && slot_bytes_eq(arena, s.idx, bytes);
+        let key = KeyBytes::of(bytes);
+        let eq = |s: &Slot| s.hash == h32 && slot_bytes_eq(arena, s.idx, &key);
         self.table(bytes.len()).find(table_hash(h32), eq).map(|s| StrRef::from_index(s.idx))
     }
 
@@ -392,8 +393,9 @@ impl Interner {
     ) -> StrRef {
         let h32 = hash as u32;
         let bytes = src.bytes();
+        let key = KeyBytes::of(bytes);
         let table = self.table_mut(bytes.len());
-        let eq = |s: &Slot| s.hash == h32 && slot_bytes_eq(arena, s.idx, bytes);
+        let eq = |s: &Slot| s.hash == h32 && slot_bytes_eq(arena, s.idx, &key);
         match table.entry(table_hash(h32), eq, |s| table_hash(s.hash)) {
             Entry::Occupied(e) => StrRef::from_index(e.get().idx),
             Entry::Vacant(e) => {
@@ -527,11 +529,39 @@ impl StrSource for Box<[u8]> {
     }
 }
 
-/// Whether the string at arena index `idx` has exactly these bytes (a freed
-/// slot compares unequal).
-#[inline]
-fn slot_bytes_eq(arena: &Arena<LuaStr>, idx: u32, bytes: &[u8]) -> bool {
-    arena.try_get(idx).is_some_and(|s| s.as_bytes() == bytes)
+/// The bytes a lookup compares interned strings with, in the form a
+/// string of their length keeps them: at most [`INLINE`] bytes as a
+/// zero-padded buffer (a string's inline buffer is zero past its length,
+/// see [`LuaStr::new`]), compared whole, in a few wide compares and without
+/// a call to `bcmp` (whose call cost a lookup a dozen spills and reloads
+/// around it); longer ones as a slice.
+enum KeyBytes<'a> {
+    Inline(u8, [u8; INLINE]),
+    Heap(&'a [u8]),
+}
+
+impl<'a> KeyBytes<'a> {
+    #[inline(always)]
+    fn of(bytes: &'a [u8]) -> KeyBytes<'a> {
+        if bytes.len() <= INLINE {
+            let mut buf = [0u8; INLINE];
+            buf[..bytes.len()].copy_from_slice(bytes);
+            KeyBytes::Inline(bytes.len() as u8, buf)
+        } else {
+            KeyBytes::Heap(bytes)
+        }
+    }
+}
+
+/// Whether the string at arena index `idx` has exactly the bytes of `key`
+/// (a freed slot compares unequal).
+#[inline(always)]
+fn slot_bytes_eq(arena: &Arena<LuaStr>, idx: u32, key: &KeyBytes<'_>) -> bool {
+    arena.try_get(idx).is_some_and(|s| match (&s.bytes, key) {
+        (Bytes::Inline { len, buf }, KeyBytes::Inline(klen, kbuf)) => len == klen && buf == kbuf,
+        (Bytes::Heap(b), KeyBytes::Heap(k)) => **b == **k,
+        _ => false,
+    })
 }
 
 #[cfg(test)]
