@@ -61,6 +61,10 @@ impl Tables {
                 if self.owes_hooks(v) {
                     self.fast_write_hooks(h, v, body, i);
                 }
+                // SAFETY: as above; a block exists (`alen > 0`), so `bp` is
+                // not null, which lets the compiler drop the test of the
+                // `Option`'s null niche.
+                unsafe { std::hint::assert_unchecked(!bp.is_null()) };
                 return Some(unsafe { &mut *bp.add(i) });
             }
         }
