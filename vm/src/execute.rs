@@ -1111,6 +1111,7 @@ impl State {
                             }
                         }
                         EQ => {
+                            savepc!(); // always, as `Protect` in lvm.c (see module docs)
                             let (a, b) = (rv!(i.a()), rv!(i.b()));
                             let res = a.raw_eq(b);
                             // Only two tables with a metatable between them,
@@ -1126,7 +1127,6 @@ impl State {
                                 _ => a.may_have_eq_tm(b),
                             };
                             if !res && tm {
-                                savepc!();
                                 let h = self.eq_tm(a, b);
                                 reload!();
                                 if !h.is_nil() {
