@@ -132,6 +132,16 @@ impl Type {
 #[allow(dead_code, reason = "read whole, through `transmute`")]
 pub(crate) struct Words(MaybeUninit<u64>, MaybeUninit<u64>);
 
+// [`Words::NIL`]'s premise, checked at compile time: `Value::Nil`'s tag is
+// 0 (the first variant of a `repr(C, u64)` enum).
+const _: () = {
+    // SAFETY: a `Value` is 16 bytes whose first word, the tag, is always
+    // initialized; the payload word is kept as `MaybeUninit`.
+    let w = unsafe { std::mem::transmute::<Value, [MaybeUninit<u64>; 2]>(Value::Nil) };
+    // SAFETY: the tag word is initialized (above).
+    assert!(unsafe { w[0].assume_init() } == 0);
+};
+
 impl Words {
     /// `nil`, both words written (the tag, 0, and a zero payload).
     pub(crate) const NIL: Words = Words(MaybeUninit::new(0), MaybeUninit::new(0));
