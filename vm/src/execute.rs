@@ -249,11 +249,11 @@ impl State {
                     };
                 }
                 // Registers. Each instruction starts by borrowing the stack as
-                // `stk` ([`Regs`]): its pointer stays in a machine register
-                // instead of being reloaded through `self` after every store. The borrow is of the field `self.ex.stack` only, so fast
-                // paths may still use the heap, the frames or the budget; a call
-                // of a `State` method ends it (the borrow checker sees to that),
-                // after which registers are reached through `self` (`rs!`).
+                // `stk` ([`Regs`]): its pointer stays in a machine register instead
+                // of being reloaded through `self` after every store. The borrow is
+                // of `self.ex.stack` only, so fast paths may still use the heap, the
+                // frames or the budget; a call of a `State` method ends it, after
+                // which registers are reached through `self` (`rs!`).
                 macro_rules! r {
                     ($x:expr) => {
                         at!(stk, $x as usize)
@@ -279,8 +279,8 @@ impl State {
                         self.ex.stack[base + $x as usize]
                     };
                 }
-                // A raw table read `v` from a table with metatable `meta`,
-                // completed through `__index` tables (`None`: slow path).
+                // A raw read `v` from a table with metatable `meta`, completed
+                // through `__index` tables (`None`: slow path).
                 macro_rules! index_fast {
                     ($v:expr, $meta:expr, $get:expr) => {
                         match $meta {
@@ -291,9 +291,8 @@ impl State {
                         }
                     };
                 }
-                // `R[A] := t[key]` for a string constant `key` on a table, with
-                // the instruction's lookup hint (GETTABUP, GETFIELD, SELF): done
-                // and `continue` if the fast path answers.
+                // `R[A] := t[key]` for a string constant `key` on a table, with the
+                // lookup hint (GETTABUP, GETFIELD, SELF): `continue` if answered.
                 macro_rules! field_fast {
                     ($i:expr, $t:expr, $ks:expr) => {
                         if let (Value::Table(h), ks) = ($t, $ks) {
@@ -389,9 +388,8 @@ impl State {
                 }
                 // The lookup hint of the running instruction (at `pc - 1`),
                 // kept beside the next one in `code` (see `func::Op`).
-                // SAFETY: as `fetch!`; `pc` is the running instruction's
-                // index plus one, at most the code's length, and the stream
-                // has one entry more than the code.
+                // SAFETY: as `fetch!`; `pc` is the running instruction's index
+                // plus one, at most the code's length, which the stream exceeds.
                 macro_rules! hint {
                     () => {
                         unsafe { &(*code.add(pc)).hint }
@@ -1114,12 +1112,10 @@ impl State {
                             savepc!(); // always, as `Protect` in lvm.c (see module docs)
                             let (a, b) = (rv!(i.a()), rv!(i.b()));
                             let res = a.raw_eq(b);
-                            // Only two tables with a metatable between them,
-                            // or two full userdata, can have an `__eq` to call
-                            // (`eq_tm`).
+                            // Only two tables with a metatable between them, or
+                            // two full userdata, can have an `__eq` (`eq_tm`).
                             let tm = match (a, b) {
-                                // SAFETY: `x`, `y` are from registers (see
-                                // `field_fast!`).
+                                // SAFETY: `x`, `y` are from registers (`field_fast!`).
                                 (Value::Table(x), Value::Table(y)) => unsafe {
                                     self.heap.tables.get_live(x).meta.is_some()
                                         || self.heap.tables.get_live(y).meta.is_some()
