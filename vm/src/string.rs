@@ -84,9 +84,7 @@ impl LuaStr {
     /// obtain a heap string).
     fn new(bytes: &[u8], hash: u64) -> LuaStr {
         let bytes = if bytes.len() <= INLINE {
-            let mut buf = [0u8; INLINE];
-            buf[..bytes.len()].copy_from_slice(bytes);
-            Bytes::Inline { len: bytes.len() as u8, buf }
+            Bytes::Inline { len: bytes.len() as u8, buf: padded(bytes) }
         } else {
             Bytes::Heap(bytes.into())
         };
@@ -544,13 +542,20 @@ impl<'a> KeyBytes<'a> {
     #[inline(always)]
     fn of(bytes: &'a [u8]) -> KeyBytes<'a> {
         if bytes.len() <= INLINE {
-            let mut buf = [0u8; INLINE];
-            buf[..bytes.len()].copy_from_slice(bytes);
-            KeyBytes::Inline(bytes.len() as u8, buf)
+            KeyBytes::Inline(bytes.len() as u8, padded(bytes))
         } else {
             KeyBytes::Heap(bytes)
         }
     }
+}
+
+/// `bytes` (at most [`INLINE`]) in an inline buffer, zero past their end:
+/// the form an inline string keeps, which [`KeyBytes`] compares whole.
+#[inline(always)]
+fn padded(bytes: &[u8]) -> [u8; INLINE] {
+    let mut buf = [0u8; INLINE];
+    buf[..bytes.len()].copy_from_slice(bytes);
+    buf
 }
 
 /// Whether the string at arena index `idx` has exactly the bytes of `key`

@@ -1085,10 +1085,7 @@ impl<'a> TableView<'a> {
     /// Raw `t[i]`, array part first.
     #[inline(always)]
     pub fn get_int(self, i: i64) -> Value {
-        match self.array_cell((i as u64).wrapping_sub(1)) {
-            Some(v) => *v,
-            None => self.get_int_hash(i).value(),
-        }
+        self.get_int_words(i).value()
     }
 
     /// Array slot `idx` (key `idx + 1`) if it is in the array part.
