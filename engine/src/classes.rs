@@ -131,10 +131,10 @@ pub(crate) fn library(st: &mut State) -> TableRef {
 /// `__newindex` of the environment: refuses every value that is not the
 /// class of that name.
 fn guard(st: &mut State) -> R {
-    let (env, k, v) = (st.arg(1), st.arg(2), st.arg(3));
+    let (env, k, v) = (st.arg(1), st.key(st.arg(2)), st.arg(3));
     if let (Value::Str(name), Value::Table(_)) = (k, v) {
         let db = registry_table(st, CLASSDB);
-        if st.table(db).get_str(name).raw_eq(v) {
+        if st.raw_eq(st.table(db).get_str(name), v) {
             st.try_table_set(env, k, v)?;
             return Ok(Action::Return(0));
         }
@@ -173,8 +173,9 @@ impl Up {
 /// Argument 1 as a class name: a non-empty string that is not the name of
 /// a library global.
 fn check_class_name(st: &mut State, up: &Up) -> Result<StrRef, Error> {
+    // A class name is a key of several tables: its twin if it is loose.
     let name = match st.arg(1) {
-        Value::Str(s) => s,
+        Value::Str(s) => st.str_key_mut(s),
         _ => return Err(st.arg_type_error(1, "string")),
     };
     if st.str_bytes(name).is_empty() {
@@ -216,7 +217,7 @@ fn make_class(st: &mut State, up: &Up, name: StrRef, tangible: bool) -> Result<T
         }
     };
     let env = st.globals();
-    if !st.table(env).get_str(name).raw_eq(Value::Table(c)) {
+    if !st.raw_eq(st.table(env).get_str(name), Value::Table(c)) {
         st.raw_set_str(env, name, Value::Table(c));
     }
     st.raw_set_str(c, up.class, Value::Str(name));
@@ -278,7 +279,7 @@ pub(crate) fn check_environment(st: &mut State) -> Result<Vec<(String, String)>,
             Value::Str(s) => st.table(db).get_str(s),
             _ => Value::Nil,
         };
-        if !class.is_nil() && class.raw_eq(v) {
+        if !class.is_nil() && st.raw_eq(class, v) {
             continue;
         }
         let mut shown = Vec::new();

@@ -391,7 +391,7 @@ impl World {
     /// nothing in a synchronous model or a master that started already.
     pub fn start(&mut self) -> Result<(), EngineError> {
         if self.model != Model::Master
-            || registry_get(&mut self.st, STARTED).raw_eq(Value::Bool(true))
+            || registry_get(&mut self.st, STARTED).raw_eq_interned(Value::Bool(true))
         {
             return Ok(());
         }
@@ -421,7 +421,7 @@ impl World {
 
     /// Whether this World's classes have been started (`init` called).
     pub fn started(&mut self) -> bool {
-        registry_get(&mut self.st, STARTED).raw_eq(Value::Bool(true))
+        registry_get(&mut self.st, STARTED).raw_eq_interned(Value::Bool(true))
     }
 
     /// The load reports collected since the last call, oldest first.
@@ -939,7 +939,7 @@ impl World {
         };
         let kf = self.st.intern(function.as_bytes());
         let permitted = match self.st.table(permits).get(Value::Table(class)) {
-            Value::Table(set) => self.st.table(set).get_str(kf).raw_eq(Value::Bool(true)),
+            Value::Table(set) => self.st.table(set).get_str(kf).raw_eq_interned(Value::Bool(true)),
             _ => false,
         };
         if !permitted {
@@ -1019,7 +1019,7 @@ impl World {
         };
         let waiting = threads::field(&mut self.st, info, "waiting");
         let name = self.st.intern(req.name.as_bytes());
-        if !waiting.raw_eq(Value::Str(name)) {
+        if !self.st.raw_eq(waiting, Value::Str(name)) {
             return Err(Self::lua_error(format!(
                 "answer: thread {} does not wait on '{}'",
                 req.thread, req.name

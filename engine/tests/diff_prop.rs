@@ -282,7 +282,7 @@ impl Side<'_> {
         }
         if let Some(mt) = st.metatable(Value::Table(t)) {
             if let Value::Int(id) = field(st, mt, "__id") {
-                if st.table(self.reg).get_int(id).raw_eq(Value::Table(t)) {
+                if st.table(self.reg).get_int(id).raw_eq_interned(Value::Table(t)) {
                     return Id::Tangible(id);
                 }
             }
@@ -405,7 +405,7 @@ fn same_scalar(m: &State, c: &State, a: Value, b: Value) -> bool {
     match (a, b) {
         (Value::Str(x), Value::Str(y)) => m.str_bytes(x) == c.str_bytes(y),
         (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
-        _ => a.raw_eq(b),
+        _ => a.raw_eq_interned(b),
     }
 }
 

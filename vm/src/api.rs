@@ -275,10 +275,39 @@ impl State {
         m.meta = None;
     }
 
+    /// The key tables know `k` by, for a read: `k`, or for a loose string
+    /// its registered twin (see `string.rs` in the vm crate). Code that
+    /// reads a table through [`State::table`] with a key that came from Lua
+    /// passes it through this first.
+    #[inline]
+    pub fn key(&self, k: Value) -> Value {
+        self.heap.key(k)
+    }
+
+    /// [`State::key`] of a string.
+    #[inline]
+    pub fn str_key(&self, s: StrRef) -> StrRef {
+        self.heap.str_key(s)
+    }
+
+    /// [`State::str_key`] for a write: the twin of a loose string is
+    /// registered if it has none yet. (`raw_set_str`, `table_set` and the
+    /// other writers of the API do this themselves.)
+    #[inline]
+    pub fn str_key_mut(&mut self, s: StrRef) -> StrRef {
+        self.heap.str_key_mut(s)
+    }
+
+    /// Primitive equality (`rawequal`, `lua_rawequal`).
+    #[inline]
+    pub fn raw_eq(&self, a: Value, b: Value) -> bool {
+        self.heap.raw_eq(a, b)
+    }
+
     /// Raw `t[k]` (nil for a non-table `t`).
     pub fn table_get(&self, t: Value, k: Value) -> Value {
         match t {
-            Value::Table(h) => self.heap.tables.get(h).get(k),
+            Value::Table(h) => self.heap.tables.get(h).get(self.heap.key(k)),
             _ => Value::Nil,
         }
     }
@@ -348,6 +377,7 @@ impl State {
 
     /// Raw `t[s] = v`.
     pub fn raw_set_str(&mut self, t: TableRef, s: StrRef, v: Value) {
+        let s = self.heap.str_key_mut(s);
         self.heap.tables.get_mut(t).set_str(s, v);
     }
 
@@ -445,7 +475,8 @@ impl State {
 pub struct HeapStats {
     /// Live strings.
     pub strings: usize,
-    /// Strings registered in the interner (equals the live strings).
+    /// Strings registered in the interner (the live strings but the loose
+    /// ones, `string.rs`).
     pub interned: usize,
     /// Live tables.
     pub tables: usize,

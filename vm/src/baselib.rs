@@ -127,7 +127,7 @@ fn tonumber(st: &mut State) -> R {
 
 fn next(st: &mut State) -> R {
     let t = st.check_table(1)?;
-    let k = st.arg(2);
+    let k = st.heap.key(st.arg(2));
     let Some(step) = st.heap.tables.get(t).next_step(st.next_hint, k) else {
         return Err(st.error_string(b"invalid key to 'next'"));
     };
@@ -232,7 +232,7 @@ fn select(st: &mut State) -> R {
 fn rawget(st: &mut State) -> R {
     let t = st.check_table(1)?;
     st.check_any(2)?;
-    let v = st.heap.tables.get(t).get(st.arg(2));
+    let v = st.heap.tables.get(t).get(st.heap.key(st.arg(2)));
     ret1(st, v)
 }
 
@@ -248,7 +248,7 @@ fn rawset(st: &mut State) -> R {
 fn rawequal(st: &mut State) -> R {
     let a = st.check_any(1)?;
     let b = st.check_any(2)?;
-    ret1(st, Value::Bool(a.raw_eq(b)))
+    ret1(st, Value::Bool(st.heap.raw_eq(a, b)))
 }
 
 fn rawlen(st: &mut State) -> R {

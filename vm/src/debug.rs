@@ -363,7 +363,7 @@ impl State {
         while let Ok(Some((k, v))) = self.heap.tables.get(t).next(key) {
             key = k;
             let Value::Str(ks) = k else { continue };
-            if v.raw_eq(f) {
+            if self.heap.raw_eq(v, f) {
                 return Some(String::from_utf8_lossy(self.heap.str(ks)).into_owned());
             }
             if let Value::Table(sub) = v {

@@ -717,10 +717,19 @@ impl State {
                             if let Value::Table(h) = t {
                                 // SAFETY: `h` is from a register (see `field_fast!`).
                                 let tab = unsafe { self.heap.tables.get_live(h) };
-                                let v = match key {
+                                let mut v = match key {
                                     Value::Int(n) => get_int(tab, n),
                                     _ => tab.get(key),
                                 };
+                                // A loose string is looked up by its twin
+                                // (`string.rs`), from here on.
+                                let mut key = key;
+                                if v.is_nil()
+                                    && matches!(key, Value::Str(s) if self.heap.is_loose(s))
+                                {
+                                    key = self.heap.key(key);
+                                    v = tab.get(key);
+                                }
                                 let meta = tab.meta;
                                 if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get(key))
                                 {
@@ -1111,7 +1120,10 @@ impl State {
                         EQ => {
                             savepc!(); // always, as `Protect` in lvm.c (see module docs)
                             let (a, b) = (rv!(i.a()), rv!(i.b()));
-                            let res = a.raw_eq(b);
+                            let res = match (a, b) {
+                                (Value::Str(x), Value::Str(y)) => self.heap.str_eq(x, y),
+                                _ => a.raw_eq_interned(b),
+                            };
                             // Only two tables with a metatable between them, or
                             // two full userdata, can have an `__eq` (`eq_tm`).
                             let tm = match (a, b) {
@@ -1136,7 +1148,10 @@ impl State {
                         LT => order!(i, rv!(i.a()), rv!(i.b()), <, lt_prim, TM_LT),
                         LE => order!(i, rv!(i.a()), rv!(i.b()), <=, le_prim, TM_LE),
                         EQK => {
-                            let res = rv!(i.a()).raw_eq(kst!(i.b()));
+                            let res = match (rv!(i.a()), kst!(i.b())) {
+                                (Value::Str(x), Value::Str(k)) => self.heap.str_eq_registered(x, k),
+                                (a, b) => a.raw_eq_interned(b),
+                            };
                             cond_jump!(res, i);
                         }
                         EQI => {

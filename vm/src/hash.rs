@@ -407,6 +407,10 @@ impl<'a> Walker<'a> {
         for (s, ls) in hp.strings.iter() {
             self.w(u64::from(s.index()));
             self.w(ls.hash());
+            if !ls.is_registered() {
+                // A loose string (`string.rs`), which the interner lacks.
+                self.w(u64::from(u32::MAX));
+            }
         }
         self.w(hp.interner.len() as u64);
         self.w(hp.bytes as u64);

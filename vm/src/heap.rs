@@ -109,20 +109,102 @@ impl Heap {
         self.interned(s, before)
     }
 
-    /// Interns `bytes`, which start with the bytes of the live string
-    /// `prefix` ([`Interner::intern_concat`]).
-    pub fn intern_concat(&mut self, bytes: &[u8], prefix: StrRef) -> StrRef {
+    /// The string of a concatenation, `bytes`, which start with the bytes
+    /// of the live string `prefix`: interned if short, loose if long
+    /// ([`Interner::concat`]).
+    pub fn concat_str(&mut self, bytes: &[u8], prefix: StrRef) -> StrRef {
         let before = self.strings.len();
-        let s = self.interner.intern_concat(&mut self.strings, bytes, prefix);
+        let s = self.interner.concat(&mut self.strings, bytes, prefix);
         self.interned(s, before)
     }
 
-    /// [`Heap::intern_concat`] of bytes in an allocation of their own
-    /// ([`Interner::intern_concat_owned`]).
-    pub fn intern_concat_owned(&mut self, bytes: Box<[u8]>, prefix: StrRef) -> StrRef {
+    /// [`Heap::concat_str`] of bytes in an allocation of their own
+    /// ([`Interner::concat_owned`]).
+    pub fn concat_str_owned(&mut self, bytes: Box<[u8]>, prefix: StrRef) -> StrRef {
         let before = self.strings.len();
-        let s = self.interner.intern_concat_owned(&mut self.strings, bytes, prefix);
+        let s = self.interner.concat_owned(&mut self.strings, bytes, prefix);
         self.interned(s, before)
+    }
+
+    // ----- keys and equality with loose strings (see `string.rs`) ---------
+
+    /// The key a table knows `k` by, for a read: `k` itself, but for a
+    /// loose string its registered twin, or the loose string itself if it
+    /// has none (no table holds it, and a lookup by its handle finds
+    /// nothing, as it should).
+    #[inline]
+    pub fn key(&self, k: Value) -> Value {
+        match k {
+            Value::Str(s) => Value::Str(self.str_key(s)),
+            _ => k,
+        }
+    }
+
+    /// [`Heap::key`] of a string.
+    #[inline]
+    pub fn str_key(&self, s: StrRef) -> StrRef {
+        self.interner.twin(&self.strings, s).unwrap_or(s)
+    }
+
+    /// The key a table stores `k` under, for a write: [`Heap::key`], with
+    /// the twin of a loose string registered if it has none yet.
+    #[inline]
+    pub fn key_mut(&mut self, k: Value) -> Value {
+        match k {
+            Value::Str(s) => Value::Str(self.str_key_mut(s)),
+            _ => k,
+        }
+    }
+
+    /// [`Heap::key_mut`] of a string.
+    #[inline]
+    pub fn str_key_mut(&mut self, s: StrRef) -> StrRef {
+        if self.strings.get(s).is_registered() {
+            return s;
+        }
+        self.register_twin(s)
+    }
+
+    #[inline(never)]
+    fn register_twin(&mut self, s: StrRef) -> StrRef {
+        if let Some(t) = self.interner.twin(&self.strings, s) {
+            self.revive_str(t);
+            return t;
+        }
+        let bytes = self.str(s).to_vec();
+        self.intern(&bytes)
+    }
+
+    /// Primitive equality (`rawequal`): [`Value::raw_eq_interned`], and two strings
+    /// of different handles compared by their bytes when one is loose.
+    #[inline(always)]
+    pub fn raw_eq(&self, a: Value, b: Value) -> bool {
+        match (a, b) {
+            (Value::Str(x), Value::Str(y)) => self.str_eq(x, y),
+            _ => a.raw_eq_interned(b),
+        }
+    }
+
+    /// Whether strings `a` and `b` have the same bytes.
+    #[inline(always)]
+    pub fn str_eq(&self, a: StrRef, b: StrRef) -> bool {
+        a == b || self.loose_eq(a, b)
+    }
+
+    /// [`Heap::str_eq`] where `k` is registered (a constant: a loader
+    /// interns its strings, and a saved state's are checked): only `a` can
+    /// be loose.
+    #[inline(always)]
+    pub fn str_eq_registered(&self, a: StrRef, k: StrRef) -> bool {
+        a == k || (self.is_loose(a) && same_bytes(self.strings.get(a), self.strings.get(k)))
+    }
+
+    /// [`Heap::str_eq`] of two different handles: equal only if one is
+    /// loose (two registered strings differ) and the bytes are the same.
+    #[inline]
+    pub fn loose_eq(&self, a: StrRef, b: StrRef) -> bool {
+        let (x, y) = (self.strings.get(a), self.strings.get(b));
+        (!x.is_registered() || !y.is_registered()) && same_bytes(x, y)
     }
 
     /// The accounting of an interning that found or made `s` (`before`:
@@ -147,6 +229,12 @@ impl Heap {
                 self.strings.mark(s);
             }
         }
+    }
+
+    /// Whether `s` is a loose string (see `string.rs`).
+    #[inline]
+    pub fn is_loose(&self, s: StrRef) -> bool {
+        !self.strings.get(s).is_registered()
     }
 
     /// The bytes of string `s`.
@@ -281,4 +369,10 @@ impl Heap {
         };
         (kind << 32) | u64::from(idx)
     }
+}
+
+/// Whether two strings have the same bytes (hash first).
+#[inline(never)]
+fn same_bytes(x: &LuaStr, y: &LuaStr) -> bool {
+    x.hash() == y.hash() && x.as_bytes() == y.as_bytes()
 }

@@ -330,6 +330,7 @@ impl State {
         key: Value,
         o: Operand,
     ) -> Result<Idx, Error> {
+        let key = self.heap.key(key);
         for loop_n in 0..MAX_TAG_LOOP {
             let tm = if let Value::Table(h) = t {
                 let tab = self.heap.tables.get(h);
@@ -365,7 +366,9 @@ impl State {
     /// Called only by the loop's `index_slow!`, after its fast path: for a
     /// table `t` and a string `key`, that fast path found `t[key]` raw nil
     /// (GETFIELD, GETTABUP and SELF look string keys up, GETTABLE every
-    /// key), and this function does not look again.
+    /// key, a loose string by its twin), and this function does not look
+    /// again. A function `__index` gets `key` as it is; the general walk
+    /// (`index_chain`) looks a loose string up by its twin (`string.rs`).
     #[cold]
     #[inline(never)]
     pub(crate) fn index_op(
@@ -432,6 +435,7 @@ impl State {
         key: Value,
         v: Value,
     ) -> Result<(), Error> {
+        let key = self.heap.key_mut(key);
         let mut tab = self.heap.tables.get_mut(t);
         let before = tab.estimated_bytes();
         let r = tab.set(key, v);
@@ -455,6 +459,7 @@ impl State {
         val: Value,
         o: Operand,
     ) -> Result<Option<(Value, Value)>, Error> {
+        let key = self.heap.key(key);
         for loop_n in 0..MAX_TAG_LOOP {
             let tm = if let Value::Table(h) = t {
                 let tab = self.heap.tables.get(h);
@@ -781,7 +786,7 @@ impl State {
 
     /// `a == b` with `__eq`, for natives.
     pub fn equal_value(&mut self, a: Value, b: Value) -> Result<bool, Error> {
-        if a.raw_eq(b) {
+        if self.heap.raw_eq(a, b) {
             return Ok(true);
         }
         let h = self.eq_tm(a, b);
@@ -906,7 +911,7 @@ impl State {
                 bytes.extend_from_slice(self.heap.str(s));
             }
         }
-        Some((self.heap.intern_concat_owned(bytes.into_boxed_slice(), prefix), len))
+        Some((self.heap.concat_str_owned(bytes.into_boxed_slice(), prefix), len))
     }
 
     /// Concatenates registers `a .. a+n-1` of the running Lua frame into
@@ -937,15 +942,20 @@ impl State {
             while k < n && strnum(self.ex.stack[top - k - 1]) {
                 k += 1;
             }
-            if let Some(len) = self.concat_short_strings(top - k, top) {
+            // A first piece longer than a short string (a text built piece
+            // by piece, `s = s .. x`) is not tried as one.
+            let (long, short) = match self.ex.stack[top - k] {
+                Value::Str(p) => {
+                    let p = self.heap.strings.get(p);
+                    (p.is_long(), p.len() <= crate::string::SHORT)
+                }
+                _ => (false, true),
+            };
+            if let Some(len) = short.then(|| self.concat_short_strings(top - k, top)).flatten() {
                 n -= k - 1;
                 self.charge_bytes(len)?;
                 continue;
             }
-            let long = match self.ex.stack[top - k] {
-                Value::Str(p) => self.heap.strings.get(p).is_long(),
-                _ => false,
-            };
             if let Some((r, len)) = long.then(|| self.concat_long_strings(top - k, top)).flatten() {
                 self.ex.stack[top - k] = Value::Str(r);
                 n -= k - 1;
@@ -958,7 +968,7 @@ impl State {
                 self.push_strnum(self.ex.stack[i], &mut buf);
             }
             let r = match self.ex.stack[top - k] {
-                Value::Str(prefix) => self.heap.intern_concat(&buf, prefix),
+                Value::Str(prefix) => self.heap.concat_str(&buf, prefix),
                 _ => self.heap.intern(&buf),
             };
             let len = buf.len();

@@ -50,7 +50,7 @@
 //! under it ([`State::register_host_data_loader`]). An unknown name on
 //! either side is an error that names it.
 //!
-//! # Format (version 4)
+//! # Format (version 5)
 //!
 //! Little-endian throughout. `u8`, `u32`, `u64`/`i64` are fixed width; a
 //! *count* is a `u32` that must not exceed the bytes left (every element
@@ -65,7 +65,8 @@
 //! natives:  count, (saved id u32, name bytes)*
 //! arenas, in this order: strings, tables, Lua closures, Rust closures,
 //!   upvalues, prototypes, threads, userdata; each is
-//!   slot count, (present u8, [object])*, free-list count, (index u32)*
+//!   slot count, (present u8, [object])*, free-list count, (index u32)*;
+//!   a string object is a loose flag u8 (`string.rs`) and its bytes
 //! heap bytes u64
 //! collector state of each arena, in the same order (`arena/marks.rs`):
 //!   flags u8 (1 clear, 2 barrier on), [mark words: count, u64*, unless
@@ -184,7 +185,7 @@ impl Registry {
 /// File signature.
 const MAGIC: &[u8; 8] = b"LPRXSNAP";
 /// Format version (see the module docs).
-const VERSION: u32 = 4;
+const VERSION: u32 = 5;
 /// Closing marker.
 const END: &[u8; 4] = b"END!";
 /// Largest stack length or frame extent accepted (the VM's own bound plus
@@ -382,7 +383,10 @@ impl Writer<'_> {
             self.bytes(name.as_bytes())?;
         }
         let hp = &st.heap;
-        self.arena(&hp.strings, |w, s| w.bytes(s.as_bytes()))?;
+        self.arena(&hp.strings, |w, s| {
+            w.u8(u8::from(!s.is_registered()));
+            w.bytes(s.as_bytes())
+        })?;
         self.arena(hp.tables.headers(), |w, t| w.table(hp.tables.store().view(t)))?;
         self.arena(&hp.lua_fns, |w, c| {
             w.u32(c.proto.index());
@@ -716,7 +720,7 @@ impl<'a> Reader<'a> {
             return Err(format!("snapshot format version {v} (this VM reads {VERSION})"));
         }
         self.natives_table()?;
-        let (strs, sfree) = self.arena(|r| r.bytes())?;
+        let (strs, sfree) = self.arena(|r| Ok((r.bool()?, r.bytes()?)))?;
         let strings = build_strings(strs, sfree)?;
         let tables = self.arena(|r| r.table())?;
         let lua_fns = self.arena(|r| {
@@ -983,20 +987,35 @@ fn arena<T>((slots, free): (Vec<Option<T>>, Vec<u32>)) -> RResult<Arena<T>> {
 /// rebuilt by replaying allocations: the slots in index order (live
 /// strings and, for free slots, placeholder strings distinct from every
 /// live one), then freeing the placeholders in free-list order, which
-/// leaves exactly the saved free list. Duplicate contents are corrupt.
-fn build_strings(slots: Vec<Option<&[u8]>>, free: Vec<u32>) -> RResult<(Arena<LuaStr>, Interner)> {
+/// leaves exactly the saved free list. Loose strings (flag true) are
+/// allocated without the interner. Duplicate contents among the others are
+/// corrupt, and so is a short loose string (`string.rs`'s invariants).
+fn build_strings(
+    slots: Vec<Option<(bool, &[u8])>>,
+    free: Vec<u32>,
+) -> RResult<(Arena<LuaStr>, Interner)> {
     let shape: Vec<Option<()>> = slots.iter().map(|s| s.map(|_| ())).collect();
     Arena::from_raw_parts(shape, free.clone())?;
-    let live: BTreeSet<&[u8]> = slots.iter().flatten().copied().collect();
-    if live.len() != slots.iter().flatten().count() {
+    let registered = || slots.iter().flatten().filter(|(loose, _)| !loose);
+    let live: BTreeSet<&[u8]> = registered().map(|&(_, b)| b).collect();
+    if live.len() != registered().count() {
         return Err("the same string twice in the string arena".into());
+    }
+    if slots.iter().flatten().any(|&(loose, b)| loose && b.len() <= crate::string::SHORT) {
+        return Err("a short string marked loose".into());
     }
     let mut arena = Arena::new();
     let mut interner = Interner::new();
     let mut placeholder = Vec::new();
     for (i, s) in slots.iter().enumerate() {
         let bytes = match s {
-            Some(b) => *b,
+            Some((true, b)) => {
+                if Interner::add_loose(&mut arena, b).index() as usize != i {
+                    return Err("the string arena's layout is inconsistent".into());
+                }
+                continue;
+            }
+            Some((false, b)) => *b,
             None => {
                 placeholder.clear();
                 placeholder.extend_from_slice(format!("\0free slot {i}").as_bytes());
@@ -1104,6 +1123,15 @@ impl Check<'_> {
         if let Some(e) = live.err {
             return Err(e);
         }
+        // No table key is a loose string (`string.rs`): tables compare
+        // string keys by handle.
+        let loose = |k: Value| {
+            matches!(k, Value::Str(s)
+                if hp.strings.try_get(s.index()).is_some_and(|o| !o.is_registered()))
+        };
+        if hp.tables.iter().any(|(_, t)| t.iter().any(|(k, _)| loose(k))) {
+            return Err("a loose string as a table key".into());
+        }
         let mut roots = Vec::new();
         self.s.world.visit(&mut crate::gc::io::AllRefs(&mut roots));
         crate::gc::io::check_sweep(hp, roots)?;
@@ -1128,9 +1156,13 @@ impl Check<'_> {
                 Value::Bool(_) => Ok(ConstKind::Bool),
                 Value::Int(_) => Ok(ConstKind::Int),
                 Value::Float(_) => Ok(ConstKind::Float),
-                Value::Str(s) => {
-                    Self::live(&hp.strings, s.index(), "string").map(|_| ConstKind::Str)
-                }
+                // Registered (`string.rs`): EQK and the field instructions
+                // take a string constant for a key and compare it by handle.
+                Value::Str(s) => match hp.strings.try_get(s.index()) {
+                    Some(o) if o.is_registered() => Ok(ConstKind::Str),
+                    Some(_) => Err("a loose string as a constant".to_string()),
+                    None => Self::live(&hp.strings, s.index(), "string").map(|_| ConstKind::Str),
+                },
                 _ => Err("a constant that is not nil, a boolean, a number or a string".to_string()),
             })
             .collect::<RResult<Vec<_>>>()?;

@@ -323,7 +323,7 @@ mod tests {
     use super::*;
 
     fn same(a: &[Value], b: &[Value]) -> bool {
-        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.raw_eq(*y))
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.raw_eq_interned(*y))
     }
 
     fn stack(len: usize, spare: usize) -> Stack {

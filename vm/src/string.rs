@@ -1,9 +1,38 @@
-//! Interned byte strings.
+//! Byte strings: interned ones, and the loose results of long concatenations.
 //!
-//! Every Lua string in the heap is interned: there is at most one live
-//! [`LuaStr`] per byte sequence, so string equality is handle equality and a
-//! table can hash a string key by its handle index without touching the heap.
-//! Strings are arbitrary bytes (not UTF-8) and immutable once interned.
+//! Strings are arbitrary bytes (not UTF-8) and immutable. Almost every
+//! string in the heap is *registered* in the [`Interner`]: there is at most
+//! one live registered [`LuaStr`] per byte sequence, so two registered
+//! strings are equal exactly when their handles are, and a table hashes a
+//! string key by its handle index without touching the heap.
+//!
+//! # Loose strings
+//!
+//! The one exception is the result of a concatenation longer than
+//! [`SHORT`] bytes, which is made *loose*: allocated, never registered,
+//! freed without leaving the interner. `s = s .. x` in a loop (a text built
+//! piece by piece) makes one long string per step that is garbage at the
+//! next; registering each and taking it out at the sweep cost more than the
+//! copy itself (RESULTS part 20), and Lua 5.4 does not intern its long
+//! strings either. What that gives up is handle equality, so:
+//!
+//! * **Invariant: every string of at most [`SHORT`] bytes is registered**,
+//!   and two strings with different handles of which neither is loose have
+//!   different bytes. Equality ([`crate::heap::Heap::raw_eq`]) compares the
+//!   bytes of two different handles only when one of them is loose, which
+//!   only a long string can be.
+//! * **Invariant: a table key is never a loose string.** Before a string
+//!   is used as a key it is replaced by its *twin*, the registered string
+//!   of the same bytes ([`Interner::twin`]): for a read, the twin if there
+//!   is one (if there is none, no table holds the key); for a write, the
+//!   twin made if needed ([`crate::heap::Heap::key_mut`]). So a table still
+//!   compares string keys by handle. Every entry point that takes a key
+//!   from outside does this: the loop's slow paths, `rawget` and the like,
+//!   the `State` API.
+//!
+//! A loose string stays loose (its twin is another string), so a handle's
+//! kind never changes and a snapshot, a rollback or a save sees nothing
+//! new: the kind is part of the string object.
 //!
 //! # The hash
 //!
@@ -18,7 +47,8 @@
 //! from a start independent of the length: the interner keeps the lanes of
 //! the last long concatenation, so `s = s .. x` in a loop hashes only `x`
 //! each time (with the whole string copied, as in Lua, but not hashed
-//! again: [`Interner::intern_concat`]).
+//! again: [`Interner::concat`]). A loose string keeps its hash too, for
+//! finding its twin and comparing.
 //!
 //! # The interner
 //!
@@ -37,12 +67,14 @@
 //!
 //! # Invariants the collector must respect
 //!
-//! * Every live string is in the interner exactly once; a freed string must be
+//! * Every live registered string is in the interner exactly once, and no
+//!   loose one is; a freed string must be
 //!   removed with [`Interner::remove`] **before the next call to
 //!   [`Interner::intern`] or [`Interner::find`]**, since those may compare
 //!   bytes of any slot whose hash matches and so read the arena.
 //! * A rollback (`snapshot.rs`) removes the strings created since the
-//!   snapshot and [`Interner::reinsert`]s those freed since; the table's
+//!   snapshot and [`Interner::reinsert`]s those freed since (both ignore
+//!   loose strings); the table's
 //!   internal layout may then differ from the snapshot's, which is
 //!   unobservable since it is never iterated.
 //! * [`Interner::remove`] itself never reads the arena: it identifies the slot
@@ -75,9 +107,18 @@ pub(crate) const INLINE: usize = 22;
 /// 32 bytes either way.
 #[derive(Clone, Debug)]
 enum Bytes {
-    Inline { len: u8, buf: [u8; INLINE] },
+    Inline {
+        len: u8,
+        buf: [u8; INLINE],
+    },
     Heap(Box<[u8]>),
+    /// The bytes of a *loose* string: one the interner does not hold (see
+    /// the module documentation).
+    Loose(Box<[u8]>),
 }
+
+// A string's arena slot stays 32 bytes with the third kind of bytes.
+const _: () = assert!(std::mem::size_of::<Option<LuaStr>>() == 32);
 
 impl LuaStr {
     /// Builds a string object (not interned: use [`Interner::intern`] to
@@ -100,12 +141,19 @@ impl LuaStr {
         LuaStr { hash, bytes: Bytes::Heap(bytes) }
     }
 
+    /// A loose string of `bytes` (more than [`SHORT`]), of content hash
+    /// `hash`.
+    fn loose(bytes: Box<[u8]>, hash: u64) -> LuaStr {
+        debug_assert!(bytes.len() > SHORT);
+        LuaStr { hash, bytes: Bytes::Loose(bytes) }
+    }
+
     /// The string's bytes.
     #[inline(always)]
     pub fn as_bytes(&self) -> &[u8] {
         match &self.bytes {
             Bytes::Inline { len, buf } => &buf[..usize::from(*len).min(INLINE)],
-            Bytes::Heap(b) => b,
+            Bytes::Heap(b) | Bytes::Loose(b) => b,
         }
     }
 
@@ -114,7 +162,7 @@ impl LuaStr {
     pub fn len(&self) -> usize {
         match &self.bytes {
             Bytes::Inline { len, .. } => usize::from(*len),
-            Bytes::Heap(b) => b.len(),
+            Bytes::Heap(b) | Bytes::Loose(b) => b.len(),
         }
     }
 
@@ -122,7 +170,14 @@ impl LuaStr {
     /// [`INLINE`]).
     #[inline(always)]
     pub fn is_long(&self) -> bool {
-        matches!(self.bytes, Bytes::Heap(_))
+        !matches!(self.bytes, Bytes::Inline { .. })
+    }
+
+    /// Whether the string is registered in the interner: every string but
+    /// a loose one (see the module documentation).
+    #[inline(always)]
+    pub fn is_registered(&self) -> bool {
+        !matches!(self.bytes, Bytes::Loose(_))
     }
 
     /// True for the empty string.
@@ -179,7 +234,7 @@ fn r4(b: &[u8]) -> u64 {
 /// longer ones as 16-byte blocks, the last block overlapping the previous;
 /// above 64 bytes, 64-byte stretches first go to four lanes in parallel
 /// (`Lanes`), from a start that does not depend on the length, so that
-/// the lanes of a prefix carry over to a longer string ([`Interner::intern_concat`]).
+/// the lanes of a prefix carry over to a longer string ([`Interner::concat`]).
 pub fn hash_bytes(b: &[u8]) -> u64 {
     if b.len() <= 64 {
         return hash_short(b);
@@ -299,7 +354,7 @@ pub struct Interner {
     short: HashTable<Slot>,
     long: HashTable<Slot>,
     /// The last string of more than 64 bytes that
-    /// [`Interner::intern_concat`] returned, with its [`Lanes`]: the next
+    /// [`Interner::concat`] returned, with its [`Lanes`]: the next
     /// `s .. x` whose left operand it is hashes only what follows (`s = s ..
     /// x` in a loop). Cleared when that string is removed. A cache: it
     /// changes no hash and no result.
@@ -369,12 +424,7 @@ impl Interner {
     /// Returns the handle of the string with these bytes, allocating and
     /// registering a new [`LuaStr`] in `arena` if there is none.
     pub fn intern(&mut self, arena: &mut Arena<LuaStr>, bytes: &[u8]) -> StrRef {
-        self.intern_hashed(arena, bytes, hash_bytes(bytes))
-    }
-
-    /// [`Interner::intern`] of `bytes` whose [`hash_bytes`] is `hash`.
-    fn intern_hashed(&mut self, arena: &mut Arena<LuaStr>, bytes: &[u8], hash: u64) -> StrRef {
-        self.find_or_register(arena, bytes, hash)
+        self.find_or_register(arena, bytes, hash_bytes(bytes))
     }
 
     /// The string with `src`'s bytes (of [`hash_bytes`] `hash`) if it is
@@ -410,47 +460,58 @@ impl Interner {
         self.table_mut(len).insert_unique(table_hash(slot.hash), slot, |s| table_hash(s.hash));
     }
 
-    /// [`Interner::intern`] of `bytes`, which start with the bytes of the
-    /// live string `prefix` (a concatenation's left operand). When the
-    /// result has more than 64 bytes its hash continues `prefix`'s lanes if
-    /// they are at hand (the last result of this function), so a string
-    /// built by repeated concatenation is hashed in time proportional to
-    /// what each step adds.
-    pub fn intern_concat(
-        &mut self,
-        arena: &mut Arena<LuaStr>,
-        bytes: &[u8],
-        prefix: StrRef,
-    ) -> StrRef {
-        if bytes.len() <= 64 {
+    /// The string of a concatenation, `bytes`, which start with the bytes
+    /// of the live string `prefix` (its left operand): interned if it is
+    /// short, a new loose string otherwise. When the result has more than
+    /// 64 bytes its hash continues `prefix`'s lanes if they are at hand
+    /// (the last result of this function), so a string built by repeated
+    /// concatenation is hashed in time proportional to what each step adds.
+    pub fn concat(&mut self, arena: &mut Arena<LuaStr>, bytes: &[u8], prefix: StrRef) -> StrRef {
+        if bytes.len() <= SHORT {
             return self.intern(arena, bytes);
         }
-        let lanes = self.concat_lanes(arena, bytes, prefix);
-        let s = self.intern_hashed(arena, bytes, lanes.finish(bytes));
-        self.set_tail(s, lanes);
-        s
+        self.concat_owned(arena, bytes.into(), prefix)
     }
 
-    /// [`Interner::intern_concat`] of bytes in an allocation of their own,
-    /// which a new string keeps: a long concatenation's bytes are copied
-    /// once, as in the reference, not into a buffer and then out of it.
-    pub fn intern_concat_owned(
+    /// [`Interner::concat`] of bytes in an allocation of their own, which a
+    /// new string keeps: a long concatenation's bytes are copied once, as
+    /// in the reference, not into a buffer and then out of it.
+    pub fn concat_owned(
         &mut self,
         arena: &mut Arena<LuaStr>,
         bytes: Box<[u8]>,
         prefix: StrRef,
     ) -> StrRef {
-        let (hash, lanes) = if bytes.len() <= 64 {
-            (hash_bytes(&bytes), None)
-        } else {
-            let lanes = self.concat_lanes(arena, &bytes, prefix);
-            (lanes.finish(&bytes), Some(lanes))
-        };
-        let s = self.find_or_register(arena, bytes, hash);
-        if let Some(lanes) = lanes {
-            self.set_tail(s, lanes);
+        if bytes.len() <= SHORT {
+            let hash = hash_bytes(&bytes);
+            return self.find_or_register(arena, bytes, hash);
         }
+        if bytes.len() <= 64 {
+            let hash = hash_bytes(&bytes);
+            return arena.alloc(LuaStr::loose(bytes, hash));
+        }
+        let lanes = self.concat_lanes(arena, &bytes, prefix);
+        let hash = lanes.finish(&bytes);
+        let s = arena.alloc(LuaStr::loose(bytes, hash));
+        self.set_tail(s, lanes);
         s
+    }
+
+    /// A new loose string of `bytes` (more than [`SHORT`]), for a loader
+    /// that rebuilds an arena slot by slot.
+    pub(crate) fn add_loose(arena: &mut Arena<LuaStr>, bytes: &[u8]) -> StrRef {
+        arena.alloc(LuaStr::loose(bytes.into(), hash_bytes(bytes)))
+    }
+
+    /// The registered string with the bytes of `s`, if there is one: `s`
+    /// itself unless it is loose.
+    #[inline]
+    pub fn twin(&self, arena: &Arena<LuaStr>, s: StrRef) -> Option<StrRef> {
+        let obj = arena.get(s);
+        if obj.is_registered() {
+            return Some(s);
+        }
+        self.find_with(arena, obj.as_bytes(), obj.hash() as u32)
     }
 
     /// Remembers `s`, of lanes `lanes`, as the last long concatenation.
@@ -482,6 +543,9 @@ impl Interner {
     /// freed. The caller vouches that no other live string has the same
     /// bytes.
     pub fn reinsert(&mut self, s: StrRef, obj: &LuaStr) {
+        if !obj.is_registered() {
+            return;
+        }
         self.insert_slot(Slot { idx: s.index(), hash: obj.hash() as u32 }, obj.len());
     }
 
@@ -492,6 +556,9 @@ impl Interner {
     pub fn remove(&mut self, s: StrRef, obj: &LuaStr) {
         if self.tail == Some(s) {
             self.tail = None;
+        }
+        if !obj.is_registered() {
+            return;
         }
         let h32 = obj.hash() as u32;
         let idx = s.index();
@@ -703,26 +770,40 @@ mod tests {
     }
 
     #[test]
-    fn owned_concatenations_intern_as_borrowed_ones() {
-        // `intern_concat_owned` keeps the box it is given, yet finds and
-        // hashes exactly as `intern_concat`: strings built piece by piece
-        // (prefix lanes carried over above 64 bytes) are the same handles
-        // as the same bytes interned whole, at every length.
+    fn concatenations_hash_as_whole_strings() {
+        // `concat_owned` keeps the box it is given and hashes as
+        // `hash_bytes` does (prefix lanes carried over above 64 bytes): a
+        // short result is the interned string of its bytes, a longer one a
+        // new loose string, outside the interner, whose twin is the
+        // interned string of the same bytes once there is one.
         let mut arena = Arena::new();
         let mut it = Interner::new();
         let b = noise(300);
         let mut s = it.intern(&mut arena, &b[..1]);
         for n in 2..=300 {
             let owned: Box<[u8]> = b[..n].into();
-            s = it.intern_concat_owned(&mut arena, owned, s);
+            s = it.concat_owned(&mut arena, owned, s);
             assert_eq!(arena.get(s).as_bytes(), &b[..n]);
             assert_eq!(arena.get(s).hash(), hash_bytes(&b[..n]), "length {n}");
-            assert_eq!(it.intern(&mut arena, &b[..n]), s, "length {n}");
+            assert_eq!(arena.get(s).is_registered(), n <= SHORT, "length {n}");
+            let twin = it.twin(&arena, s);
+            let whole = it.intern(&mut arena, &b[..n]);
+            if n <= SHORT {
+                assert_eq!((twin, whole), (Some(s), s), "length {n}");
+            } else {
+                assert_eq!(twin, None, "length {n}");
+                assert_ne!(whole, s);
+                assert_eq!(it.twin(&arena, s), Some(whole), "length {n}");
+            }
         }
         let p = it.intern(&mut arena, &b[..149]);
-        let again = it.intern_concat_owned(&mut arena, b[..150].into(), p);
-        assert_eq!(Some(again), it.find(&arena, &b[..150]));
+        let again = it.concat(&mut arena, &b[..150], p);
+        assert_eq!(it.twin(&arena, again), it.find(&arena, &b[..150]));
         assert_eq!(it.len(), 300);
+        let loose = arena.get(again).clone();
+        it.remove(again, &loose);
+        it.reinsert(again, &loose);
+        assert_eq!(it.len(), 300, "a loose string never enters the interner");
     }
 
     /// Bytes `0..n` of a fixed pseudo-random sequence.
@@ -756,20 +837,22 @@ mod tests {
     }
 
     #[test]
-    fn intern_concat_finds_what_intern_finds() {
+    fn concat_hashes_what_intern_hashes() {
         let mut arena = Arena::new();
         let mut it = Interner::new();
         let b = noise(1000);
         // `s = s .. x` with x of 1 to 9 bytes: each step continues the
-        // last one's lanes, and its string is the one `intern` would give.
+        // last one's lanes, and its loose string's twin is the one `intern`
+        // gives.
         let mut s = it.intern(&mut arena, &b[..70]);
         let mut n = 70;
         while n < 990 {
             let step = 1 + n % 9;
-            let t = it.intern_concat(&mut arena, &b[..n + step], s);
+            let t = it.concat(&mut arena, &b[..n + step], s);
             assert_eq!(it.tail, Some(t));
             assert_eq!(arena.get(t).hash(), hash_bytes(&b[..n + step]));
-            assert_eq!(it.intern(&mut arena, &b[..n + step]), t);
+            let whole = it.intern(&mut arena, &b[..n + step]);
+            assert_eq!(it.twin(&arena, t), Some(whole));
             (s, n) = (t, n + step);
         }
         // A removed string takes its lanes with it: its slot, reused by
@@ -782,7 +865,7 @@ mod tests {
         assert_eq!(other, s, "the slot is reused");
         let mut ext = vec![9u8; 500];
         ext.extend_from_slice(b"tail");
-        let t = it.intern_concat(&mut arena, &ext, other);
+        let t = it.concat(&mut arena, &ext, other);
         assert_eq!(arena.get(t).hash(), hash_bytes(&ext));
     }
 

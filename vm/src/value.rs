@@ -5,9 +5,10 @@
 //! heap's arenas. Copying a value never touches the heap and never counts
 //! references; reachability is the tracing collector's business alone.
 //!
-//! Strings are interned (every string, not only short ones), so two string
-//! values are equal exactly when their handles are equal, and a table can
-//! hash a string key by its precomputed content hash.
+//! Strings are interned but for the loose results of long concatenations
+//! (`string.rs`): two strings of different handles have different bytes
+//! unless one of them is loose, and a table key is never loose, so a table
+//! hashes a string key by its handle.
 //!
 //! **Invariant:** no value's identity or hash depends on a machine address.
 //! Handles are allocation indices, reproducible by replaying the program.
@@ -20,7 +21,7 @@ use crate::thread::Thread;
 use crate::userdata::UserData;
 use std::mem::MaybeUninit;
 
-/// Handle to an interned string.
+/// Handle to a string.
 pub type StrRef = Handle<LuaStr>;
 /// Handle to a table.
 pub type TableRef = Handle<Table>;
@@ -210,11 +211,13 @@ impl Value {
         matches!(self, Value::LuaFn(_) | Value::RustFn(_))
     }
 
-    /// Primitive equality (`rawequal`): numbers by mathematical value
-    /// (`1 == 1.0`), strings by content (interned, so by handle), everything
-    /// else by identity.
+    /// Primitive equality (`rawequal`) where no loose string is involved:
+    /// numbers by mathematical value (`1 == 1.0`), everything else by
+    /// identity, strings by handle. Two strings of different handles have
+    /// different bytes unless one is loose (`string.rs`): where one may be,
+    /// use [`crate::heap::Heap::raw_eq`].
     #[inline]
-    pub fn raw_eq(self, other: Value) -> bool {
+    pub fn raw_eq_interned(self, other: Value) -> bool {
         match (self, other) {
             (Value::Nil, Value::Nil) => true,
             (Value::Bool(a), Value::Bool(b)) => a == b,

@@ -77,6 +77,11 @@ const PROGRAM: &str = r##"
     for i = 1, 100 do local g = {i} end
     WEAK = setmetatable({}, {__mode = "k"})
     WEAK[{}] = 1; WEAK[T] = 2
+    -- Loose strings (long concatenations): alone, keyed (with a twin), and
+    -- equal to a literal.
+    local pre = "LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLL"
+    LOOSE = {pre .. 1, pre .. 2, pre .. 3}
+    LOOSE[LOOSE[2]] = "keyed"
     return "built"
 "##;
 
@@ -109,6 +114,10 @@ const CONTINUE: &str = r##"
     local n = 0
     for k in pairs(WEAK) do n = n + 1 end
     add(n, {} ~= nil)
+    local pre = "LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLL"
+    add(LOOSE[pre .. 2], LOOSE[1] == pre .. 1, #LOOSE[3], LOOSE[LOOSE[2]])
+    LOOSE[pre .. 1] = "later"
+    add(LOOSE[LOOSE[1]])
     return out
 "##;
 
@@ -449,11 +458,14 @@ fn fuzz_regressions_do_not_panic() {
     // earlier in the world fields than it did in format 2. Format 4 interns
     // the type names when the state is made: the strings arena of this
     // world is 89 bytes longer, so every edit lands 0x59 bytes later (the
-    // format 3 offsets were 0x14db, 0x1662 and 0x092a).
+    // format 3 offsets were 0x14db, 0x1662 and 0x092a). Format 5 gives
+    // every string a loose flag byte: this world's 85 strings move every
+    // edit 0x55 bytes later (the format 4 offsets were 0x1534, 0x16bb and
+    // 0x0983).
     let inputs: [&[u8]; 3] = [
-        &[0x98, 0x34, 0x15, 0x00, 0x05],
-        &[0x74, 0xbb, 0x16, 0x00, 0x02],
-        &[0x32, 0x83, 0x09, 0x00, 0x32],
+        &[0x98, 0x89, 0x15, 0x00, 0x05],
+        &[0x74, 0x10, 0x17, 0x00, 0x02],
+        &[0x32, 0xd8, 0x09, 0x00, 0x32],
     ];
     for data in inputs {
         let bytes = fuzz_edit(bases, data);
@@ -497,8 +509,60 @@ fn fuzz_worlds_saved_mid_cycle_load_and_finish_it() {
     // which the next cycle took for a traversed table (its strings were
     // freed while it held them). Loading must refuse it.
     // (At offset 0x1e7e3 in format 3, found as 0x31ce18 modulo its
-    // length; 0x59 bytes later in format 4, see above.)
-    let bytes = fuzz_edit(&bases, &[0x31, 0x3c, 0xe8, 0x01, 0xc6]);
+    // length; 0x59 bytes later in format 4, see above, and 1,577 bytes
+    // (a flag per string) later than that, 0x1e83c, in format 5.)
+    let bytes = fuzz_edit(&bases, &[0x31, 0x65, 0xee, 0x01, 0xc6]);
     let e = fuzz_fresh().load_state(&bytes).unwrap_err();
     assert!(e.to_string().contains("marks do not fit"), "{e}");
+}
+
+/// Offset of the loose flag of the saved string `bytes` in `snap`: the byte
+/// before its length (format 5; the string is saved once).
+fn loose_flag_at(snap: &[u8], bytes: &[u8]) -> usize {
+    let mut needle = (bytes.len() as u32).to_le_bytes().to_vec();
+    needle.extend_from_slice(bytes);
+    let mut at = snap.windows(needle.len()).enumerate().filter(|(_, w)| *w == &needle[..]);
+    let (pos, _) = at.next().expect("the string is saved");
+    assert!(at.next().is_none(), "{} is saved once", String::from_utf8_lossy(bytes));
+    pos - 1
+}
+
+#[test]
+fn loose_strings_are_saved_as_such_and_checked_on_load() {
+    let long = "K".repeat(41);
+    let mut a = fresh();
+    let src = format!(
+        "local p = '{long}' K = {{}} K[p .. 'x'] = 1 L = p .. 'y' S = 'qzshort' collectgarbage()"
+    );
+    run(&mut a, &src);
+    let snap = a.save_state().unwrap();
+    let key = format!("{long}x");
+    let (kf, lf) =
+        (loose_flag_at(&snap, key.as_bytes()), loose_flag_at(&snap, format!("{long}y").as_bytes()));
+    assert_eq!((snap[kf], snap[lf]), (0, 1), "the key's twin is registered, L is loose");
+    let mut b = fresh();
+    b.load_state(&snap).unwrap();
+    b.check_heap().unwrap();
+    assert_eq!(a.heap_hash(), b.heap_hash());
+    let check = format!(
+        "return K['{long}' .. 'x'], K['{key}'], L == '{long}y', rawequal(L, '{long}' .. 'y')"
+    );
+    let show = |st: &mut State, r: Vec<Value>| -> Vec<String> {
+        r.into_iter().map(|v| String::from_utf8_lossy(&st.tostring(v)).into_owned()).collect()
+    };
+    let r = run(&mut b, &check);
+    assert_eq!(show(&mut b, r), ["1", "1", "true", "true"]);
+    // A key marked loose, a short string marked loose, a bad flag: refused.
+    let edit = |at: usize, to: u8| {
+        let mut s = snap.clone();
+        s[at] = to;
+        fresh().load_state(&s).expect_err("corrupt").to_string()
+    };
+    let e = edit(kf, 1);
+    assert!(e.contains("a loose string as a table key"), "{e}");
+    let short = loose_flag_at(&snap, b"qzshort");
+    let e = edit(short, 1);
+    assert!(e.contains("a short string marked loose"), "{e}");
+    let e = edit(lf, 2);
+    assert!(e.contains("bad flag byte 2"), "{e}");
 }

@@ -27,10 +27,11 @@ fn run(st: &mut State, src: &str) {
     st.flush_stdout();
 }
 
-/// State hash, heap hash, after checking the heap's consistency.
+/// State hash, heap hash, after checking the heap's consistency (the
+/// interner holds exactly the strings that are not loose, among others).
 fn hashes(st: &State) -> (u128, u128) {
     st.check_heap().unwrap();
-    assert_eq!(st.heap_stats().interned, st.heap_stats().strings, "interner out of step");
+    assert!(st.heap_stats().interned <= st.heap_stats().strings, "interner out of step");
     (st.state_hash(), st.heap_hash())
 }
 
@@ -168,6 +169,26 @@ const CORPUS: &[(&str, &str, &str)] = &[
            grow(3000)
            collectgarbage()
            print("co-gc", collectgarbage("count") > 0)"#,
+    ),
+    (
+        // Loose strings (long concatenations, vm `string.rs`): made, used
+        // as keys (their twins registered), freed by a collection, after
+        // the snapshot; a rollback takes back what the interner learned.
+        "loose_strings",
+        r#"pre = "ppppppppppppppppppppppppppppppppppppppppppppp"
+           texts = {}
+           for i = 1, 200 do texts[i] = pre .. i end
+           byname = {}
+           for i = 1, 200, 2 do byname[texts[i]] = i end"#,
+        r#"for i = 1, 200, 3 do texts[i] = nil end
+           collectgarbage()
+           local n = 0
+           for i = 1, 200 do if byname[pre .. i] then n = n + 1 end end
+           for i = 201, 400 do byname[pre .. i] = i; texts[i] = pre .. i end
+           local s = ""
+           for i = 1, 300 do s = s .. i end
+           byname[s] = "long"
+           print("loose", n, byname[pre .. 300], byname[s] == "long", texts[2] == pre .. 2)"#,
     ),
 ];
 

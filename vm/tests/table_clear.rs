@@ -78,10 +78,10 @@ fn rebuild_gives_exactly_the_order() {
         let got: Vec<(Value, Value)> = st.table(t).iter().collect();
         assert_eq!(got.len(), entries.len());
         for (g, e) in got.iter().zip(&entries) {
-            assert!(g.0.raw_eq(e.0) && g.1.raw_eq(e.1), "{got:?} != {entries:?}");
+            assert!(g.0.raw_eq_interned(e.0) && g.1.raw_eq_interned(e.1), "{got:?} != {entries:?}");
         }
         for &(k, v) in &entries {
-            assert!(st.table(t).get(k).raw_eq(v));
+            assert!(st.table(t).get(k).raw_eq_interned(v));
         }
         st.check_heap().unwrap();
     }

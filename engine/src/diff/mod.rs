@@ -1117,7 +1117,9 @@ fn same_structure(
                 let same_key = match (ka, kb) {
                     (Value::Str(x), Value::Str(y)) => m.str_bytes(x) == c.str_bytes(y),
                     (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
-                    _ => ka.raw_eq(kb),
+                    // Other keys are numbers, booleans or a tangible's
+                    // table: equal by value or handle.
+                    _ => ka.raw_eq_interned(kb),
                 };
                 if !same_key || !pair(a, b) {
                     return false;

@@ -84,13 +84,13 @@ pub(crate) fn classify(st: &State, r: &Refs, t: TableRef) -> Special {
     }
     if let Some(mt) = st.metatable(Value::Table(t)) {
         if let Value::Int(id) = st.table(mt).get_str(r.id) {
-            if id > 0 && st.table(r.reg).get_int(id).raw_eq(Value::Table(t)) {
+            if id > 0 && st.raw_eq(st.table(r.reg).get_int(id), Value::Table(t)) {
                 return Special::Tangible(id as u64);
             }
         }
     }
     if let Value::Str(s) = st.table(t).get_str(r.class) {
-        if st.table(r.classdb).get_str(s).raw_eq(Value::Table(t)) {
+        if st.raw_eq(st.table(r.classdb).get_str(s), Value::Table(t)) {
             return Special::Class(s);
         }
     }

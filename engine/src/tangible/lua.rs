@@ -72,7 +72,7 @@ impl Keys {
         Keys {
             reg: t(0),
             classdb: t(1),
-            master: st.native_upvalue(2).raw_eq(Value::Bool(true)),
+            master: st.raw_eq(st.native_upvalue(2), Value::Bool(true)),
             id: s(3),
             index: s(4),
             metatable: s(5),
@@ -128,13 +128,13 @@ pub(crate) enum ClassError {
 /// current environment).
 pub(crate) fn resolve_class(st: &State, k: &Keys, v: Value) -> Result<TableRef, ClassError> {
     let env = st.globals();
-    match v {
+    match st.key(v) {
         Value::Str(s) => match st.table(env).get_str(s) {
-            Value::Table(c) if st.table(k.classdb).get_str(s).raw_eq(Value::Table(c)) => Ok(c),
+            Value::Table(c) if st.raw_eq(st.table(k.classdb).get_str(s), Value::Table(c)) => Ok(c),
             _ => Err(ClassError::NoClass(String::from_utf8_lossy(st.str_bytes(s)).into_owned())),
         },
         Value::Table(c) => match st.table(c).get_str(k.class) {
-            Value::Str(s) if st.table(k.classdb).get_str(s).raw_eq(v) => Ok(c),
+            Value::Str(s) if st.raw_eq(st.table(k.classdb).get_str(s), v) => Ok(c),
             _ => Err(ClassError::NotAClass),
         },
         _ => Err(ClassError::Type),
@@ -168,11 +168,11 @@ pub(crate) fn as_tangible(st: &State, k: &Keys, v: Value) -> AsTangible {
     let Value::Table(t) = v else { return AsTangible::No };
     let Some(mt) = st.metatable(v) else { return AsTangible::No };
     let Value::Int(id) = st.table(mt).get_str(k.id) else { return AsTangible::No };
-    if !st.table(mt).get_str(k.metatable).raw_eq(Value::Str(k.tangible)) {
+    if !st.raw_eq(st.table(mt).get_str(k.metatable), Value::Str(k.tangible)) {
         return AsTangible::No;
     }
     match st.table(k.reg).get_int(id) {
-        x if x.raw_eq(v) => AsTangible::Live(id as u64, t),
+        x if st.raw_eq(x, v) => AsTangible::Live(id as u64, t),
         Value::Nil => AsTangible::Destroyed(id as u64),
         _ => AsTangible::No,
     }

@@ -1,6 +1,6 @@
 //! The heap-consistency check, for tests and fuzzing: every handle
 //! reachable from the roots names a live object, the interner maps every
-//! live string to itself, and outside a cycle no mark bit is left set.
+//! live registered string to itself (`string.rs`), and outside a cycle no mark bit is left set.
 
 use crate::func::UpVal;
 use crate::gc::Phase;
@@ -24,7 +24,9 @@ fn is_marked(h: &crate::heap::Heap, o: ObjRef) -> bool {
 
 impl State {
     /// Heap-consistency check: every handle reachable from the roots names
-    /// a live object, the interner maps every live string to itself, and no
+    /// a live object, the interner maps every live registered string to
+    /// itself and holds no other, no short string is loose, no table key
+    /// is loose, and no
     /// mark bit is left set.
     pub fn check_heap(&self) -> Result<(), String> {
         /// Every reference, weak ones included.
@@ -62,8 +64,19 @@ impl State {
                 continue;
             }
             match o {
-                ObjRef::Str(s) if h.interner.find(&h.strings, h.str(s)) != Some(s) => {
+                ObjRef::Str(s) if h.is_loose(s) && h.str(s).len() <= crate::string::SHORT => {
+                    return Err(format!("short string #{i} is loose"));
+                }
+                ObjRef::Str(s)
+                    if !h.is_loose(s) && h.interner.find(&h.strings, h.str(s)) != Some(s) =>
+                {
                     return Err(format!("string #{i} not interned"));
+                }
+                ObjRef::Table(t) => {
+                    let loose = |k: Value| matches!(k, Value::Str(s) if h.is_loose(s));
+                    if h.tables.get(t).iter().any(|(k, _)| loose(k)) {
+                        return Err(format!("table #{i} has a loose string key"));
+                    }
                 }
                 ObjRef::RustFn(f) if h.rust_fns.get(f).id.0 as usize >= self.natives.len() => {
                     return Err(format!("native closure #{i} has a bad id"));
@@ -84,11 +97,11 @@ impl State {
             }
             visit_object(h, o, &mut All(&mut work));
         }
-        if h.interner.len() != h.strings.len() {
+        let registered = h.strings.iter().filter(|(_, s)| s.is_registered()).count();
+        if h.interner.len() != registered {
             return Err(format!(
-                "interner holds {} strings, arena {}",
+                "interner holds {} strings, the arena {registered} registered ones",
                 h.interner.len(),
-                h.strings.len()
             ));
         }
         Ok(())

@@ -276,12 +276,12 @@ impl Value {
                         _ => Raw::Nil,
                     };
                     !matches!(self, Value::Nil | Value::Boolean(_))
-                        && conv(self).raw_eq(conv(other))
+                        && conv(self).raw_eq_interned(conv(other))
                 }
             },
-            Some(lua) => {
-                lua.with_state(|st| self.to_raw(st).raw_eq(other.to_raw(st))).unwrap_or(false)
-            }
+            Some(lua) => lua
+                .with_state(|st| st.heap.raw_eq(self.to_raw(st), other.to_raw(st)))
+                .unwrap_or(false),
         }
     }
 }
@@ -300,7 +300,7 @@ macro_rules! handle_eq {
             fn eq(&self, other: &$t) -> bool {
                 self.0
                     .lua()
-                    .with_state(|st| self.0.raw(st).raw_eq(other.0.raw(st)))
+                    .with_state(|st| st.heap.raw_eq(self.0.raw(st), other.0.raw(st)))
                     .unwrap_or(false)
             }
         }

@@ -445,7 +445,7 @@ pub(crate) fn create<T: UserData>(lua: &Lua, data: T) -> Result<AnyUserData> {
 /// `__index` of userdata with field getters (upvalues: methods, getters,
 /// user `__index`).
 pub(crate) fn ud_index(st: &mut State) -> std::result::Result<Action, Error> {
-    let (this, key) = (st.arg(1), st.arg(2));
+    let (this, key) = (st.arg(1), st.heap.key(st.arg(2)));
     st.set_top(2);
     if let Raw::Table(g) = st.native_upvalue(1) {
         let f = st.heap.tables.get(g).get(key);
@@ -476,7 +476,7 @@ pub(crate) fn ud_index(st: &mut State) -> std::result::Result<Action, Error> {
 /// `__newindex` of userdata with field setters (upvalues: setters, user
 /// `__newindex`).
 pub(crate) fn ud_newindex(st: &mut State) -> std::result::Result<Action, Error> {
-    let (this, key, val) = (st.arg(1), st.arg(2), st.arg(3));
+    let (this, key, val) = (st.arg(1), st.heap.key(st.arg(2)), st.arg(3));
     st.set_top(3);
     if let Raw::Table(s) = st.native_upvalue(0) {
         let f = st.heap.tables.get(s).get(key);
@@ -507,7 +507,10 @@ pub struct AnyUserData(pub(crate) LuaRef);
 impl PartialEq for AnyUserData {
     /// Identity.
     fn eq(&self, other: &AnyUserData) -> bool {
-        self.0.lua().with_state(|st| self.0.raw(st).raw_eq(other.0.raw(st))).unwrap_or(false)
+        self.0
+            .lua()
+            .with_state(|st| st.heap.raw_eq(self.0.raw(st), other.0.raw(st)))
+            .unwrap_or(false)
     }
 }
 

@@ -64,7 +64,7 @@ impl TableView<'_> {
         } else if hint
             .checked_sub(n + 1)
             .and_then(|e| ents.get(2 * e))
-            .is_some_and(|k| k.raw_eq(key))
+            .is_some_and(|k| k.raw_eq_interned(key))
         {
             hint
         } else {

@@ -47,17 +47,17 @@ fn basic_get_set_all_key_types() {
         t.set(*k, int(n as i64 + 100)).unwrap();
     }
     for (n, k) in ks.iter().enumerate() {
-        assert!(t.get(*k).raw_eq(int(n as i64 + 100)), "{k:?}");
+        assert!(t.get(*k).raw_eq_interned(int(n as i64 + 100)), "{k:?}");
     }
     assert!(t.get(Value::Bool(false)).is_nil());
     assert!(t.get(s(4)).is_nil());
     assert!(t.get(tbl(4)).is_nil());
     assert!(t.get(Value::LuaFn(crate::value::LuaFnRef::from_index(3))).is_nil());
-    assert!(t.get_str(StrRef::from_index(3)).raw_eq(int(103)));
-    assert!(t.get_int(-5).raw_eq(int(101)));
+    assert!(t.get_str(StrRef::from_index(3)).raw_eq_interned(int(103)));
+    assert!(t.get_int(-5).raw_eq_interned(int(101)));
     // overwrite and delete
     t.set(s(3), int(7)).unwrap();
-    assert!(t.get(s(3)).raw_eq(int(7)));
+    assert!(t.get(s(3)).raw_eq_interned(int(7)));
     t.set(s(3), Value::Nil).unwrap();
     assert!(t.get(s(3)).is_nil());
     assert!(same(
@@ -87,22 +87,22 @@ fn float_keys_normalize() {
     let mut owned = OwnedTable::new(0, 0);
     let mut t = owned.view_mut();
     t.set(Value::Float(1.0), int(10)).unwrap();
-    assert!(t.get_int(1).raw_eq(int(10)));
+    assert!(t.get_int(1).raw_eq_interned(int(10)));
     assert_eq!(t.array_len_raw(), 1);
     let two53 = 9007199254740992.0;
     t.set(Value::Float(two53), int(53)).unwrap();
-    assert!(t.get_int(1 << 53).raw_eq(int(53)));
+    assert!(t.get_int(1 << 53).raw_eq_interned(int(53)));
     t.set(Value::Float(-0.0), int(0)).unwrap();
-    assert!(t.get_int(0).raw_eq(int(0)));
-    assert!(t.get(Value::Float(0.0)).raw_eq(int(0)));
+    assert!(t.get_int(0).raw_eq_interned(int(0)));
+    assert!(t.get(Value::Float(0.0)).raw_eq_interned(int(0)));
     let two63 = 9223372036854775808.0;
     t.set(Value::Float(two63), int(63)).unwrap();
-    assert!(t.get(Value::Float(two63)).raw_eq(int(63)));
+    assert!(t.get(Value::Float(two63)).raw_eq_interned(int(63)));
     assert!(t.get_int(i64::MIN).is_nil());
     t.set(Value::Float(-two63), int(-63)).unwrap();
-    assert!(t.get_int(i64::MIN).raw_eq(int(-63)));
+    assert!(t.get_int(i64::MIN).raw_eq_interned(int(-63)));
     t.set(Value::Float(1.5), int(15)).unwrap();
-    assert!(t.get(Value::Float(1.5)).raw_eq(int(15)));
+    assert!(t.get(Value::Float(1.5)).raw_eq_interned(int(15)));
     let ks = keys(t.view());
     assert!(ks.iter().any(|k| matches!(k, Value::Int(i) if *i == 1 << 53)));
     assert!(ks.iter().any(|k| matches!(k, Value::Float(f) if *f == two63)));
@@ -192,7 +192,7 @@ fn reinserted_key_goes_last() {
     assert!(same(&keys(t.view()), &[s(0), s(2), s(3)]));
     t.set(s(1), int(5)).unwrap();
     assert!(same(&keys(t.view()), &[s(0), s(2), s(3), s(1)]));
-    assert!(t.get(s(1)).raw_eq(int(5)));
+    assert!(t.get(s(1)).raw_eq_interned(int(5)));
     // reinserting the last key keeps it last
     t.set(s(1), Value::Nil).unwrap();
     t.set(s(1), int(6)).unwrap();
@@ -254,7 +254,7 @@ fn queue_pattern_stays_small() {
         tail += 1;
         t.set_int(tail, int(i));
         if tail - head >= 10 {
-            assert!(t.get_int(head).raw_eq(int(head - 1)));
+            assert!(t.get_int(head).raw_eq_interned(int(head - 1)));
             t.set_int(head, Value::Nil);
             head += 1;
         }
@@ -405,7 +405,7 @@ fn array_accessors() {
         Value::Int(i) => *i,
         _ => 0,
     });
-    assert!(t.get_int(1).raw_eq(int(1)));
+    assert!(t.get_int(1).raw_eq_interned(int(1)));
     assert_eq!(t.array().len(), 5);
 }
 
@@ -557,14 +557,14 @@ fn randomized_against_model() {
             m.set(k, Value::Nil);
             assert_eq!(t.array_len_raw(), old_alen);
         } else {
-            assert!(t.get(k).raw_eq(m.get(k)), "step {step}: get {k:?}");
+            assert!(t.get(k).raw_eq_interned(m.get(k)), "step {step}: get {k:?}");
         }
         if step % 97 == 0 || step > 99_000 {
             let want = m.order(t.array_len_raw());
             let got = keys(t.view());
             assert!(same(&got, &want), "step {step}:\n got {got:?}\nwant {want:?}");
             for (k, v, _) in &m.live {
-                assert!(t.get(*k).raw_eq(*v));
+                assert!(t.get(*k).raw_eq_interned(*v));
             }
             let n = t.len();
             assert!(n == 0 || !t.get_int(n).is_nil(), "step {step}: len {n}");
@@ -591,7 +591,7 @@ fn array_grows_from_key_two_in_place() {
     assert_eq!(t.array_len_raw(), 8192);
     assert!(t.get_int(1).is_nil());
     for i in 2..=last {
-        assert!(t.get_int(i).raw_eq(int(i * 3)), "key {i}");
+        assert!(t.get_int(i).raw_eq_interned(int(i * 3)), "key {i}");
     }
     for i in last + 1..=8192 {
         assert!(t.get_int(i).is_nil(), "key {i}");
@@ -614,15 +614,15 @@ fn hash_growth_beside_array_moves_it_in_place() {
         t.set(s(j), int(-(j as i64))).unwrap();
     }
     for i in 1..=1000 {
-        assert!(t.get_int(i).raw_eq(int(i)), "key {i}");
+        assert!(t.get_int(i).raw_eq_interned(int(i)), "key {i}");
     }
     for j in 0..8 {
-        assert!(t.get(s(j)).raw_eq(int(-(j as i64))));
+        assert!(t.get(s(j)).raw_eq_interned(int(-(j as i64))));
     }
     t.resize_array(600);
     assert_eq!(t.array_len_raw(), 600);
     for i in 1..=1000 {
-        assert!(t.get_int(i).raw_eq(int(i)), "key {i} after the shrink");
+        assert!(t.get_int(i).raw_eq_interned(int(i)), "key {i} after the shrink");
     }
     assert_eq!(keys(t.view()).len(), 1008);
 }
@@ -653,7 +653,7 @@ fn raw_ents(t: TableView<'_>) -> Vec<Value> {
 }
 
 fn same_cells(a: &[Value], b: &[Value]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.raw_eq(*y))
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.raw_eq_interned(*y))
 }
 
 /// A table of string keys 1, 2, 3 with hash capacity `hcap`, key `dead`
@@ -674,7 +674,7 @@ fn set_str_simple_revives_last_tombstone_in_place() {
         let t = ts.get(h);
         assert_eq!((t.elen, t.flags), (3, 0));
         assert!(same(&keys(t), &[s(1), s(2), s(3)]));
-        assert!(t.get_str(sr(3)).raw_eq(int(30)));
+        assert!(t.get_str(sr(3)).raw_eq_interned(int(30)));
     }
 }
 
@@ -689,16 +689,16 @@ fn set_str_simple_revives_by_append() {
         // The old entry is dead (nil key), the key went last.
         assert!(t.ents()[0].is_nil() && t.ents()[1].is_nil());
         assert!(same(&keys(t), &[s(2), s(3), s(1)]));
-        assert!(t.get_str(sr(1)).raw_eq(int(10)));
+        assert!(t.get_str(sr(1)).raw_eq_interned(int(10)));
         assert!(t.next(s(1)).unwrap().is_none());
-        assert!(t.next(s(3)).unwrap().unwrap().0.raw_eq(s(1)));
+        assert!(t.next(s(3)).unwrap().unwrap().0.raw_eq_interned(s(1)));
         // The index slot names the new entry: delete and revive again.
         ts.get_mut(h).set_str(sr(1), Value::Nil);
         assert!(ts.get(h).get_str(sr(1)).is_nil());
         assert!(ts.set_str_simple(h, sr(1), int(11)));
         assert_eq!(ts.get(h).elen, 4, "the tombstone was last: in place");
         assert!(same(&keys(ts.get(h)), &[s(2), s(3), s(1)]));
-        assert!(ts.get(h).get_str(sr(1)).raw_eq(int(11)));
+        assert!(ts.get(h).get_str(sr(1)).raw_eq_interned(int(11)));
     }
 }
 
@@ -803,13 +803,13 @@ fn a_rollback_retires_the_body_pointers_into_swapped_pages() {
     ts.journal_rollback_to(0);
     ts.journal_commit_to(0);
     assert_ne!(ts.store.vals.epoch(), before, "the page's buffer was swapped back in");
-    assert!(ts.get(b).get_int(2).raw_eq(int(200)));
-    assert!(ts.get(a).get_int(1).raw_eq(int(10)));
+    assert!(ts.get(b).get_int(2).raw_eq_interned(int(200)));
+    assert!(ts.get(a).get_int(1).raw_eq_interned(int(10)));
     // The loop's in-place stores too.
     // SAFETY: `b` is live.
     let slot = unsafe { ts.array_slot_for_set(b, 0, int(7)) }.unwrap();
     *slot = int(7);
-    assert!(ts.get(b).get_int(1).raw_eq(int(7)));
+    assert!(ts.get(b).get_int(1).raw_eq_interned(int(7)));
     // A header the rollback put back is current again.
     ts.journal_begin();
     ts.get_mut(a).set(int(5), int(50)).unwrap(); // an append: the header changes
@@ -833,7 +833,7 @@ fn the_buffer_epoch_counts_the_rollbacks_that_move_a_buffer() {
         ts.journal_commit_to(0);
         let moved = ts.store.vals.epoch().wrapping_sub(start);
         assert_eq!(u32::from(moved), (round + 1) % 65536, "each rollback moved a buffer");
-        assert!(ts.get(a).get_int(1).raw_eq(int(10)));
+        assert!(ts.get(a).get_int(1).raw_eq_interned(int(10)));
     }
     assert_eq!(ts.store.vals.epoch(), start, "the epoch came round");
 }
@@ -859,5 +859,5 @@ fn the_rollback_that_wraps_the_epoch_refreshes_every_header() {
     ts.journal_commit_to(0);
     assert_eq!(ts.store.vals.epoch(), 0, "the rollback wrapped the epoch");
     assert!(ts.arena.get(a).bp_ok(&ts.store));
-    assert!(ts.get(a).get_int(3).raw_eq(int(30)));
+    assert!(ts.get(a).get_int(3).raw_eq_interned(int(30)));
 }
