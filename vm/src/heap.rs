@@ -109,20 +109,19 @@ impl Heap {
         self.interned(s, before)
     }
 
-    /// The string of a concatenation, `bytes`, which start with the bytes
-    /// of the live string `prefix`: interned if short, loose if long
-    /// ([`Interner::concat`]).
-    pub fn concat_str(&mut self, bytes: &[u8], prefix: StrRef) -> StrRef {
+    /// The string of a concatenation, `bytes`: interned if short, loose if
+    /// long ([`Interner::concat`]).
+    pub fn concat_str(&mut self, bytes: &[u8]) -> StrRef {
         let before = self.strings.len();
-        let s = self.interner.concat(&mut self.strings, bytes, prefix);
+        let s = self.interner.concat(&mut self.strings, bytes);
         self.interned(s, before)
     }
 
     /// [`Heap::concat_str`] of bytes in an allocation of their own
     /// ([`Interner::concat_owned`]).
-    pub fn concat_str_owned(&mut self, bytes: Box<[u8]>, prefix: StrRef) -> StrRef {
+    pub fn concat_str_owned(&mut self, bytes: Box<[u8]>) -> StrRef {
         let before = self.strings.len();
-        let s = self.interner.concat_owned(&mut self.strings, bytes, prefix);
+        let s = self.interner.concat_owned(&mut self.strings, bytes);
         self.interned(s, before)
     }
 
@@ -371,8 +370,9 @@ impl Heap {
     }
 }
 
-/// Whether two strings have the same bytes (hash first).
+/// Whether two strings have the same bytes (lengths first; a loose
+/// string's hash is not computed for this).
 #[inline(never)]
 fn same_bytes(x: &LuaStr, y: &LuaStr) -> bool {
-    x.hash() == y.hash() && x.as_bytes() == y.as_bytes()
+    x.len() == y.len() && x.as_bytes() == y.as_bytes()
 }

@@ -899,7 +899,6 @@ impl State {
         from: usize,
         to: usize,
     ) -> Option<(crate::value::StrRef, usize)> {
-        let Value::Str(prefix) = self.ex.stack[from] else { return None };
         let mut len = 0usize;
         for &v in &self.ex.stack[from..to] {
             let Value::Str(s) = v else { return None };
@@ -911,7 +910,7 @@ impl State {
                 bytes.extend_from_slice(self.heap.str(s));
             }
         }
-        Some((self.heap.concat_str_owned(bytes.into_boxed_slice(), prefix), len))
+        Some((self.heap.concat_str_owned(bytes.into_boxed_slice()), len))
     }
 
     /// Concatenates registers `a .. a+n-1` of the running Lua frame into
@@ -967,10 +966,7 @@ impl State {
             for i in (top - k)..top {
                 self.push_strnum(self.ex.stack[i], &mut buf);
             }
-            let r = match self.ex.stack[top - k] {
-                Value::Str(prefix) => self.heap.concat_str(&buf, prefix),
-                _ => self.heap.intern(&buf),
-            };
+            let r = self.heap.concat_str(&buf);
             let len = buf.len();
             self.buf = buf;
             self.ex.stack[top - k] = Value::Str(r);

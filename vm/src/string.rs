@@ -42,13 +42,10 @@
 //! a 64x64->128-bit multiply whose halves are xored ("mum"). Words are always read little-endian, and the function uses
 //! no CPU-specific instructions, so it returns the same value for the same
 //! bytes on every machine, endianness and process. It is computed once, when
-//! a string is first interned, and stored in the [`LuaStr`]. Above 64 bytes
-//! the input first goes through four lanes 64 bytes at a time (`Lanes`),
-//! from a start independent of the length: the interner keeps the lanes of
-//! the last long concatenation, so `s = s .. x` in a loop hashes only `x`
-//! each time (with the whole string copied, as in Lua, but not hashed
-//! again: [`Interner::concat`]). A loose string keeps its hash too, for
-//! finding its twin and comparing.
+//! a string is first interned, and stored in the [`LuaStr`]; a loose
+//! string's only when it is first asked for (to find its twin), as Lua 5.4
+//! hashes a long string only when it is used as a key. Above 64 bytes the
+//! input first goes through four lanes 64 bytes at a time (`Lanes`).
 //!
 //! # The interner
 //!
@@ -86,11 +83,15 @@ use crate::arena::Arena;
 use crate::value::StrRef;
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
+use std::cell::Cell;
 
 /// An interned, immutable byte string with its precomputed content hash.
 #[derive(Clone, Debug)]
 pub struct LuaStr {
-    hash: u64,
+    /// The content hash; for a loose string, computed when first asked
+    /// for ([`LuaStr::hash`]), 0 until then. A cache: every reader gets
+    /// [`hash_bytes`] of the bytes.
+    hash: Cell<u64>,
     bytes: Bytes,
 }
 
@@ -129,7 +130,7 @@ impl LuaStr {
         } else {
             Bytes::Heap(bytes.into())
         };
-        LuaStr { hash, bytes }
+        LuaStr { hash: Cell::new(hash), bytes }
     }
 
     /// [`LuaStr::new`] of bytes already in an allocation of their own,
@@ -138,14 +139,13 @@ impl LuaStr {
         if bytes.len() <= INLINE {
             return LuaStr::new(&bytes, hash);
         }
-        LuaStr { hash, bytes: Bytes::Heap(bytes) }
+        LuaStr { hash: Cell::new(hash), bytes: Bytes::Heap(bytes) }
     }
 
-    /// A loose string of `bytes` (more than [`SHORT`]), of content hash
-    /// `hash`.
-    fn loose(bytes: Box<[u8]>, hash: u64) -> LuaStr {
+    /// A loose string of `bytes` (more than [`SHORT`]), not hashed yet.
+    fn loose(bytes: Box<[u8]>) -> LuaStr {
         debug_assert!(bytes.len() > SHORT);
-        LuaStr { hash, bytes: Bytes::Loose(bytes) }
+        LuaStr { hash: Cell::new(0), bytes: Bytes::Loose(bytes) }
     }
 
     /// The string's bytes.
@@ -186,10 +186,24 @@ impl LuaStr {
         self.len() == 0
     }
 
-    /// The content hash ([`hash_bytes`] of the bytes), computed once.
+    /// The content hash ([`hash_bytes`] of the bytes): computed when the
+    /// string is interned, or for a loose one the first time it is asked
+    /// for (as Lua 5.4 hashes a long string only when it is used as a key).
+    /// A hash that happens to be 0 is computed again each time, which
+    /// gives the same answer.
     #[inline(always)]
     pub fn hash(&self) -> u64 {
-        self.hash
+        match self.hash.get() {
+            0 => self.compute_hash(),
+            h => h,
+        }
+    }
+
+    #[cold]
+    fn compute_hash(&self) -> u64 {
+        let h = hash_bytes(self.as_bytes());
+        self.hash.set(h);
+        h
     }
 }
 
@@ -233,14 +247,13 @@ fn r4(b: &[u8]) -> u64 {
 /// loads from both ends, or 3 single bytes below 4 bytes, as wyhash does;
 /// longer ones as 16-byte blocks, the last block overlapping the previous;
 /// above 64 bytes, 64-byte stretches first go to four lanes in parallel
-/// (`Lanes`), from a start that does not depend on the length, so that
-/// the lanes of a prefix carry over to a longer string ([`Interner::concat`]).
+/// (`Lanes`).
 pub fn hash_bytes(b: &[u8]) -> u64 {
     if b.len() <= 64 {
         return hash_short(b);
     }
     let mut lanes = Lanes::START;
-    lanes.absorb(b, 0);
+    lanes.absorb(b);
     lanes.finish(b)
 }
 
@@ -287,8 +300,7 @@ fn last(h: u64, a: u64, c: u64, len: usize) -> u64 {
 /// overlap instead of waiting on each other (one lane is bound by the
 /// multiply's latency, about 3.5 bytes per cycle). A string of `len` bytes
 /// runs [`Lanes::count`]`(len)` stretches through them (all but the last 1
-/// to 64 bytes); they start at offset 0 whatever the length, so the lanes of
-/// a string are those of its prefixes, continued.
+/// to 64 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Lanes([u64; 4]);
 
@@ -300,11 +312,10 @@ impl Lanes {
         (len - 1) / 64
     }
 
-    /// Runs the stretches of `b` from number `from` on (the lanes hold the
-    /// first `from`).
-    fn absorb(&mut self, b: &[u8], from: usize) {
+    /// Runs the stretches of `b`.
+    fn absorb(&mut self, b: &[u8]) {
         let [mut h, mut h1, mut h2, mut h3] = self.0;
-        for k in from..Self::count(b.len()) {
+        for k in 0..Self::count(b.len()) {
             let s = &b[64 * k..64 * k + 64];
             h = mum(r8(s) ^ K1, r8(&s[8..]) ^ h);
             h1 = mum(r8(&s[16..]) ^ K2, r8(&s[24..]) ^ h1);
@@ -353,18 +364,6 @@ pub(crate) const SHORT: usize = 40;
 pub struct Interner {
     short: HashTable<Slot>,
     long: HashTable<Slot>,
-    /// The last string of more than 64 bytes that
-    /// [`Interner::concat`] returned, with its [`Lanes`]: the next
-    /// `s .. x` whose left operand it is hashes only what follows (`s = s ..
-    /// x` in a loop). Cleared when that string is removed. A cache: it
-    /// changes no hash and no result.
-    tail: Option<StrRef>,
-    /// The lanes of `tail`. A field apart, written in place: an
-    /// `Option<(StrRef, Lanes)>` was built in a stack temporary with
-    /// misaligned 16-byte stores and read back with aligned 16-byte
-    /// loads, which cannot be forwarded and stalled each concatenation
-    /// (15 % of `pal-conway`'s time in `concat`, `perf annotate`).
-    tail_lanes: Lanes,
 }
 
 impl Default for Interner {
@@ -376,12 +375,7 @@ impl Default for Interner {
 impl Interner {
     /// An empty interner.
     pub fn new() -> Interner {
-        Interner {
-            short: HashTable::new(),
-            long: HashTable::new(),
-            tail: None,
-            tail_lanes: Lanes::START,
-        }
+        Interner { short: HashTable::new(), long: HashTable::new() }
     }
 
     /// Number of interned (live) strings.
@@ -460,47 +454,30 @@ impl Interner {
         self.table_mut(len).insert_unique(table_hash(slot.hash), slot, |s| table_hash(s.hash));
     }
 
-    /// The string of a concatenation, `bytes`, which start with the bytes
-    /// of the live string `prefix` (its left operand): interned if it is
-    /// short, a new loose string otherwise. When the result has more than
-    /// 64 bytes its hash continues `prefix`'s lanes if they are at hand
-    /// (the last result of this function), so a string built by repeated
-    /// concatenation is hashed in time proportional to what each step adds.
-    pub fn concat(&mut self, arena: &mut Arena<LuaStr>, bytes: &[u8], prefix: StrRef) -> StrRef {
+    /// The string of a concatenation, `bytes`: interned if it is short, a
+    /// new loose string otherwise, not hashed until it must be.
+    pub fn concat(&mut self, arena: &mut Arena<LuaStr>, bytes: &[u8]) -> StrRef {
         if bytes.len() <= SHORT {
             return self.intern(arena, bytes);
         }
-        self.concat_owned(arena, bytes.into(), prefix)
+        arena.alloc(LuaStr::loose(bytes.into()))
     }
 
     /// [`Interner::concat`] of bytes in an allocation of their own, which a
     /// new string keeps: a long concatenation's bytes are copied once, as
     /// in the reference, not into a buffer and then out of it.
-    pub fn concat_owned(
-        &mut self,
-        arena: &mut Arena<LuaStr>,
-        bytes: Box<[u8]>,
-        prefix: StrRef,
-    ) -> StrRef {
+    pub fn concat_owned(&mut self, arena: &mut Arena<LuaStr>, bytes: Box<[u8]>) -> StrRef {
         if bytes.len() <= SHORT {
             let hash = hash_bytes(&bytes);
             return self.find_or_register(arena, bytes, hash);
         }
-        if bytes.len() <= 64 {
-            let hash = hash_bytes(&bytes);
-            return arena.alloc(LuaStr::loose(bytes, hash));
-        }
-        let lanes = self.concat_lanes(arena, &bytes, prefix);
-        let hash = lanes.finish(&bytes);
-        let s = arena.alloc(LuaStr::loose(bytes, hash));
-        self.set_tail(s, lanes);
-        s
+        arena.alloc(LuaStr::loose(bytes))
     }
 
     /// A new loose string of `bytes` (more than [`SHORT`]), for a loader
     /// that rebuilds an arena slot by slot.
     pub(crate) fn add_loose(arena: &mut Arena<LuaStr>, bytes: &[u8]) -> StrRef {
-        arena.alloc(LuaStr::loose(bytes.into(), hash_bytes(bytes)))
+        arena.alloc(LuaStr::loose(bytes.into()))
     }
 
     /// The registered string with the bytes of `s`, if there is one: `s`
@@ -512,30 +489,6 @@ impl Interner {
             return Some(s);
         }
         self.find_with(arena, obj.as_bytes(), obj.hash() as u32)
-    }
-
-    /// Remembers `s`, of lanes `lanes`, as the last long concatenation.
-    #[inline(always)]
-    fn set_tail(&mut self, s: StrRef, lanes: Lanes) {
-        self.tail = Some(s);
-        self.tail_lanes = lanes;
-    }
-
-    /// The hash lanes of `bytes` (more than 64), which start with the
-    /// bytes of `prefix`: continued from `prefix`'s if they are at hand.
-    fn concat_lanes(&self, arena: &Arena<LuaStr>, bytes: &[u8], prefix: StrRef) -> Lanes {
-        let mut lanes = Lanes::START;
-        let mut from = 0;
-        if let Some(t) = self.tail {
-            if t == prefix {
-                let l = self.tail_lanes;
-                let plen = arena.get(prefix).len();
-                debug_assert!(bytes.starts_with(arena.get(prefix).as_bytes()));
-                (lanes, from) = (l, Lanes::count(plen));
-            }
-        }
-        lanes.absorb(bytes, from);
-        lanes
     }
 
     /// Registers string `s`, whose object is `obj`, again, without reading
@@ -554,9 +507,6 @@ impl Interner {
     /// or after the string's slot is freed (see the module invariants), with
     /// the object the free handed back. Unknown strings are ignored.
     pub fn remove(&mut self, s: StrRef, obj: &LuaStr) {
-        if self.tail == Some(s) {
-            self.tail = None;
-        }
         if !obj.is_registered() {
             return;
         }
@@ -770,19 +720,16 @@ mod tests {
     }
 
     #[test]
-    fn concatenations_hash_as_whole_strings() {
-        // `concat_owned` keeps the box it is given and hashes as
-        // `hash_bytes` does (prefix lanes carried over above 64 bytes): a
-        // short result is the interned string of its bytes, a longer one a
-        // new loose string, outside the interner, whose twin is the
-        // interned string of the same bytes once there is one.
+    fn concatenations_are_short_strings_or_loose_ones() {
+        // `concat_owned` keeps the box it is given: a short result is the
+        // interned string of its bytes, a longer one a new loose string,
+        // outside the interner, whose twin is the interned string of the
+        // same bytes once there is one.
         let mut arena = Arena::new();
         let mut it = Interner::new();
         let b = noise(300);
-        let mut s = it.intern(&mut arena, &b[..1]);
-        for n in 2..=300 {
-            let owned: Box<[u8]> = b[..n].into();
-            s = it.concat_owned(&mut arena, owned, s);
+        for n in 1..=300 {
+            let s = it.concat_owned(&mut arena, b[..n].into());
             assert_eq!(arena.get(s).as_bytes(), &b[..n]);
             assert_eq!(arena.get(s).hash(), hash_bytes(&b[..n]), "length {n}");
             assert_eq!(arena.get(s).is_registered(), n <= SHORT, "length {n}");
@@ -796,14 +743,13 @@ mod tests {
                 assert_eq!(it.twin(&arena, s), Some(whole), "length {n}");
             }
         }
-        let p = it.intern(&mut arena, &b[..149]);
-        let again = it.concat(&mut arena, &b[..150], p);
-        assert_eq!(it.twin(&arena, again), it.find(&arena, &b[..150]));
         assert_eq!(it.len(), 300);
+        let again = it.concat(&mut arena, &b[..150]);
         let loose = arena.get(again).clone();
         it.remove(again, &loose);
         it.reinsert(again, &loose);
         assert_eq!(it.len(), 300, "a loose string never enters the interner");
+        assert_eq!(it.twin(&arena, again), it.find(&arena, &b[..150]));
     }
 
     /// Bytes `0..n` of a fixed pseudo-random sequence.
@@ -820,53 +766,20 @@ mod tests {
     }
 
     #[test]
-    fn lanes_of_a_prefix_carry_over() {
-        // For every prefix length p of a string of n bytes (both above 64),
-        // continuing p's lanes over the rest gives `hash_bytes` of the
-        // whole: what `intern_concat` relies on.
-        let b = noise(400);
-        for n in (65..400).step_by(7) {
-            let whole = hash_bytes(&b[..n]);
-            for p in (65..=n).step_by(3) {
-                let mut lanes = Lanes::START;
-                lanes.absorb(&b[..p], 0);
-                lanes.absorb(&b[..n], Lanes::count(p));
-                assert_eq!(lanes.finish(&b[..n]), whole, "prefix {p} of {n}");
-            }
-        }
-    }
-
-    #[test]
-    fn concat_hashes_what_intern_hashes() {
+    fn loose_strings_hash_when_asked() {
+        // A loose string is not hashed when made; asked for, its hash is
+        // `hash_bytes` of its bytes, and finds the twin `intern` made.
         let mut arena = Arena::new();
         let mut it = Interner::new();
         let b = noise(1000);
-        // `s = s .. x` with x of 1 to 9 bytes: each step continues the
-        // last one's lanes, and its loose string's twin is the one `intern`
-        // gives.
-        let mut s = it.intern(&mut arena, &b[..70]);
-        let mut n = 70;
-        while n < 990 {
-            let step = 1 + n % 9;
-            let t = it.concat(&mut arena, &b[..n + step], s);
-            assert_eq!(it.tail, Some(t));
-            assert_eq!(arena.get(t).hash(), hash_bytes(&b[..n + step]));
-            let whole = it.intern(&mut arena, &b[..n + step]);
-            assert_eq!(it.twin(&arena, t), Some(whole));
-            (s, n) = (t, n + step);
+        for n in [41, 64, 65, 200, 999] {
+            let s = it.concat(&mut arena, &b[..n]);
+            assert_eq!(arena.get(s).hash.get(), 0, "length {n}: not hashed yet");
+            assert_eq!(it.twin(&arena, s), None);
+            let whole = it.intern(&mut arena, &b[..n]);
+            assert_eq!(it.twin(&arena, s), Some(whole), "length {n}");
+            assert_eq!(arena.get(s).hash.get(), hash_bytes(&b[..n]), "length {n}: cached");
         }
-        // A removed string takes its lanes with it: its slot, reused by
-        // other bytes, is not mistaken for it.
-        let last = arena.get(s).clone();
-        it.remove(s, &last);
-        assert!(it.tail.is_none());
-        arena.free(s);
-        let other = it.intern(&mut arena, &[9u8; 500]);
-        assert_eq!(other, s, "the slot is reused");
-        let mut ext = vec![9u8; 500];
-        ext.extend_from_slice(b"tail");
-        let t = it.concat(&mut arena, &ext, other);
-        assert_eq!(arena.get(t).hash(), hash_bytes(&ext));
     }
 
     #[test]
