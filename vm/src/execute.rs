@@ -724,11 +724,12 @@ impl State {
                                 // A loose string is looked up by its twin
                                 // (`string.rs`), from here on.
                                 let mut key = key;
-                                if v.is_nil()
-                                    && matches!(key, Value::Str(s) if self.heap.is_loose(s))
-                                {
-                                    key = self.heap.key(key);
-                                    v = tab.get(key);
+                                if let (true, Value::Str(s)) = (v.is_nil(), key) {
+                                    let twin = self.heap.str_key(s);
+                                    if twin != s {
+                                        key = Value::Str(twin);
+                                        v = tab.get(key);
+                                    }
                                 }
                                 let meta = tab.meta;
                                 if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get(key))

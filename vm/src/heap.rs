@@ -139,8 +139,10 @@ impl Heap {
         }
     }
 
-    /// [`Heap::key`] of a string.
-    #[inline]
+    /// [`Heap::key`] of a string. Out of line: the dispatch loop calls it
+    /// on a miss, and its code there moved the loop's layout (RESULTS
+    /// part 20).
+    #[inline(never)]
     pub fn str_key(&self, s: StrRef) -> StrRef {
         self.interner.twin(&self.strings, s).unwrap_or(s)
     }
@@ -195,12 +197,13 @@ impl Heap {
     /// be loose.
     #[inline(always)]
     pub fn str_eq_registered(&self, a: StrRef, k: StrRef) -> bool {
-        a == k || (self.is_loose(a) && same_bytes(self.strings.get(a), self.strings.get(k)))
+        a == k || self.loose_eq(a, k)
     }
 
     /// [`Heap::str_eq`] of two different handles: equal only if one is
     /// loose (two registered strings differ) and the bytes are the same.
-    #[inline]
+    /// Out of line, as [`Heap::str_key`].
+    #[inline(never)]
     pub fn loose_eq(&self, a: StrRef, b: StrRef) -> bool {
         let (x, y) = (self.strings.get(a), self.strings.get(b));
         (!x.is_registered() || !y.is_registered()) && same_bytes(x, y)
