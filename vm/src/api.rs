@@ -127,8 +127,10 @@ impl State {
         self.heap.new_table(narray, nhash)
     }
 
-    /// Interns `bytes`: the string with that content (strings are interned,
-    /// so equal contents are the same handle).
+    /// Interns `bytes`: the registered string with that content (two
+    /// registered strings of equal contents are one handle; a loose one,
+    /// the result of a long concatenation, is compared by
+    /// [`State::raw_eq`]).
     #[inline]
     pub fn intern(&mut self, bytes: &[u8]) -> StrRef {
         self.heap.intern(bytes)

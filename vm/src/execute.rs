@@ -1150,7 +1150,7 @@ impl State {
                         LE => order!(i, rv!(i.a()), rv!(i.b()), <=, le_prim, TM_LE),
                         EQK => {
                             let res = match (rv!(i.a()), kst!(i.b())) {
-                                (Value::Str(x), Value::Str(k)) => self.heap.str_eq_registered(x, k),
+                                (Value::Str(x), Value::Str(k)) => self.heap.str_eq(x, k),
                                 (a, b) => a.raw_eq_interned(b),
                             };
                             cond_jump!(res, i);

@@ -176,8 +176,9 @@ impl Heap {
         self.intern(&bytes)
     }
 
-    /// Primitive equality (`rawequal`): [`Value::raw_eq_interned`], and two strings
-    /// of different handles compared by their bytes when one is loose.
+    /// Primitive equality (`rawequal`): [`Value::raw_eq_interned`], and
+    /// two strings of different handles compared by their bytes when one
+    /// is loose.
     #[inline(always)]
     pub fn raw_eq(&self, a: Value, b: Value) -> bool {
         match (a, b) {
@@ -190,14 +191,6 @@ impl Heap {
     #[inline(always)]
     pub fn str_eq(&self, a: StrRef, b: StrRef) -> bool {
         a == b || self.loose_eq(a, b)
-    }
-
-    /// [`Heap::str_eq`] where `k` is registered (a constant: a loader
-    /// interns its strings, and a saved state's are checked): only `a` can
-    /// be loose.
-    #[inline(always)]
-    pub fn str_eq_registered(&self, a: StrRef, k: StrRef) -> bool {
-        a == k || self.loose_eq(a, k)
     }
 
     /// [`Heap::str_eq`] of two different handles: equal only if one is

@@ -85,7 +85,8 @@ use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 use std::cell::Cell;
 
-/// An interned, immutable byte string with its precomputed content hash.
+/// An immutable byte string with its content hash: registered in the
+/// interner, or loose (see the module documentation).
 #[derive(Clone, Debug)]
 pub struct LuaStr {
     /// The content hash; for a loose string, computed when first asked

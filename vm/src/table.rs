@@ -76,8 +76,8 @@
 //! both of which borrow a header and the store.
 //!
 //! Keys are hashed without touching the heap: strings and all other
-//! collectable objects by their handle index (strings are interned, so the
-//! handle is the content), integers by value, floats by bits, booleans by
+//! collectable objects by their handle index (a key's string is always a
+//! registered one, `string.rs`, so the handle is the content), integers by value, floats by bits, booleans by
 //! value; the word is tagged by type and multiplied by a fixed odd constant,
 //! and the top bits select the slot (Fibonacci hashing). Nothing depends on a
 //! machine address or on a random seed.

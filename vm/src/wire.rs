@@ -44,7 +44,8 @@
 //! content. [`translate_key`] interns the string in the destination
 //! (for storing); [`lookup_key`] does not, and answers `None` for a string
 //! the destination has never interned, which no table there can hold as a
-//! key (every string is interned, so that is exact, not a guess). Both are
+//! key (a table key is always a registered string, `string.rs`, so that
+//! is exact, not a guess). Both are
 //! the same rule the pairing pass (`traverse.rs`) uses; it shares
 //! `key_across` with them.
 //!
