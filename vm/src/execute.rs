@@ -16,79 +16,64 @@
 //! Lua-to-Lua calls and returns — and everything else goes to a slow path
 //! in `meta.rs`/`call.rs`.
 //!
-//! **Values move as two words.** A `Value` is 16 bytes; a plain copy is a
-//! 16-byte load, while a value built in place (`Value::Int(x)`) is written
-//! as two 8-byte stores, and a load spanning two pending stores cannot be
-//! store-forwarded: it stalls until they reach the cache. Since almost
-//! every instruction reads what the previous one wrote, the loop reads
-//! registers (and array slots) with `load` and writes copied values with
-//! `store`, word by word (see their comments; `tests/dispatch.rs` runs
-//! under Miri).
+//! **Values move as two words.** A `Value` is 16 bytes; a value built in
+//! place (`Value::Int(x)`) is written as two 8-byte stores, and a 16-byte
+//! load spanning two pending stores cannot be store-forwarded: it stalls.
+//! Since almost every instruction reads what the previous one wrote, the
+//! loop reads registers (and array slots) with `load` and writes copied
+//! values with `store`, word by word (`tests/dispatch.rs` runs under Miri).
 //!
 //! **Verified code is trusted.** Every prototype is verified before it can
 //! run (`luprex_compiler::verify`: binary chunks and saved states are
 //! checked, compiler output is correct by construction), so the loop
 //! fetches instructions (`fetch!`), reads constants (`kst!`) and lookup
 //! hints (`hint!`) and indexes registers (`at!`, `execute/regs.rs`) without
-//! bounds checks, and the opcode match has no default case. Each is an
-//! `unsafe` whose `SAFETY` comment names the guarantee it rests on; debug
-//! builds still check the register indices. (Measured: 5-22 % fewer
-//! instructions and 13 % less CPU time on twelve public programs,
-//! `benches/RESULTS.md`, issue 16 part 2.)
+//! bounds checks, and the opcode match has no default case; each `unsafe`'s
+//! `SAFETY` comment names the guarantee, and debug builds still check the
+//! register indices (5-22 % fewer instructions, 13 % less CPU time on
+//! twelve programs, `benches/RESULTS.md`, issue 16 part 2).
 //!
 //! **Lookup hints.** GETFIELD, GETTABUP and SELF keep, per instruction, the
 //! entry where they last found their key (`TableView::get_str_hinted`),
-//! and SETFIELD and SETTABUP the entry they last updated
-//! (`Tables::set_str_existing`), each checked before it is used: a hint
-//! saves a search, never changes a
-//! result, and is not state. The hints live in the code the loop runs
-//! (`func::Code`: each instruction beside the hint of the one before), so
-//! that one pointer reaches both: a pointer of its own kept the loop one
-//! register short (instructions −0.4 to −1.6 % and stack accesses −4 to
-//! −11 % on thirteen of sixteen programs, the others unchanged;
-//! `benches/RESULTS.md`, part 11).
+//! SETFIELD and SETTABUP the entry they last updated
+//! (`Tables::set_str_existing`); each is checked before use, so a hint saves
+//! a search, never changes a result, and is not state. They live beside the
+//! code (`func::Code`), so that one pointer reaches both (a pointer of its
+//! own cost a register: `benches/RESULTS.md`, part 11).
 //!
-//! Calls and returns never recurse on the Rust stack. A CALL or TAILCALL
-//! of a Lua function with fixed parameters pushes (or rewrites) the frame
-//! and sets the locals for the callee in place; other calls push a frame
-//! and jump to `'newframe`, which reloads the locals from the top frame.
-//! RETURN, RETURN0 and RETURN1 to a Lua caller move the results inline
-//! (`return_fast`), then reload the locals at `'newframe`; other returns
-//! go through `poscall`. (`execute/calls.rs` has these fast paths; setting
-//! the caller's locals in place after a return saves 0.4-0.8 % of the
-//! instructions of call-heavy programs but costs 8 % CPU time on loops
-//! without calls, `nbody` and `heapsort`, through the giant function's
-//! code layout: not done.) A slow path that pushed
-//! a metamethod frame also continues at `'newframe`. When the top frame is
-//! a native waiting in a continuation (it asked the VM to call something),
-//! `'newframe` runs the continuation.
+//! Calls and returns never recurse on the Rust stack. A CALL or TAILCALL of
+//! a Lua function with fixed parameters pushes (or rewrites) the frame and
+//! sets the callee's locals in place; other calls push a frame and jump to
+//! `'newframe`, which reloads the locals from the top frame, as does a slow
+//! path that pushed a metamethod frame. RETURN, RETURN0 and RETURN1 to a Lua
+//! caller move the results inline (`return_fast`, `execute/calls.rs`); other
+//! returns go through `poscall`. (Setting the caller's locals in place after
+//! a return saved 0.4-0.8 % of call-heavy programs' instructions but cost 8 %
+//! CPU time on `nbody` and `heapsort` through the loop's layout: not done.)
+//! When the top frame is a native waiting in a continuation, `'newframe`
+//! runs the continuation.
 //!
 //! Before anything that may raise an error or look at frames (slow paths,
 //! calls), the loop saves `pc` into the frame (`savepc!`), so that error
 //! messages and tracebacks see the current line. One error is raised
 //! without saving, to reproduce a quirk of Lua 5.4.4: integer `//` and `%`
 //! by zero report the line of the last *saved* pc (the reference's
-//! `savedpc`, which its arithmetic fast paths do not update). For that
-//! line to match, LEN, EQ, VARARG and VARARGPREP always save pc, as the
-//! reference's `Protect` does; other fast paths (a nil table read, a new
-//! key stored) do not, where the reference would, so the emulation is
-//! close but not exact.
+//! `savedpc`, which its arithmetic fast paths do not update). For that line
+//! to match, LEN, EQ, VARARG and VARARGPREP always save pc, as `Protect`
+//! does; other fast paths (a nil table read, a new key stored) do not,
+//! where the reference would: the emulation is close but not exact.
 //!
-//! **Debug hooks:** the loop is generic over `HOOKED` and `execute` runs
-//! the plain instance while no thread has a hook, so the plain loop pays
-//! nothing per instruction; it checks `hooks.any` only when a frame
-//! (re)starts at `'newframe` and after a native called by CALL returns
-//! (`debug.sethook` is one), and returns to switch instances. The hooked
-//! instance calls the line/count, call and return hooks (`debug.rs`) and
-//! enters Lua callees through `'newframe` so their call hook runs.
+//! **Debug hooks:** the loop is generic over `HOOKED`; `execute` runs the
+//! plain instance while no thread has a hook, which checks `hooks.any` only
+//! when a frame (re)starts at `'newframe` and after a native called by CALL
+//! returns (`debug.sethook` is one), and returns to switch instances. The
+//! hooked instance calls the line/count, call and return hooks (`debug.rs`)
+//! and enters Lua callees through `'newframe` so their call hook runs.
 //!
-//! **Budget:** backward jumps charge `State::budget` their distance and
-//! calls [`CALL_COST`](crate::limits::CALL_COST); at zero the limits are
-//! checked (`limits.rs`: one predictable branch on the hot path).
-//!
+//! **Budget:** backward jumps charge `State::budget` their distance, calls
+//! [`CALL_COST`](crate::limits::CALL_COST); at zero the limits are checked.
 //! **GC safe points:** NEWTABLE, CONCAT and CLOSURE check the collector's
-//! debt after writing their result; at that point every live value is in a
-//! register (below the stack length).
+//! debt after writing their result, when every live value is in a register.
 
 use crate::call::{Exit, Pre};
 use crate::debug::Operand;
@@ -721,8 +706,7 @@ impl State {
                                     Value::Int(n) => get_int(tab, n),
                                     _ => tab.get(key),
                                 };
-                                // A loose string is looked up by its twin
-                                // (`string.rs`), from here on.
+                                // A loose string is looked up by its twin (`string.rs`).
                                 let mut key = key;
                                 if let (true, Value::Str(s)) = (v.is_nil(), key) {
                                     let twin = self.heap.str_key(s);
