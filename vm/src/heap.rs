@@ -166,12 +166,10 @@ impl Heap {
         self.register_twin(s)
     }
 
+    /// The registered string of loose `s`'s bytes: `intern`, which finds
+    /// the twin (reviving it if the sweep has not passed it) or makes one.
     #[inline(never)]
     fn register_twin(&mut self, s: StrRef) -> StrRef {
-        if let Some(t) = self.interner.twin(&self.strings, s) {
-            self.revive_str(t);
-            return t;
-        }
         let bytes = self.str(s).to_vec();
         self.intern(&bytes)
     }
