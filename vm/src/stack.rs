@@ -170,10 +170,11 @@ impl Stack {
     #[inline(always)]
     pub(crate) fn push_call(&mut self, f: Value, args: &[Value]) {
         self.reserve(1 + args.len());
+        // Within the capacity just reserved: an exact-size iterator is
+        // written without a test of it per value (a push per argument
+        // tested it each time: `o + o` 468 -> 460 instructions, `opcost.py`).
         self.v.push(f);
-        for &a in args {
-            self.v.push(a);
-        }
+        self.v.extend(args.iter().copied());
     }
 
     /// `Vec::insert` (a reallocation forgets what is kept).
