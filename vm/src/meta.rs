@@ -246,7 +246,10 @@ const FAST_CHAIN: usize = 8;
 impl State {
     /// The metamethod `tm` of metatable `mt`, using the absence cache for
     /// the first events.
-    #[inline]
+    ///
+    /// Out of line (the dispatch loop calls it); the lookup is
+    /// `get_str_words`, whose answer stays in registers.
+    #[inline(never)]
     pub(crate) fn fast_tm(&mut self, mt: TableRef, tm: usize) -> Value {
         // SAFETY: `mt` is a metatable, held by a live object or by the
         // state's type metatables, which the collector reaches: a live
@@ -255,11 +258,19 @@ impl State {
         if tm < 8 && t.flags & (1 << tm) != 0 {
             return Value::Nil;
         }
-        let v = t.get_str(self.tm_names[tm]);
+        let v = t.get_str_words(self.tm_names[tm]).value();
         if v.is_nil() && tm < 8 {
-            self.heap.tables.cache_tm_absent(mt, 1 << tm);
+            self.cache_tm_absent(mt, tm);
         }
         v
+    }
+
+    /// Records in metatable `mt` that it has no event `tm` (one of the
+    /// first eight): out of `fast_tm`'s line, as a miss is cached once.
+    #[cold]
+    #[inline(never)]
+    fn cache_tm_absent(&mut self, mt: TableRef, tm: usize) {
+        self.heap.tables.cache_tm_absent(mt, 1 << tm);
     }
 
     /// The metamethod `tm` of any value (`luaT_gettmbyobj`).
