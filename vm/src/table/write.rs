@@ -414,7 +414,12 @@ impl<'a> TableMut<'a> {
     fn rebuild(&mut self, na: usize, reserve: usize) {
         self.moved = true;
         let view = self.view();
-        let mut entries: Vec<(Value, Value)> = view.hash_pairs().collect();
+        // A small table's entries and index stay on the Rust stack: most
+        // rebuilds are of small tables growing by one key, and two
+        // allocations and frees per rebuild were a fifth of its cost
+        // (`merkletrees`: 1.35 M rebuilds, 170 M instructions in malloc and
+        // free).
+        let mut entries: Entries = view.hash_pairs().collect();
         let had_garbage = entries.len() != self.t.elen as usize;
         let old_len = self.t.alen as usize;
         let mut absorbed: Vec<(usize, Value)> = Vec::new();
@@ -425,7 +430,7 @@ impl<'a> TableMut<'a> {
                 }
             }
         } else if na > old_len {
-            entries.retain(|&(k, v)| match k {
+            entries.retain(|&mut (k, v)| match k {
                 Value::Int(k) if (k as u64).wrapping_sub(1) < na as u64 => {
                     absorbed.push(((k - 1) as usize, v));
                     false
@@ -640,9 +645,15 @@ fn append_entry(cells: &mut [Value], hc: usize, pos: usize, e: usize, key: Value
     cells[2 * e + 1] = v;
 }
 
+/// A rebuild's hash entries, on the Rust stack up to 8 (see `rebuild`).
+pub(super) type Entries = smallvec::SmallVec<[(Value, Value); 8]>;
+
+/// A hash index's cells, on the Rust stack up to 8 (a hash part of 8).
+pub(super) type Index = smallvec::SmallVec<[Value; 8]>;
+
 /// The index cells (`cap` cells, `2 * cap` slots) for `entries` in order.
-pub(super) fn build_index(entries: &[(Value, Value)], cap: usize) -> Vec<Value> {
-    let mut index = vec![Value::Nil; cap];
+pub(super) fn build_index(entries: &[(Value, Value)], cap: usize) -> Index {
+    let mut index: Index = smallvec::smallvec![Value::Nil; cap];
     if cap > 0 {
         let shift = shift_for(cap);
         for (e, &(k, _)) in entries.iter().enumerate().filter(|(_, (k, _))| !k.is_nil()) {
