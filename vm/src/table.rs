@@ -1511,7 +1511,7 @@ mod write;
 
 mod next;
 pub use write::TableMut;
-use write::{build_index, HeaderDst};
+use write::{build_index, HeaderDst, Index};
 
 mod parts;
 pub use parts::TableParts;

@@ -62,7 +62,8 @@ impl TableStore {
                 s.set(key, Value::Bool(true)).map_err(|e| e.to_string())?;
             }
         }
-        let index = build_index(&p.entries, cap);
+        let mut index = Index::new();
+        build_index(&p.entries, cap, &mut index);
         let mut t = Table {
             meta: p.meta,
             flags: p.flags,

@@ -419,7 +419,10 @@ impl<'a> TableMut<'a> {
         // allocations and frees per rebuild were a fifth of its cost
         // (`merkletrees`: 1.35 M rebuilds, 170 M instructions in malloc and
         // free).
-        let mut entries: Entries = view.hash_pairs().collect();
+        // (Filled in place: a collected `SmallVec` is moved into its
+        // variable with a `memcpy`.)
+        let mut entries = Entries::new();
+        entries.extend(view.hash_pairs());
         let had_garbage = entries.len() != self.t.elen as usize;
         let old_len = self.t.alen as usize;
         let mut absorbed: Vec<(usize, Value)> = Vec::new();
@@ -444,7 +447,8 @@ impl<'a> TableMut<'a> {
             // Churn: keep a quarter free so rehashes stay amortized O(1).
             cap *= 2;
         }
-        let index = build_index(&entries, cap);
+        let mut index = Index::new();
+        build_index(&entries, cap, &mut index);
         if na == old_len && cap == self.t.hcap as usize {
             self.write_hash(&entries, &index);
             return;
@@ -651,15 +655,17 @@ pub(super) type Entries = smallvec::SmallVec<[(Value, Value); 8]>;
 /// A hash index's cells, on the Rust stack up to 8 (a hash part of 8).
 pub(super) type Index = smallvec::SmallVec<[Value; 8]>;
 
-/// The index cells (`cap` cells, `2 * cap` slots) for `entries` in order.
-pub(super) fn build_index(entries: &[(Value, Value)], cap: usize) -> Index {
-    let mut index: Index = smallvec::smallvec![Value::Nil; cap];
+/// Writes into `index`, empty, the index cells (`cap` cells, `2 * cap`
+/// slots) for `entries` in order. (Into the caller's vector: returned, a
+/// `SmallVec` is moved with a `memcpy`.)
+pub(super) fn build_index(entries: &[(Value, Value)], cap: usize, index: &mut Index) {
+    debug_assert!(index.is_empty());
+    index.resize(cap, Value::Nil);
     if cap > 0 {
         let shift = shift_for(cap);
         for (e, &(k, _)) in entries.iter().enumerate().filter(|(_, (k, _))| !k.is_nil()) {
-            let p = free_slot(&index, 2 * cap, shift, key_hash(k));
+            let p = free_slot(index, 2 * cap, shift, key_hash(k));
             index[p >> 1] = with_islot(index[p >> 1], p, e as u32 + 1);
         }
     }
-    index
 }
