@@ -248,7 +248,8 @@ impl State {
     /// the first events.
     ///
     /// Out of line (the dispatch loop calls it); the lookup is
-    /// `get_str_words`, whose answer stays in registers.
+    /// `get_str_words`, out of line itself with its answer in registers,
+    /// so that this function keeps few registers of its own.
     #[inline(never)]
     pub(crate) fn fast_tm(&mut self, mt: TableRef, tm: usize) -> Value {
         // SAFETY: `mt` is a metatable, held by a live object or by the

@@ -1113,40 +1113,28 @@ impl<'a> TableView<'a> {
         self.find_str_entry(s).map_or(Value::Nil, |(_, v)| v)
     }
 
-    /// `get_str` as two words (see [`Words`]), for lookups of a name in a
-    /// small table outside the dispatch loop (a metatable's events,
-    /// `State::fast_tm`): the scan of a small hash part inline, a big one's
-    /// hashed probe out of line, so that a caller keeps few registers and
-    /// the answer is not copied through memory (`o + o` 461 -> 450
-    /// instructions, `opcost.py`).
+    /// `get_str` as two words ([`Words`]) for `State::fast_tm`: a small hash
+    /// part scanned inline (as `find_str_entry`), a big one probed out of
+    /// line, so that the caller saves few registers (`o + o` 474 -> 450
+    /// instructions against `find_str_entry` out of line, `opcost.py`).
     #[inline(always)]
     pub(crate) fn get_str_words(self, s: StrRef) -> Words {
-        if self.t.hcap as usize > SCAN_HASH {
+        let n = 2 * self.t.elen as usize;
+        if self.t.hcap as usize > SCAN_HASH || n == 0 {
             return self.get_str_probed(s);
         }
-        let n = 2 * self.t.elen as usize;
-        if n == 0 {
-            return Words::NIL;
-        }
         let p = self.t.body_ptr(self.s);
-        let mut k = 0;
-        while k < n {
-            debug_assert!(k + 1 < body_cap(self.t.acap as usize, self.t.hcap as usize));
-            // SAFETY (both): as in `find_str_entry`: `k + 1 < 2 * elen <=
-            // cap`, inside the body block where `p` points (the body pointer
-            // invariant); `self.s` is borrowed, so no write is under way.
-            if matches!(unsafe { *p.add(k) }, Value::Str(x) if x == s) {
-                return crate::execute::load(unsafe { &*p.add(k + 1) }).words();
-            }
-            k += 2;
-        }
-        Words::NIL
+        // SAFETY (both): as in `find_str_entry`, `k + 1 < 2 * elen <= cap`.
+        (0..n)
+            .step_by(2)
+            .find(|&k| matches!(unsafe { *p.add(k) }, Value::Str(x) if x == s))
+            .map_or(Words::NIL, |k| crate::execute::load(unsafe { &*p.add(k + 1) }).words())
     }
 
     /// [`TableView::get_str_words`] for a hash part too big to scan.
     #[inline(never)]
     fn get_str_probed(self, s: StrRef) -> Words {
-        self.find_str(s).map_or(Words::NIL, |(_, _, v)| v.words())
+        self.find_str_entry(s).map_or(Words::NIL, |(_, v)| v.words())
     }
 
     /// `get_str` with a lookup hint (see [`TableView::find_str_hinted`]).
@@ -1279,31 +1267,6 @@ impl<'a> TableView<'a> {
             }
             pos = (pos + 1) & mask;
         }
-    }
-
-    /// `computesizes` over the array part, the hash part's positive integer
-    /// keys and `extra`; the current size if no positive integer key is
-    /// involved.
-    fn optimal_array_size(self, extra: Option<u64>) -> usize {
-        let mut nums = [0usize; MAX_ARRAY_BITS + 1];
-        let mut total = 0usize;
-        for (k, _) in self.hash_pairs() {
-            if let Value::Int(k) = k {
-                total += count_key(&mut nums, k as u64);
-            }
-        }
-        if let Some(k) = extra {
-            total += count_key(&mut nums, k);
-        }
-        if total == 0 {
-            return self.t.alen as usize;
-        }
-        for (i, v) in self.array().iter().enumerate() {
-            if !v.is_nil() {
-                total += count_key(&mut nums, i as u64 + 1);
-            }
-        }
-        computesizes(&nums, total)
     }
 
     /// The hash part's live pairs in order (after the array part in the
@@ -1453,43 +1416,6 @@ impl<'a> TableView<'a> {
             hash_cap: self.t.hcap as usize,
         }
     }
-}
-
-/// Counts key `k` in its `nums` slice if an array candidate (1 if so).
-#[inline]
-fn count_key(nums: &mut [usize; MAX_ARRAY_BITS + 1], k: u64) -> usize {
-    if k >= 1 && k <= MAX_ARRAY as u64 {
-        nums[ceil_log2(k)] += 1;
-        1
-    } else {
-        0
-    }
-}
-
-/// `ceil(log2(k))` for `k >= 1`: the `nums` slice of key `k`.
-#[inline]
-fn ceil_log2(k: u64) -> usize {
-    (64 - (k - 1).leading_zeros()) as usize
-}
-
-/// `ltable.c`'s `computesizes`: the largest power of two `2^i` such that
-/// more than half of the slots `1..=2^i` would be used (`nums[i]` counts
-/// the keys in `(2^(i-1), 2^i]`, `total` all candidate keys).
-fn computesizes(nums: &[usize], total: usize) -> usize {
-    let mut a = 0;
-    let mut optimal = 0;
-    let mut twotoi = 1usize;
-    for &n in nums {
-        if total <= twotoi / 2 {
-            break;
-        }
-        a += n;
-        if a > twotoi / 2 {
-            optimal = twotoi;
-        }
-        twotoi *= 2;
-    }
-    optimal
 }
 
 /// `binsearch`: a border in `array[i..j]` given `array[j-1]` nil and

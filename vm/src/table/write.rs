@@ -414,13 +414,12 @@ impl<'a> TableMut<'a> {
     fn rebuild(&mut self, na: usize, reserve: usize) {
         self.moved = true;
         let view = self.view();
-        // A small table's entries and index stay on the Rust stack: most
-        // rebuilds are of small tables growing by one key, and two
-        // allocations and frees per rebuild were a fifth of its cost
+        // A small table's entries and index stay on the Rust stack, filled
+        // in place (a `SmallVec` collected or returned is moved with a
+        // `memcpy`): most rebuilds are of small tables growing by one key,
+        // and two heap vectors per rebuild were a fifth of its cost
         // (`merkletrees`: 1.35 M rebuilds, 170 M instructions in malloc and
         // free).
-        // (Filled in place: a collected `SmallVec` is moved into its
-        // variable with a `memcpy`.)
         let mut entries = Entries::new();
         entries.extend(view.hash_pairs());
         let had_garbage = entries.len() != self.t.elen as usize;
@@ -615,6 +614,31 @@ impl Tables {
 }
 
 impl TableView<'_> {
+    /// `computesizes` over the array part, the hash part's positive integer
+    /// keys and `extra`; the current size if no positive integer key is
+    /// involved.
+    fn optimal_array_size(self, extra: Option<u64>) -> usize {
+        let mut nums = [0usize; MAX_ARRAY_BITS + 1];
+        let mut total = 0usize;
+        for (k, _) in self.hash_pairs() {
+            if let Value::Int(k) = k {
+                total += count_key(&mut nums, k as u64);
+            }
+        }
+        if let Some(k) = extra {
+            total += count_key(&mut nums, k);
+        }
+        if total == 0 {
+            return self.t.alen as usize;
+        }
+        for (i, v) in self.array().iter().enumerate() {
+            if !v.is_nil() {
+                total += count_key(&mut nums, i as u64 + 1);
+            }
+        }
+        computesizes(&nums, total)
+    }
+
     /// The index slot naming entry `e`, which holds string key `s` (live or
     /// tombstone): on `s`'s probe chain.
     fn slot_of_entry(self, s: StrRef, e: usize) -> usize {
@@ -668,4 +692,41 @@ pub(super) fn build_index(entries: &[(Value, Value)], cap: usize, index: &mut In
             index[p >> 1] = with_islot(index[p >> 1], p, e as u32 + 1);
         }
     }
+}
+
+/// Counts key `k` in its `nums` slice if an array candidate (1 if so).
+#[inline]
+fn count_key(nums: &mut [usize; MAX_ARRAY_BITS + 1], k: u64) -> usize {
+    if k >= 1 && k <= MAX_ARRAY as u64 {
+        nums[ceil_log2(k)] += 1;
+        1
+    } else {
+        0
+    }
+}
+
+/// `ceil(log2(k))` for `k >= 1`: the `nums` slice of key `k`.
+#[inline]
+fn ceil_log2(k: u64) -> usize {
+    (64 - (k - 1).leading_zeros()) as usize
+}
+
+/// `ltable.c`'s `computesizes`: the largest power of two `2^i` such that
+/// more than half of the slots `1..=2^i` would be used (`nums[i]` counts
+/// the keys in `(2^(i-1), 2^i]`, `total` all candidate keys).
+fn computesizes(nums: &[usize], total: usize) -> usize {
+    let mut a = 0;
+    let mut optimal = 0;
+    let mut twotoi = 1usize;
+    for &n in nums {
+        if total <= twotoi / 2 {
+            break;
+        }
+        a += n;
+        if a > twotoi / 2 {
+            optimal = twotoi;
+        }
+        twotoi *= 2;
+    }
+    optimal
 }
