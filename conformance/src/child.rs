@@ -22,6 +22,8 @@ pub fn run_one(file: &str, plan: &Plan) -> Result<bool> {
     let text = luprex_stdlib::package::chunk_text(&source, true);
     let mut st = State::new();
     luprex_stdlib::open_full(&mut st).map_err(|e| anyhow::anyhow!("open_full: {e}"))?;
+    // As lua.c: the standalone interpreter collects in generational mode.
+    st.gc_generational(0, 0);
     let g = plan.globals_for(file);
     st.set_global("_soft", Value::Bool(g.soft));
     st.set_global("_port", Value::Bool(g.port));

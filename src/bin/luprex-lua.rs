@@ -443,6 +443,8 @@ fn run(argv: &[String]) -> anyhow::Result<bool> {
     }
     luprex_stdlib::open_full(&mut state)
         .map_err(|e| anyhow::anyhow!("cannot open the standard library: {e}"))?;
+    // As lua.c: the standalone interpreter collects in generational mode.
+    state.gc_generational(0, 0);
     if opts.state_hash {
         state
             .exec(b"math.randomseed(0)", b"=(state-hash)")

@@ -309,12 +309,16 @@ impl<T> Arena<T> {
 
     /// An object born where the sweep has not passed yet is marked, so
     /// that the sweep spares it (`arena/marks.rs`).
+    /// In generational mode, every birth is listed young.
     #[inline(always)]
     fn born(&mut self, idx: u32) {
         if let Some(from) = self.marks.sweep_from {
             if idx >= from {
                 self.marks.set(idx);
             }
+        }
+        if self.marks.gen {
+            self.marks.young.push(idx);
         }
     }
 
@@ -445,7 +449,9 @@ impl<T> Arena<T> {
         }
         let occupied = |i: u32| matches!(self.slots.get(i as usize), Some(Some(_)));
         let marked_free = (0..self.slots.len() as u32).any(|i| m.get(i) && !occupied(i));
-        if marked_free || !m.again.iter().all(|&i| occupied(i)) {
+        let young_ok = m.young.iter().chain(&m.survival).all(|&i| occupied(i) && !m.get(i))
+            && m.old1.iter().all(|&i| occupied(i));
+        if marked_free || !young_ok || !m.again.iter().all(|&i| occupied(i)) {
             return Err("a mark on a free slot".into());
         }
         if m.sweep_from.is_some_and(|c| c as usize > self.slots.len()) {
@@ -523,6 +529,91 @@ impl<T> Arena<T> {
         }
         self.marks.sweep_from = Some(i as u32);
         (work, false)
+    }
+
+    /// Enters (`true`) or leaves generational mode: the young list starts
+    /// empty either way (`arena/marks.rs`).
+    pub(crate) fn set_gen(&mut self, on: bool) {
+        self.marks.gen = on;
+        self.clear_ages();
+    }
+
+    /// Generational mode, at a minor collection's start: takes the objects
+    /// listed `old1` by the last one (into `into`), and lists instead those
+    /// the barrier unmarked since, which this collection traverses again.
+    pub(crate) fn take_old1(&mut self, into: &mut Vec<u32>) {
+        into.append(&mut self.marks.old1);
+        self.marks.old1.extend_from_slice(&self.marks.again);
+    }
+
+    /// Empties the generational lists (every object is old or free).
+    fn clear_ages(&mut self) {
+        self.marks.young.clear();
+        self.marks.survival.clear();
+        self.marks.old1.clear();
+    }
+
+    /// A minor collection's sweep (generational mode): frees the survival
+    /// objects, then the young ones, left unmarked, in list order, calling
+    /// `on_free` first; a marked survival object stays marked (old) and is
+    /// listed in `old1`, a marked young one is unmarked and listed as
+    /// survival. Returns the number freed.
+    pub(crate) fn sweep_minor(&mut self, mut on_free: impl FnMut(Handle<T>, &T)) -> usize {
+        let survival = std::mem::take(&mut self.marks.survival);
+        let young = std::mem::take(&mut self.marks.young);
+        let mut freed = 0;
+        for &i in &survival {
+            if self.marks.get(i) {
+                self.marks.old1.push(i);
+            } else {
+                freed += usize::from(self.free_slot(i, &mut on_free));
+            }
+        }
+        let mut next = survival;
+        next.clear();
+        for &i in &young {
+            if self.marks.unset(i) {
+                next.push(i);
+            } else {
+                freed += usize::from(self.free_slot(i, &mut on_free));
+            }
+        }
+        self.marks.survival = next;
+        self.marks.young = young;
+        self.marks.young.clear();
+        freed
+    }
+
+    /// A major collection's sweep (generational mode): frees every
+    /// unmarked live object, in index order, calling `on_free` first; the
+    /// survivors stay marked (old). Returns the number freed.
+    pub(crate) fn sweep_keep_marks(&mut self, mut on_free: impl FnMut(Handle<T>, &T)) -> usize {
+        let mut freed = 0;
+        for w in 0..self.marks.bits.len() {
+            let word = self.marks.bits[w];
+            if word == u64::MAX {
+                continue;
+            }
+            let end = ((w + 1) * 64).min(self.slots.len());
+            for i in w * 64..end {
+                if word & (1 << (i % 64)) == 0 {
+                    freed += usize::from(self.free_slot(i as u32, &mut on_free));
+                }
+            }
+        }
+        self.clear_ages();
+        freed
+    }
+
+    /// Frees slot `i` if it is occupied; true if it was.
+    #[inline]
+    fn free_slot(&mut self, i: u32, on_free: &mut impl FnMut(Handle<T>, &T)) -> bool {
+        let Some(v) = self.slots[i as usize].take() else { return false };
+        self.live -= 1;
+        self.free.push(i);
+        on_free(Handle::from_index(i), &v);
+        self.journal_freed(i, v);
+        true
     }
 
     /// Frees every unmarked live object, in index order, calling `on_free`

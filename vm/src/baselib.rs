@@ -511,10 +511,8 @@ fn gc_option(st: &mut State, opt: &str, args: [i64; 3]) -> Value {
             Value::Int(old as i64)
         }
         "isrunning" => Value::Bool(st.gc_is_running()),
-        // Generational parameters (minor and major multipliers) are
-        // accepted and unused: the collector stays incremental (`gc.rs`).
         "generational" => {
-            let old = st.gc_generational();
+            let old = st.gc_generational(param(args[0]), param(args[1]));
             st.new_string(old.as_bytes())
         }
         _ => {

@@ -59,11 +59,13 @@
 //! traversed; a first traversal costs about ten times the bytes)
 //! finishes its marking in one step.
 //!
-//! **Generational mode is not implemented.** `collectgarbage("generational")`
-//! is accepted and reported, and the collector keeps running incrementally
-//! in it; an explicit `collectgarbage("step")` in that mode is a full
-//! collection (standing for a minor one, which collects all young garbage)
-//! and never reports the end of a cycle, as a minor collection does not.
+//! **Generational mode** (`collectgarbage("generational")`, the mode the
+//! standalone interpreter runs in, as `lua.c`) is in
+//! `gc/generational.rs`: minor collections of the young objects and major
+//! ones of the whole heap, each in one go; an explicit
+//! `collectgarbage("step")` in that mode runs the collection due and never
+//! reports the end of a cycle, as 5.4's. A new state collects
+//! incrementally, as 5.4's library does.
 //! While finalizers run, every `collectgarbage` option returns fail, as in
 //! 5.4.4. A full collection (`collectgarbage()`) abandons a cycle still
 //! marking (nothing has changed but marks) or finishes one sweeping, then
@@ -101,6 +103,9 @@ pub(crate) mod io;
 /// Minimum distance between the live size and the next threshold.
 const MIN_GAP: usize = 1 << 20;
 
+/// Generational mode: the minimum allocation between two collections.
+const MIN_MINOR: usize = 256 << 10;
+
 /// Default `stepsize` (log2 of the bytes between two steps), as 5.4.
 pub(crate) const STEPSIZE: u32 = 13;
 
@@ -124,8 +129,10 @@ pub enum Phase {
 pub struct GcStats {
     /// Where the cycle is.
     pub phase: Phase,
-    /// Cycles completed.
+    /// Cycles completed (in generational mode, major collections).
     pub cycles: u64,
+    /// Minor collections completed (generational mode).
+    pub minors: u64,
     /// Gray objects waiting to be traversed.
     pub gray: usize,
     /// Big tables whose traversal, a chunk at a time, is under way.
@@ -149,8 +156,18 @@ pub struct GcState {
     pub stepsize: u32,
     /// False after `collectgarbage("stop")`.
     pub running: bool,
-    /// Reported mode.
+    /// The mode: `"incremental"` or `"generational"`.
     pub mode: &'static str,
+    /// Generational mode: a minor collection is due when the heap has
+    /// grown by this percentage since the last collection.
+    pub minormul: u32,
+    /// Generational mode: a major collection is due when the heap has
+    /// grown by this percentage since the last major one.
+    pub majormul: u32,
+    /// Generational mode: the live bytes after the last major collection.
+    pub gen_base: usize,
+    /// Minor collections completed.
+    pub minors: u64,
     /// Objects flagged for finalization, in flagging order.
     pub(crate) finobj: Vec<Value>,
     /// Their ids, for membership.
@@ -177,7 +194,11 @@ impl GcState {
             stepmul: 100,
             stepsize: STEPSIZE,
             running: true,
-            mode: "generational",
+            mode: "incremental",
+            minormul: 20,
+            majormul: 100,
+            gen_base: 0,
+            minors: 0,
             finobj: Vec::new(),
             finset: BTreeSet::new(),
             tobefnz: Default::default(),
@@ -213,6 +234,27 @@ impl GcState {
     pub(crate) fn step_budget_for(&self, bytes: usize) -> usize {
         let debt = bytes.saturating_sub(self.threshold);
         debt.saturating_mul(self.stepmul.max(1) as usize).saturating_add(self.step_budget())
+    }
+
+    /// Whether the collector runs in generational mode.
+    #[inline]
+    pub fn is_gen(&self) -> bool {
+        self.mode == "generational"
+    }
+
+    /// Generational mode: the next collection's threshold, `minormul`
+    /// percent above the heap's size now (at least [`MIN_MINOR`] bytes).
+    fn set_minor_threshold(&mut self, bytes: usize) {
+        let gap = (bytes / 100).saturating_mul(self.minormul as usize).max(MIN_MINOR);
+        self.threshold = bytes.saturating_add(gap);
+    }
+
+    /// Generational mode: whether the next collection is a major one.
+    fn major_due(&self, bytes: usize) -> bool {
+        bytes
+            > self
+                .gen_base
+                .saturating_add((self.gen_base / 100).saturating_mul(self.majormul as usize))
     }
 }
 
@@ -280,6 +322,9 @@ impl State {
         if !self.gc.running || self.gc.in_fin {
             // Postpone: try again after another gap.
             self.gc.threshold = self.heap.bytes + MIN_GAP;
+        } else if self.gc.is_gen() {
+            self.gen_step();
+            self.run_finalizers();
         } else if self.gc_run(self.gc.step_budget_for(self.heap.bytes)) {
             self.run_finalizers();
         }
@@ -302,6 +347,7 @@ impl State {
         GcStats {
             phase: self.gc.phase,
             cycles: self.gc.cycles,
+            minors: self.gc.minors,
             gray: self.gc.cycle.gray.len(),
             tables_in_chunks: self.gc.cycle.partial.len(),
             work: self.gc.cycle.work,
@@ -314,8 +360,9 @@ impl State {
     /// finalizers have run). In generational mode a full collection that
     /// reports no end of cycle (see the module docs).
     pub fn gc_step(&mut self, kbytes: usize) -> bool {
-        if self.gc.mode == "generational" {
-            self.collect_garbage();
+        if self.gc.is_gen() {
+            self.gen_step();
+            self.run_finalizers();
             return false;
         }
         let budget = match kbytes {
@@ -332,7 +379,9 @@ impl State {
     /// Stops (`false`) or restarts (`true`) automatic collection.
     pub fn gc_set_running(&mut self, on: bool) {
         self.gc.running = on;
-        if on && self.gc.phase == Phase::Pause {
+        if on && self.gc.is_gen() {
+            self.gc.set_minor_threshold(self.heap.bytes);
+        } else if on && self.gc.phase == Phase::Pause {
             self.gc.reset_threshold(self.heap.bytes);
         } else if on {
             self.gc.threshold = self.heap.bytes;
@@ -348,6 +397,9 @@ impl State {
     /// log2 of the step size in bytes; 0 keeps a parameter); returns the
     /// previous mode's name.
     pub fn gc_incremental(&mut self, pause: u32, stepmul: u32, stepsize: u32) -> &'static str {
+        if self.gc.is_gen() {
+            self.leave_gen();
+        }
         let old = std::mem::replace(&mut self.gc.mode, "incremental");
         if pause != 0 {
             self.gc.pause = pause;
@@ -361,15 +413,31 @@ impl State {
         old
     }
 
-    /// Generational mode, as reported; the collector stays incremental
-    /// (see the module docs). Returns the previous mode's name.
-    pub fn gc_generational(&mut self) -> &'static str {
-        std::mem::replace(&mut self.gc.mode, "generational")
+    /// Generational mode with its parameters (the minor and major
+    /// multipliers, percentages; 0 keeps one); returns the previous mode's
+    /// name. Entering it runs a major collection (`gc/generational.rs`).
+    pub fn gc_generational(&mut self, minormul: u32, majormul: u32) -> &'static str {
+        if minormul != 0 {
+            self.gc.minormul = minormul.min(1000);
+        }
+        if majormul != 0 {
+            self.gc.majormul = majormul.min(10_000);
+        }
+        if self.gc.is_gen() {
+            return "generational";
+        }
+        self.enter_gen();
+        "incremental"
     }
 
     /// Runs a full collection cycle, then the pending finalizers.
     pub fn collect_garbage(&mut self) {
-        self.full_gc();
+        if self.gc.is_gen() {
+            self.major_gen();
+            self.run_finalizers();
+        } else {
+            self.full_gc();
+        }
     }
 
     /// Does `budget` bytes' worth of collection work (at least one step),
@@ -459,6 +527,25 @@ impl State {
             self.set_barriers(true);
             return false;
         }
+        self.finish_marking();
+        let c = &mut self.gc.cycle;
+        c.gray.clear();
+        c.weak_values = Vec::new();
+        c.ephemerons = Vec::new();
+        c.all_weak = Vec::new();
+        c.bytes_at_atomic = self.heap.bytes;
+        for_each_marks!(&mut self.heap, a => a.begin_sweep());
+        self.gc.phase = Phase::Sweep(0);
+        true
+    }
+
+    /// The rest of the atomic step, once the roots are marked again and
+    /// the barriers drained: marking to the end, ephemerons, weak tables
+    /// cleared, unreachable objects flagged for finalization separated and
+    /// resurrected. The weak tables met stay listed in the cycle.
+    fn finish_marking(&mut self) {
+        let mode_name = self.tm_names[TM_MODE];
+        let mut m = Marker::new(&mut self.heap, &mut self.gc.cycle, mode_name);
         // The running stack's slots above its length are not marked: the
         // sweep may free what they name (`stack.rs`); the other stacks,
         // stored in their threads, forget theirs when they run again.
@@ -503,15 +590,6 @@ impl State {
         m.clear_values(&wv2);
         m.clear_values(&aw2);
         self.gc.tobefnz.extend(newly);
-        let c = &mut self.gc.cycle;
-        c.gray.clear();
-        c.weak_values = Vec::new();
-        c.ephemerons = Vec::new();
-        c.all_weak = Vec::new();
-        c.bytes_at_atomic = self.heap.bytes;
-        for_each_marks!(&mut self.heap, a => a.begin_sweep());
-        self.gc.phase = Phase::Sweep(0);
-        true
     }
 
     /// Turns the barriers on or off (the table arena's own stays off:
@@ -666,3 +744,5 @@ impl State {
         self.heap.bytes
     }
 }
+
+mod generational;

@@ -75,6 +75,24 @@ macro_rules! for_each_arena {
 /// Estimated fixed cost of a closure object.
 const CLOSURE_BYTES: usize = 48;
 
+/// The estimated bytes of an upvalue.
+pub(crate) const UPVAL_BYTES: usize = 24;
+
+/// The estimated bytes of a Lua closure with `n` upvalues.
+pub(crate) fn lua_fn_bytes(n: usize) -> usize {
+    CLOSURE_BYTES + n * 4
+}
+
+/// The estimated bytes of a Rust closure with `n` upvalues.
+pub(crate) fn rust_fn_bytes(n: usize) -> usize {
+    CLOSURE_BYTES + n * 16
+}
+
+/// The estimated bytes of a userdata.
+pub(crate) fn userdata_bytes(u: &UserData) -> usize {
+    64 + u.user_values.len() * 16
+}
+
 /// All collectable objects.
 #[derive(Default)]
 pub struct Heap {
@@ -247,21 +265,21 @@ impl Heap {
     /// Allocates a Lua closure.
     #[inline]
     pub fn new_lua_fn(&mut self, proto: ProtoRef, upvals: Box<[UpvalRef]>) -> LuaFnRef {
-        self.bytes += CLOSURE_BYTES + upvals.len() * 4;
+        self.bytes += lua_fn_bytes(upvals.len());
         let c = LuaClosure::new(proto, self.protos.get(proto), upvals);
         self.lua_fns.alloc(c)
     }
 
     /// Allocates a Rust closure.
     pub fn new_rust_fn(&mut self, c: RustClosure) -> RustFnRef {
-        self.bytes += CLOSURE_BYTES + c.upvalues.len() * 16;
+        self.bytes += rust_fn_bytes(c.upvalues.len());
         self.rust_fns.alloc(c)
     }
 
     /// Allocates an upvalue.
     #[inline]
     pub fn new_upval(&mut self, u: UpVal) -> UpvalRef {
-        self.bytes += 24;
+        self.bytes += UPVAL_BYTES;
         self.upvals.alloc(u)
     }
 
@@ -279,7 +297,7 @@ impl Heap {
 
     /// Allocates a userdata.
     pub fn new_userdata(&mut self, u: UserData) -> UserDataRef {
-        self.bytes += 64 + u.user_values.len() * 16;
+        self.bytes += userdata_bytes(&u);
         self.userdata.alloc(u)
     }
 

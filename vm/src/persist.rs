@@ -185,7 +185,7 @@ impl Registry {
 /// File signature.
 const MAGIC: &[u8; 8] = b"LPRXSNAP";
 /// Format version (see the module docs).
-const VERSION: u32 = 5;
+const VERSION: u32 = 6;
 /// Closing marker.
 const END: &[u8; 4] = b"END!";
 /// Largest stack length or frame extent accepted (the VM's own bound plus
@@ -434,7 +434,7 @@ impl Writer<'_> {
     }
 
     fn marks(&mut self, m: &Marks) -> WResult {
-        self.u8(u8::from(m.clear) | u8::from(m.watch) << 1);
+        self.u8(u8::from(m.clear) | u8::from(m.watch) << 1 | u8::from(m.gen) << 2);
         if !m.clear {
             self.len(m.bits.len())?;
             m.bits.iter().for_each(|&w| self.u64(w));
@@ -447,6 +447,10 @@ impl Writer<'_> {
                 self.u32(c);
             }
             None => self.u8(0),
+        }
+        for list in [&m.young, &m.survival, &m.old1] {
+            self.len(list.len())?;
+            list.iter().for_each(|&i| self.u32(i));
         }
         Ok(())
     }
@@ -785,7 +789,7 @@ impl<'a> Reader<'a> {
 
     fn marks(&mut self) -> RResult<Marks> {
         let flags = self.u8()?;
-        if flags > 3 {
+        if flags > 7 {
             return Err(format!("bad mark flags {flags}"));
         }
         let clear = flags & 1 != 0;
@@ -798,7 +802,13 @@ impl<'a> Reader<'a> {
         let n = self.count(4)?;
         let again = (0..n).map(|_| self.u32()).collect::<RResult<Vec<_>>>()?;
         let sweep_from = if self.bool()? { Some(self.u32()?) } else { None };
-        Ok(Marks { bits, clear, watch: flags & 2 != 0, again, sweep_from })
+        let mut list = || -> RResult<Vec<u32>> {
+            let n = self.count(4)?;
+            (0..n).map(|_| self.u32()).collect()
+        };
+        let (young, survival, old1) = (list()?, list()?, list()?);
+        let (watch, gen) = (flags & 2 != 0, flags & 4 != 0);
+        Ok(Marks { bits, clear, watch, again, sweep_from, gen, young, survival, old1 })
     }
 
     /// A collector object reference (see `Writer::obj_ref`); its liveness

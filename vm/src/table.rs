@@ -679,7 +679,11 @@ impl Tables {
     pub fn get_mut(&mut self, h: TableRef) -> TableMut<'_> {
         self.writes.touch(h.index());
         let t = *self.arena.get(h);
-        let fwd = (self.watch && self.arena.is_marked(h)).then_some(&mut self.fwd);
+        let fwd = if self.watch && self.arena.is_marked(h) {
+            barrier_for(&mut self.arena, &mut self.fwd, h)
+        } else {
+            None
+        };
         TableMut {
             t,
             orig: t,
@@ -745,6 +749,28 @@ impl Tables {
         })
     }
 
+    /// A minor collection's sweep of the tables (`Arena::sweep_minor`);
+    /// returns the estimated bytes freed.
+    pub(crate) fn sweep_minor(&mut self) -> usize {
+        let (store, writes) = (&mut self.store, &mut self.writes);
+        let mut bytes = 0;
+        self.arena.sweep_minor(|h, t| {
+            bytes += store.view(t).estimated_bytes();
+            writes.touch_life(h.index());
+            store.free_table(t);
+        });
+        bytes
+    }
+
+    /// A major collection's sweep of the tables (`Arena::sweep_keep_marks`).
+    pub(crate) fn sweep_keep_marks(&mut self) {
+        let (store, writes) = (&mut self.store, &mut self.writes);
+        self.arena.sweep_keep_marks(|h, t| {
+            writes.touch_life(h.index());
+            store.free_table(t);
+        });
+    }
+
     /// The collector's state of the header arena.
     pub(crate) fn arena_mut(&mut self) -> &mut Arena<Table> {
         &mut self.arena
@@ -787,11 +813,13 @@ impl Tables {
         &mut self.fwd
     }
 
-    /// The forward barrier of the fast paths: `v` stored into `h`.
+    /// The barrier of the fast paths: `v` stored into `h`.
     #[inline(always)]
     fn forward(&mut self, h: TableRef, v: Value) {
         if self.watch && crate::schema::ObjRef::of(v).is_some() && self.arena.is_marked(h) {
-            self.fwd.push(v);
+            if let Some(fwd) = barrier_for(&mut self.arena, &mut self.fwd, h) {
+                fwd.push(v);
+            }
         }
     }
 
@@ -1444,3 +1472,23 @@ pub use parts::TableParts;
 
 #[cfg(test)]
 mod tests;
+
+/// The barrier for a write into marked table `h`: the list that
+/// receives what is stored (the forward barrier); in generational mode
+/// none, `h` being unmarked and listed to be traversed again instead
+/// (a backward barrier, as 5.4's for tables in that mode: an old table
+/// is traversed again at the next minor collection and the one after,
+/// `gc/generational.rs`).
+#[inline]
+fn barrier_for<'a>(
+    arena: &mut Arena<Table>,
+    fwd: &'a mut Vec<Value>,
+    h: TableRef,
+) -> Option<&'a mut Vec<Value>> {
+    if arena.marks().gen {
+        arena.barrier(h);
+        None
+    } else {
+        Some(fwd)
+    }
+}

@@ -21,6 +21,14 @@
 //!   the sweep's passage, an unmarked object is garbage. An object allocated
 //!   at or above the cursor is marked at birth so that the sweep spares it
 //!   (Lua's "allocate black"); below the cursor the sweep has passed.
+//! * **Generational mode** (`gen`, `gc/generational.rs`): between
+//!   collections a mark means *old*, and the barrier stays on, so that an
+//!   old object changed since is listed in `again`. Every object born is
+//!   listed in `young`; one that survives a minor collection moves to
+//!   `survival` (still unmarked), one that survives the next one is marked
+//!   (old) and listed in `old1`, to be traversed once more by the minor
+//!   collection after. A minor collection sweeps only `young` and
+//!   `survival`: its cost follows the young objects, not the heap.
 //!
 //! **Snapshots.** All of this is world state: a rollback must give back the
 //! marks, the barrier's list and the cursor as they were, or a rolled-back
@@ -42,11 +50,30 @@ pub(crate) struct Marks {
     pub(crate) again: Vec<u32>,
     /// While a sweep is pending or running, the first slot not swept yet.
     pub(crate) sweep_from: Option<u32>,
+    /// Generational mode: births are listed in `young`.
+    pub(crate) gen: bool,
+    /// Generational mode: the slots allocated since the last collection.
+    pub(crate) young: Vec<u32>,
+    /// Generational mode: the objects that survived one minor collection.
+    pub(crate) survival: Vec<u32>,
+    /// Generational mode: the objects that became old, or were traversed
+    /// again for a barrier, at the last minor collection.
+    pub(crate) old1: Vec<u32>,
 }
 
 impl Default for Marks {
     fn default() -> Self {
-        Marks { bits: Vec::new(), clear: true, watch: false, again: Vec::new(), sweep_from: None }
+        Marks {
+            bits: Vec::new(),
+            clear: true,
+            watch: false,
+            again: Vec::new(),
+            sweep_from: None,
+            gen: false,
+            young: Vec::new(),
+            survival: Vec::new(),
+            old1: Vec::new(),
+        }
     }
 }
 
@@ -96,10 +123,14 @@ impl Marks {
 
     /// Every word of this state, for the heap hash (layout).
     pub(crate) fn layout_words(&self, mut w: impl FnMut(u64)) {
-        w(u64::from(self.clear) | u64::from(self.watch) << 1);
+        w(u64::from(self.clear) | u64::from(self.watch) << 1 | u64::from(self.gen) << 2);
         w(self.sweep_from.map_or(u64::MAX, u64::from));
         w(self.again.len() as u64);
         self.again.iter().for_each(|&i| w(u64::from(i)));
+        for list in [&self.young, &self.survival, &self.old1] {
+            w(list.len() as u64);
+            list.iter().for_each(|&i| w(u64::from(i)));
+        }
         if !self.clear {
             self.bits.iter().for_each(|&x| w(x));
         }
@@ -113,6 +144,10 @@ impl Marks {
             watch: self.watch,
             again: self.again.clone(),
             sweep_from: self.sweep_from,
+            gen: self.gen,
+            young: self.young.clone(),
+            survival: self.survival.clone(),
+            old1: self.old1.clone(),
         }
     }
 
@@ -133,5 +168,9 @@ impl Marks {
         self.watch = saved.watch;
         self.again.clone_from(&saved.again);
         self.sweep_from = saved.sweep_from;
+        self.gen = saved.gen;
+        self.young.clone_from(&saved.young);
+        self.survival.clone_from(&saved.survival);
+        self.old1.clone_from(&saved.old1);
     }
 }

@@ -43,6 +43,10 @@ pub(crate) fn visit<V: Visit>(gc: &GcState, v: &mut V) {
     for x in [c.live, c.work, c.bytes_at_atomic] {
         v.layout(x as u64);
     }
+    v.data(u64::from(gc.minormul));
+    v.data(u64::from(gc.majormul));
+    v.layout(gc.gen_base as u64);
+    v.layout(gc.minors);
 }
 
 pub(crate) fn save(gc: &GcState, w: &mut Writer<'_>) -> WResult {
@@ -63,6 +67,10 @@ pub(crate) fn save(gc: &GcState, w: &mut Writer<'_>) -> WResult {
     for x in [c.live, c.work, c.bytes_at_atomic] {
         w.u64(x as u64);
     }
+    w.u32(gc.minormul);
+    w.u32(gc.majormul);
+    w.u64(gc.gen_base as u64);
+    w.u64(gc.minors);
     Ok(())
 }
 
@@ -87,6 +95,10 @@ pub(crate) fn load(gc: &mut GcState, r: &mut Reader<'_>) -> RResult<()> {
     c.work = r.usize()?;
     c.bytes_at_atomic = r.usize()?;
     gc.cycle = c;
+    gc.minormul = r.u32()?.min(1000);
+    gc.majormul = r.u32()?.min(10_000);
+    gc.gen_base = r.usize()?;
+    gc.minors = r.u64()?;
     Ok(())
 }
 
@@ -106,6 +118,13 @@ pub(crate) fn all_marks(heap: &Heap) -> [&Marks; ObjRef::KINDS] {
 
 /// Checks the cycle against the heap (see the module docs).
 pub(crate) fn check(gc: &GcState, heap: &Heap) -> RResult<()> {
+    if gc.is_gen() {
+        return check_gen(gc, heap);
+    }
+    let ages = |m: &&Marks| m.gen || !m.young.is_empty() || !m.survival.is_empty();
+    if all_marks(heap).iter().any(|m| ages(m) || !m.old1.is_empty()) {
+        return Err("generational state outside generational mode".into());
+    }
     let c = &gc.cycle;
     let live_table = |t: &TableRef| heap.tables.try_get(t.index()).is_some();
     if !c.gray.iter().all(|o| o.is_live(heap)) {
@@ -151,6 +170,41 @@ pub(crate) fn check(gc: &GcState, heap: &Heap) -> RResult<()> {
         check_tricolor(gc, heap)?;
     }
     Ok(())
+}
+
+/// Checks the generational mode's state against the heap: between its
+/// collections (each runs whole) the collector is in the pause with the
+/// barriers on, every arena lists its births, young objects are unmarked,
+/// and a marked (old) object holds only marked objects or ones the
+/// barriers listed or an object listed `old1` (`gc/generational.rs`).
+fn check_gen(gc: &GcState, heap: &Heap) -> RResult<()> {
+    let c = &gc.cycle;
+    let idle = c.gray.is_empty()
+        && c.partial.is_empty()
+        && [&c.weak_values, &c.ephemerons, &c.all_weak].iter().all(|l| l.is_empty());
+    if gc.phase != Phase::Pause || !idle {
+        return Err("a generational collector outside its pause".into());
+    }
+    let (twatch, fwd) = heap.tables.barrier_state();
+    if !twatch || !fwd.iter().filter_map(|&v| ObjRef::of(v)).all(|o| o.is_live(heap)) {
+        return Err("the tables' barrier does not fit generational mode".into());
+    }
+    for (k, m) in all_marks(heap).into_iter().enumerate() {
+        let live = |i: &u32| ObjRef::from_kind(k, *i).is_some_and(|o| o.is_live(heap));
+        let young_ok = m.young.iter().chain(&m.survival).all(|i| live(i) && !m.get(*i))
+            && m.old1.iter().all(live);
+        if !m.gen || m.watch != (k != 1) || m.sweep_from.is_some() || !young_ok {
+            let what = ObjRef::from_kind(k, 0).map_or("?", |o| o.kind_name());
+            return Err(format!(
+                "the {what} arena's marks do not fit generational mode (gen {}, watch {}, \
+                 sweeping {}, ages {young_ok})",
+                m.gen,
+                m.watch,
+                m.sweep_from.is_some()
+            ));
+        }
+    }
+    check_tricolor(gc, heap)
 }
 
 /// Whether `o` is garbage the sweep has not reached yet: unmarked, at or
@@ -214,7 +268,12 @@ fn check_tricolor(gc: &GcState, heap: &Heap) -> RResult<()> {
     let c = &gc.cycle;
     let (_, fwd) = heap.tables.barrier_state();
     let marks = all_marks(heap);
-    let again = marks.iter().enumerate().flat_map(|(k, m)| m.again.iter().map(move |&i| (k, i)));
+    // Generational mode: the objects listed `old1` are traversed again at
+    // the next minor collection.
+    let again = marks
+        .iter()
+        .enumerate()
+        .flat_map(|(k, m)| m.again.iter().chain(&m.old1).map(move |&i| (k, i)));
     let pending: std::collections::BTreeSet<(usize, u32)> = (c.gray.iter().copied())
         .chain(c.partial.iter().map(|&(t, _)| ObjRef::Table(t)))
         .chain(fwd.iter().filter_map(|&v| ObjRef::of(v)))

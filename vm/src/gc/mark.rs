@@ -310,6 +310,13 @@ impl<'a> Marker<'a> {
         done
     }
 
+    /// Traverses again an object already marked (generational mode: an
+    /// old weak table, whose weak entries must be cleared again, or an
+    /// object that became old at the last collection, `gc/generational.rs`).
+    pub(crate) fn retraverse(&mut self, o: ObjRef) {
+        self.traverse(o, true);
+    }
+
     /// Traverses one gray object; returns the work done.
     fn traverse(&mut self, g: ObjRef, whole: bool) -> usize {
         self.c.live += size_of(self.heap, g);

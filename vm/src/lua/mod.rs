@@ -173,14 +173,13 @@ impl<T, E: ExternalError> ExternalResult<T> for std::result::Result<T, E> {
 /// stack), it pushes its results on the stack and returns how many.
 pub(crate) type Callback = Rc<dyn Fn(&Lua, &[Raw]) -> Result<usize>>;
 
-/// The collector's mode, as `collectgarbage` reports it (mlua's
-/// `GCMode`). Generational collection is not implemented: in that mode the
-/// collector keeps running incrementally.
+/// The collector's mode (mlua's `GCMode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GCMode {
-    /// Incremental collection (the collector's only way of working).
+    /// Incremental collection, the default: bounded pauses.
     Incremental,
-    /// Generational mode, as reported.
+    /// Generational collection: minor collections of the young objects,
+    /// major ones of the whole heap.
     Generational,
 }
 
@@ -780,11 +779,13 @@ impl Lua {
         GCMode::of(old.unwrap_or("incremental"))
     }
 
-    /// Generational mode as reported (the collector stays incremental:
-    /// generational collection is not implemented); returns the previous
-    /// mode.
-    pub fn gc_gen(&self, _minor_multiplier: i32, _major_multiplier: i32) -> GCMode {
-        GCMode::of(self.with_state(|st| st.gc_generational()).unwrap_or("incremental"))
+    /// Generational mode with its minor and major multipliers
+    /// (percentages; 0 keeps one); returns the previous mode.
+    pub fn gc_gen(&self, minor_multiplier: i32, major_multiplier: i32) -> GCMode {
+        let p = |x: i32| x.max(0) as u32;
+        let old =
+            self.with_state(|st| st.gc_generational(p(minor_multiplier), p(major_multiplier)));
+        GCMode::of(old.unwrap_or("incremental"))
     }
 
     /// Stores `v` in the registry under the name `key` (replacing what was

@@ -544,7 +544,7 @@ impl<'a> TableMut<'a> {
 impl Tables {
     /// `t[s] = v` for a string key, exactly as [`TableMut::set_str`] would
     /// do it, when that is simple: no hook is set (no write log, barrier or
-    /// journal to serve), the assignment is raw ([`Tables::sets_raw`]) and
+    /// journal to serve; the barrier only for a marked table), the assignment is raw ([`Tables::sets_raw`]) and
     /// no rehash is needed. That is every case but an insertion or a
     /// re-insertion (a tombstoned key getting a value, which moves it to the
     /// end of the order) into a full hash part. Writes the cells that change
@@ -559,7 +559,9 @@ impl Tables {
     /// node.link = other`).
     #[inline]
     pub fn set_str_simple(&mut self, h: TableRef, s: StrRef, v: Value) -> bool {
-        if self.hooks {
+        // The barrier alone (generational mode keeps it on) owes nothing
+        // for a table not marked.
+        if self.hooks && (self.hooks_all || self.arena.is_marked(h)) {
             return false;
         }
         if !self.sets_raw(h) {

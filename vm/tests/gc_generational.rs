@@ -1,0 +1,202 @@
+//! The generational collector: minor collections, which traverse and
+//! sweep only the young objects, keep everything reachable alive while the
+//! program rewrites old objects (every barrier: stores into old tables by
+//! the fast paths and the general path, upvalue writes, suspended
+//! coroutines' stacks, weak tables, finalizers); old garbage waits for a
+//! major collection; and the ages are world state — a rollback or a load
+//! between two collections continues exactly.
+//!
+//! The programs are `gc_incremental.rs`'s, with a minor collection every
+//! 256 KB allocated (`collectgarbage("generational", 1, 50)`): hundreds of
+//! minor collections and a few major ones per run. A missing barrier or a
+//! wrong age frees a reachable object: the program's own checks then fail,
+//! or `check_heap`, run between slices of the program, finds a dangling
+//! handle or an old object holding a young one that nothing will mark.
+
+use luprex_vm::raw::State;
+
+include!("support/capture.rs");
+include!("support/child.rs");
+include!("support/gc_work.rs");
+
+fn new_state() -> (State, Out) {
+    let mut st = State::new();
+    let out = Out::default();
+    st.set_stdout(Box::new(out.clone()));
+    (st, out)
+}
+
+fn run(st: &mut State, src: &str) {
+    st.exec(src.as_bytes(), b"=gc").unwrap_or_else(|e| panic!("{e}"));
+    st.flush_stdout();
+}
+
+/// `SETUP`, then generational mode with frequent minor collections.
+fn gen_state() -> (State, Out) {
+    let (mut st, out) = new_state();
+    run(&mut st, SETUP);
+    run(&mut st, r#"assert(collectgarbage("generational", 1, 50) == "incremental")"#);
+    st.check_heap().unwrap();
+    (st, out)
+}
+
+/// `WORK` in `slices` slices of `rounds` rounds, the heap checked after
+/// each; the output and the minor and major collections done.
+fn sliced_work(st: &mut State, out: &Out, slices: usize, rounds: usize) -> (String, u64, u64) {
+    let mut text = String::new();
+    for _ in 0..slices {
+        run(st, &format!("ROUNDS = {rounds}"));
+        run(st, WORK);
+        st.check_heap().unwrap_or_else(|e| panic!("after a slice: {e}"));
+        text += &out.take();
+    }
+    let s = st.gc_stats();
+    (text, s.minors, s.cycles)
+}
+
+#[test]
+fn minor_collections_keep_every_reachable_object() {
+    let (mut st, out) = gen_state();
+    let cycles0 = st.gc_stats().cycles;
+    let (with_gc, minors, cycles) = sliced_work(&mut st, &out, 30, 1000);
+    let (mut stopped, out2) = gen_state();
+    run(&mut stopped, "collectgarbage('stop')");
+    let (without, none, _) = sliced_work(&mut stopped, &out2, 30, 1000);
+    assert!(minors >= 50, "only {minors} minor collections ran: the test exercises nothing");
+    assert!(cycles > cycles0, "no major collection ran");
+    assert_eq!(none, 0);
+    assert_eq!(with_gc, without);
+    // Memory stays bounded: far below what the stopped run holds.
+    assert!(st.memory_in_use() < stopped.memory_in_use() / 2);
+}
+
+#[test]
+fn a_minor_collection_frees_young_garbage_and_keeps_old_garbage() {
+    let (mut st, out) = new_state();
+    run(
+        &mut st,
+        r#"collectgarbage("generational")
+           w = setmetatable({}, {__mode = "v"})
+           local keep = {}
+           w[1] = keep                       -- old after the full collection
+           collectgarbage()
+           keep = nil                        -- now old garbage
+           w[2] = {}                         -- young garbage
+           collectgarbage("step")            -- a minor collection
+           print(w[1] ~= nil, w[2] == nil)
+           collectgarbage()                  -- a major one
+           print(w[1] == nil)
+           local anchor = {}
+           w[3] = anchor                     -- young, then survival, then old
+           collectgarbage("step"); collectgarbage("step"); collectgarbage("step")
+           print(w[3] == anchor)"#,
+    );
+    assert_eq!(out.take(), "true\ttrue\ntrue\ntrue\n");
+    assert!(st.gc_stats().minors >= 4);
+    st.check_heap().unwrap();
+}
+
+#[test]
+fn an_object_stored_into_an_old_table_survives_until_it_is_old() {
+    let (mut st, out) = new_state();
+    run(
+        &mut st,
+        r#"collectgarbage("generational")
+           holder = {}
+           collectgarbage()                  -- holder is old
+           local fn_holder = function() return holder end
+           for round = 1, 6 do
+             holder[round] = {round, {round}}  -- young, held by an old table
+             setmetatable(holder, {__index = function() return round end})
+             collectgarbage("step")
+           end
+           local ok = true
+           for round = 1, 6 do ok = ok and holder[round][2][1] == round end
+           print(ok, holder.missing, fn_holder() == holder)"#,
+    );
+    assert_eq!(out.take(), "true\t6\ttrue\n");
+    st.check_heap().unwrap();
+}
+
+#[test]
+fn a_rollback_between_collections_restores_the_ages() {
+    let (mut st, out) = gen_state();
+    sliced_work(&mut st, &out, 3, 1000);
+    let at_snap = (st.state_hash(), st.heap_hash(), st.gc_stats().minors);
+    let snap = st.snapshot().unwrap();
+    let first = sliced_work(&mut st, &out, 5, 1000);
+    let first = (first, st.state_hash(), st.heap_hash());
+    assert!(first.0 .1 > at_snap.2 + 5, "too few minor collections after the snapshot");
+    st.rollback(snap).unwrap();
+    st.check_heap().unwrap();
+    assert_eq!((st.state_hash(), st.heap_hash(), st.gc_stats().minors), at_snap);
+    let again = sliced_work(&mut st, &out, 5, 1000);
+    assert_eq!((again, st.state_hash(), st.heap_hash()), first);
+}
+
+#[test]
+fn a_state_saved_between_collections_continues_exactly() {
+    let (mut a, out_a) = gen_state();
+    sliced_work(&mut a, &out_a, 3, 1000);
+    let bytes = a.save_state().unwrap();
+    let (mut b, out_b) = new_state();
+    b.load_state(&bytes).unwrap();
+    b.check_heap().unwrap();
+    assert_eq!((b.state_hash(), b.heap_hash()), (a.state_hash(), a.heap_hash()));
+    let ra = sliced_work(&mut a, &out_a, 4, 1000);
+    let rb = sliced_work(&mut b, &out_b, 4, 1000);
+    assert_eq!(ra, rb);
+    assert_eq!((b.state_hash(), b.heap_hash()), (a.state_hash(), a.heap_hash()));
+}
+
+#[test]
+fn switching_modes_in_the_middle_of_the_work_keeps_the_heap_whole() {
+    let (mut st, out) = gen_state();
+    let (mut stopped, out2) = gen_state();
+    run(&mut stopped, "collectgarbage('stop')");
+    let mut got = Vec::new();
+    let mut want = Vec::new();
+    for mode in ["incremental", "generational", "incremental", "generational"] {
+        got.push(sliced_work(&mut st, &out, 2, 1000).0);
+        want.push(sliced_work(&mut stopped, &out2, 2, 1000).0);
+        run(&mut st, &format!("collectgarbage('{mode}')"));
+        st.check_heap().unwrap();
+    }
+    assert_eq!(got, want);
+}
+
+/// Two processes running the same program collect at the same points.
+#[test]
+fn two_processes_collect_alike() {
+    let (mut st, out) = gen_state();
+    let mut here = Vec::new();
+    for k in 0..6 {
+        let (text, minors, cycles) = sliced_work(&mut st, &out, 1, 2000);
+        here.push(format!(
+            "GEN {k} {text:?} {minors} {cycles} {:x} {:x}",
+            st.state_hash(),
+            st.heap_hash()
+        ));
+    }
+    let Some(child) = child_lines("two_processes_collect_alike", "LUPREX_GEN_CHILD", "GEN ", &here)
+    else {
+        return;
+    };
+    assert_eq!(child, here);
+}
+
+/// The embedding API's calls (mlua's names) switch modes.
+#[test]
+fn the_embedding_api_switches_to_generational_mode() {
+    use luprex_vm::{GCMode, Lua};
+    let lua = Lua::new();
+    assert_eq!(lua.gc_gen(10, 50), GCMode::Incremental);
+    assert_eq!(lua.gc_gen(0, 0), GCMode::Generational);
+    lua.load("t = {} for i = 1, 20000 do t[i] = {i} end t = nil").exec().unwrap();
+    lua.gc_collect().unwrap();
+    assert_eq!(lua.gc_inc(0, 0, 0), GCMode::Generational);
+    assert_eq!(
+        lua.load("return collectgarbage('incremental')").eval::<String>().unwrap(),
+        "incremental"
+    );
+}
