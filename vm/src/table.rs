@@ -1465,30 +1465,10 @@ mod write;
 
 mod next;
 pub use write::TableMut;
-use write::{build_index, HeaderDst, Index};
+use write::{barrier_for, build_index, HeaderDst, Index};
 
 mod parts;
 pub use parts::TableParts;
 
 #[cfg(test)]
 mod tests;
-
-/// The barrier for a write into marked table `h`: the list that
-/// receives what is stored (the forward barrier); in generational mode
-/// none, `h` being unmarked and listed to be traversed again instead
-/// (a backward barrier, as 5.4's for tables in that mode: an old table
-/// is traversed again at the next minor collection and the one after,
-/// `gc/generational.rs`).
-#[inline]
-fn barrier_for<'a>(
-    arena: &mut Arena<Table>,
-    fwd: &'a mut Vec<Value>,
-    h: TableRef,
-) -> Option<&'a mut Vec<Value>> {
-    if arena.marks().gen {
-        arena.barrier(h);
-        None
-    } else {
-        Some(fwd)
-    }
-}

@@ -7,8 +7,8 @@
 //! between two collections continues exactly.
 //!
 //! The programs are `gc_incremental.rs`'s, with a minor collection every
-//! 256 KB allocated (`collectgarbage("generational", 1, 50)`): hundreds of
-//! minor collections and a few major ones per run. A missing barrier or a
+//! megabyte allocated (`collectgarbage("generational", 1, 300)`, the
+//! smallest gap): dozens of minor collections and a few major ones per run. A missing barrier or a
 //! wrong age frees a reachable object: the program's own checks then fail,
 //! or `check_heap`, run between slices of the program, finds a dangling
 //! handle or an old object holding a young one that nothing will mark.
@@ -35,7 +35,7 @@ fn run(st: &mut State, src: &str) {
 fn gen_state() -> (State, Out) {
     let (mut st, out) = new_state();
     run(&mut st, SETUP);
-    run(&mut st, r#"assert(collectgarbage("generational", 1, 50) == "incremental")"#);
+    run(&mut st, r#"assert(collectgarbage("generational", 1, 300) == "incremental")"#);
     st.check_heap().unwrap();
     (st, out)
 }
@@ -62,7 +62,7 @@ fn minor_collections_keep_every_reachable_object() {
     let (mut stopped, out2) = gen_state();
     run(&mut stopped, "collectgarbage('stop')");
     let (without, none, _) = sliced_work(&mut stopped, &out2, 30, 1000);
-    assert!(minors >= 50, "only {minors} minor collections ran: the test exercises nothing");
+    assert!(minors >= 30, "only {minors} minor collections ran: the test exercises nothing");
     assert!(cycles > cycles0, "no major collection ran");
     assert_eq!(none, 0);
     assert_eq!(with_gc, without);

@@ -732,3 +732,23 @@ fn computesizes(nums: &[usize], total: usize) -> usize {
     }
     optimal
 }
+
+/// The barrier for a write into marked table `h`: the list that
+/// receives what is stored (the forward barrier); in generational mode
+/// none, `h` being unmarked and listed to be traversed again instead
+/// (a backward barrier, as 5.4's for tables in that mode: an old table
+/// is traversed again at the next minor collection and the one after,
+/// `gc/generational.rs`).
+#[inline]
+pub(super) fn barrier_for<'a>(
+    arena: &mut Arena<Table>,
+    fwd: &'a mut Vec<Value>,
+    h: TableRef,
+) -> Option<&'a mut Vec<Value>> {
+    if arena.marks().gen {
+        arena.barrier(h);
+        None
+    } else {
+        Some(fwd)
+    }
+}
