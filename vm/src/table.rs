@@ -614,8 +614,9 @@ fn shift_for(hcap: usize) -> u8 {
 /// whether any of them is on (recomputed wherever one of them changes:
 /// marks, the barrier, journal levels), so the common write tests one byte
 /// and the three run out of line when it is set; when the barrier alone is
-/// on (a whole marking phase), only a value that is an object goes out of
-/// line (`owes_hooks`). Those paths, and the
+/// on (a whole marking phase, or always in generational mode), only a value
+/// that is an object stored into a marked table goes out of line
+/// (`owes_hooks`). Those paths, and the
 /// reads of [`Tables::get_live`], also skip the bounds and occupancy
 /// checks of the header's slot and of the body's cells: the handle comes
 /// from a live value, the cell index from the header (the layout
@@ -788,12 +789,16 @@ impl Tables {
         self.hooks = self.watch || self.hooks_all;
     }
 
-    /// Whether a fast path's write of `v` owes [`Tables::fast_write_hooks`]
-    /// anything: the write log and the journal want every write, the
-    /// barrier (on for a whole marking phase) only values that are objects.
+    /// Whether a fast path's write of `v` into `h` owes
+    /// [`Tables::fast_write_hooks`] anything: the write log and the journal
+    /// want every write, the barrier (on for a whole marking phase, or
+    /// always in generational mode) only values that are objects stored
+    /// into a marked table.
     #[inline(always)]
-    fn owes_hooks(&self, v: Value) -> bool {
-        self.hooks && (self.hooks_all || crate::schema::ObjRef::of(v).is_some())
+    fn owes_hooks(&self, h: TableRef, v: Value) -> bool {
+        self.hooks
+            && (self.hooks_all
+                || (crate::schema::ObjRef::of(v).is_some() && self.arena.is_marked(h)))
     }
 
     /// The barrier's state: whether it is on, and the values listed.

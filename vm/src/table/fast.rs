@@ -58,7 +58,7 @@ impl Tables {
             // `&mut self` excludes every other access to the store. The
             // hooks journal the page without moving it.
             if plain || !unsafe { *bp.add(i) }.is_nil() {
-                if self.owes_hooks(v) {
+                if self.owes_hooks(h, v) {
                     self.fast_write_hooks(h, v, body, i);
                 }
                 // SAFETY: as above; a block exists (`alen > 0`), so `bp` is
@@ -125,7 +125,7 @@ impl Tables {
         {
             let (body, bp, cell) =
                 (t.body, t.body_ptr(&self.store), 3 * t.hcap as usize + n as usize);
-            if self.owes_hooks(v) {
+            if self.owes_hooks(h, v) {
                 self.fast_write_hooks(h, v, body, cell);
             }
             // SAFETY: the layout invariant and the body pointer (see
@@ -172,7 +172,7 @@ impl Tables {
         match found {
             Some((e, old)) if !old.is_nil() => {
                 let cell = 2 * e + 1;
-                if self.owes_hooks(v) {
+                if self.owes_hooks(h, v) {
                     self.fast_write_hooks(h, v, body, cell);
                 }
                 // SAFETY: the layout invariant and the body pointer (see
