@@ -636,6 +636,18 @@ impl State {
 
     /// A whole cycle in one go, then the pending finalizers.
     fn full_gc(&mut self) {
+        self.settle_cycle();
+        self.start_cycle();
+        self.atomic(0, true);
+        while self.gc.phase != Phase::Pause {
+            self.single_step(usize::MAX);
+        }
+        self.run_finalizers();
+    }
+
+    /// Brings the collector to the pause: a cycle still marking is
+    /// dropped, one sweeping is finished.
+    fn settle_cycle(&mut self) {
         match self.gc.phase {
             Phase::Pause => {}
             Phase::Propagate => self.abandon_cycle(),
@@ -645,12 +657,6 @@ impl State {
                 }
             }
         }
-        self.start_cycle();
-        self.atomic(0, true);
-        while self.gc.phase != Phase::Pause {
-            self.single_step(usize::MAX);
-        }
-        self.run_finalizers();
     }
 
     /// Drops a cycle that is still marking: nothing but marks has changed.

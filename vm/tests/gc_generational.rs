@@ -19,18 +19,6 @@ include!("support/capture.rs");
 include!("support/child.rs");
 include!("support/gc_work.rs");
 
-fn new_state() -> (State, Out) {
-    let mut st = State::new();
-    let out = Out::default();
-    st.set_stdout(Box::new(out.clone()));
-    (st, out)
-}
-
-fn run(st: &mut State, src: &str) {
-    st.exec(src.as_bytes(), b"=gc").unwrap_or_else(|e| panic!("{e}"));
-    st.flush_stdout();
-}
-
 /// `SETUP`, then generational mode with frequent minor collections.
 fn gen_state() -> (State, Out) {
     let (mut st, out) = new_state();

@@ -17,18 +17,6 @@ use luprex_vm::raw::{GcPhase, State};
 include!("support/capture.rs");
 include!("support/child.rs");
 
-fn new_state() -> (State, Out) {
-    let mut st = State::new();
-    let out = Out::default();
-    st.set_stdout(Box::new(out.clone()));
-    (st, out)
-}
-
-fn run(st: &mut State, src: &str) {
-    st.exec(src.as_bytes(), b"=gc").unwrap_or_else(|e| panic!("{e}"));
-    st.flush_stdout();
-}
-
 include!("support/gc_work.rs");
 
 fn checked_run(gc_stopped: bool) -> (String, u64) {

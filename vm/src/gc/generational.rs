@@ -64,15 +64,7 @@ impl State {
     /// cycle under way is dropped (marking) or finished (sweeping), then a
     /// major collection makes every survivor old.
     pub(super) fn enter_gen(&mut self) {
-        match self.gc.phase {
-            Phase::Pause => {}
-            Phase::Propagate => self.abandon_cycle(),
-            Phase::Sweep(_) => {
-                while self.gc.phase != Phase::Pause {
-                    self.single_step(usize::MAX);
-                }
-            }
-        }
+        self.settle_cycle();
         self.gc.mode = "generational";
         self.major_gen();
         self.run_finalizers();

@@ -1,5 +1,18 @@
 // The collector tests' programs (included with `include!` by
-// `gc_incremental.rs` and `gc_generational.rs`).
+// `gc_incremental.rs` and `gc_generational.rs`, after `capture.rs`), and
+// their helpers.
+
+fn new_state() -> (State, Out) {
+    let mut st = State::new();
+    let out = Out::default();
+    st.set_stdout(Box::new(out.clone()));
+    (st, out)
+}
+
+fn run(st: &mut State, src: &str) {
+    st.exec(src.as_bytes(), b"=gc").unwrap_or_else(|e| panic!("{e}"));
+    st.flush_stdout();
+}
 
 /// Builds a heap of `n` old objects with tiny collector steps.
 const SETUP: &str = r#"
