@@ -511,14 +511,8 @@ impl<T> Arena<T> {
         let mut work = 0;
         while i < self.slots.len() && work < budget {
             work += SWEEP_PASS;
-            if !self.marks.unset(i as u32) {
-                if let Some(v) = self.slots[i].take() {
-                    work += SWEEP_FREE;
-                    self.live -= 1;
-                    self.free.push(i as u32);
-                    on_free(Handle::from_index(i as u32), &v);
-                    self.journal_freed(i as u32, v);
-                }
+            if !self.marks.unset(i as u32) && self.free_slot(i as u32, &mut on_free) {
+                work += SWEEP_FREE;
             }
             i += 1;
         }
