@@ -640,6 +640,26 @@ impl<T: SnapClone> Arena<T> {
         }
     }
 
+    /// [`Arena::get_mut`] for a write that stores one value, `obj` telling
+    /// whether that value is an object: storing nil, a boolean or a number
+    /// into an old object cannot make it point at a young one, so the
+    /// barrier is skipped then (Lua's `luaC_barrier` tests `iscollectable`
+    /// first). The journal still sees every write. Either way the mark test
+    /// is inline: in generational mode the barrier is on between
+    /// collections, and only the first write to an old object since the
+    /// last collection calls out of line (hot paths: upvalue writes, a
+    /// coroutine's resume and yield).
+    #[inline(always)]
+    pub(crate) fn get_mut_storing(&mut self, h: Handle<T>, obj: bool) -> &mut T {
+        if self.hook && (self.on || (obj && self.marks.test(h.idx))) {
+            self.on_mut(h.idx);
+        }
+        match self.slots.get_mut(h.idx as usize) {
+            Some(Some(v)) => v,
+            _ => dangling(h.idx),
+        }
+    }
+
     /// The live object at slot `idx`, mutable for its *cache fields* only
     /// (fields outside the state: not compared, hashed or saved, such as a
     /// table's body pointer): neither the journal nor the collector's

@@ -104,7 +104,7 @@ impl State {
         }
         let prev = self.running;
         let args_start = self.ex.stack.len() - nargs;
-        let th = self.heap.threads.get_mut(co);
+        let th = self.heap.threads.get_mut_storing(co, true);
         th.status = CoStatus::Running;
         let started = std::mem::replace(&mut th.started, true);
         let mut co_ex = std::mem::take(&mut th.ex);
@@ -115,7 +115,7 @@ impl State {
         self.ex.stack.truncate(args_start);
         let mut prev_ex = std::mem::replace(&mut self.ex, co_ex);
         prev_ex.stack.park(self.stack_epoch);
-        let pth = self.heap.threads.get_mut(prev);
+        let pth = self.heap.threads.get_mut_storing(prev, true);
         pth.ex = prev_ex;
         pth.status = CoStatus::Normal;
         self.running = co;
@@ -191,7 +191,7 @@ impl State {
             Ok(Exit::Yield) => (CoStatus::Suspended, self.ex.open_top as usize, Ok(())),
             Err(e) => (CoStatus::Dead, 0, Err(e.value)),
         };
-        let pth = self.heap.threads.get_mut(prev);
+        let pth = self.heap.threads.get_mut_storing(prev, true);
         pth.status = CoStatus::Running;
         let mut prev_ex = std::mem::take(&mut pth.ex);
         prev_ex.stack.unpark(self.stack_epoch);
@@ -211,7 +211,7 @@ impl State {
             Err(ev) => Err(ev),
         };
         co_ex.stack.park(self.stack_epoch);
-        let th = self.heap.threads.get_mut(co);
+        let th = self.heap.threads.get_mut_storing(co, true);
         th.status = st;
         match res {
             Err(ev) => {

@@ -137,6 +137,10 @@ pub struct GcStats {
     pub cycles: u64,
     /// Minor collections completed (generational mode).
     pub minors: u64,
+    /// Generational mode: waiting after a bad major collection (one that
+    /// freed less than half of the heap's growth), with no minor
+    /// collections until a major one finds the live size steady.
+    pub waiting: bool,
     /// Gray objects waiting to be traversed.
     pub gray: usize,
     /// Big tables whose traversal, a chunk at a time, is under way.
@@ -172,6 +176,12 @@ pub struct GcState {
     pub gen_base: usize,
     /// Minor collections completed.
     pub minors: u64,
+    /// Generational mode: 0, or the live bytes after the last major
+    /// collection if it was *bad* (freed less than half of what the heap
+    /// grew since the one before): the collector then waits a pause, as in
+    /// incremental mode, and the next collection is a major one again
+    /// (5.4's `lastatomic`, `gc/generational.rs`).
+    pub lastatomic: usize,
     /// Objects flagged for finalization, in flagging order.
     pub(crate) finobj: Vec<Value>,
     /// Their ids, for membership.
@@ -203,6 +213,7 @@ impl GcState {
             majormul: 100,
             gen_base: 0,
             minors: 0,
+            lastatomic: 0,
             finobj: Vec::new(),
             finset: BTreeSet::new(),
             tobefnz: Default::default(),
@@ -244,6 +255,14 @@ impl GcState {
     #[inline]
     pub fn is_gen(&self) -> bool {
         self.mode == "generational"
+    }
+
+    /// Whether the arenas keep generational ages: generational mode, and
+    /// not waiting after a bad collection (then the heap looks as in
+    /// incremental mode's pause: no marks, barriers off).
+    #[inline]
+    pub(crate) fn gen_ages(&self) -> bool {
+        self.is_gen() && self.lastatomic == 0
     }
 
     /// Generational mode: the next collection's threshold, `minormul`
@@ -352,6 +371,7 @@ impl State {
             phase: self.gc.phase,
             cycles: self.gc.cycles,
             minors: self.gc.minors,
+            waiting: self.gc.lastatomic != 0,
             gray: self.gc.cycle.gray.len(),
             tables_in_chunks: self.gc.cycle.partial.len(),
             work: self.gc.cycle.work,
@@ -383,9 +403,9 @@ impl State {
     /// Stops (`false`) or restarts (`true`) automatic collection.
     pub fn gc_set_running(&mut self, on: bool) {
         self.gc.running = on;
-        if on && self.gc.is_gen() {
+        if on && self.gc.is_gen() && self.gc.lastatomic == 0 {
             self.gc.set_minor_threshold(self.heap.bytes);
-        } else if on && self.gc.phase == Phase::Pause {
+        } else if on && (self.gc.phase == Phase::Pause || self.gc.is_gen()) {
             self.gc.reset_threshold(self.heap.bytes);
         } else if on {
             self.gc.threshold = self.heap.bytes;
@@ -437,7 +457,7 @@ impl State {
     /// Runs a full collection cycle, then the pending finalizers.
     pub fn collect_garbage(&mut self) {
         if self.gc.is_gen() {
-            self.major_gen();
+            self.full_gen();
             self.run_finalizers();
         } else {
             self.full_gc();

@@ -153,6 +153,45 @@ fn switching_modes_in_the_middle_of_the_work_keeps_the_heap_whole() {
     assert_eq!(got, want);
 }
 
+/// A program that only grows its live data gains nothing from minor
+/// collections: what they traverse survives. A major collection that
+/// frees less than half of the growth is bad, and the collector waits a
+/// pause with no minor collections; once the live size holds steady, a
+/// major collection finds it so and minor collections resume (5.4's
+/// `lastatomic`). The waiting state is world state: saved, loaded and
+/// hashed like the rest.
+#[test]
+fn a_growing_heap_waits_after_a_bad_collection_then_resumes() {
+    let (mut st, out) = new_state();
+    run(&mut st, r#"collectgarbage("generational") keep = {}"#);
+    let minors0 = st.gc_stats().minors;
+    run(&mut st, "for i = 1, 150000 do keep[i] = {i} end");
+    let grown = st.gc_stats();
+    assert!(grown.waiting, "no bad collection while the live data only grew: {grown:?}");
+    assert!(grown.cycles >= 3, "too few major collections: {grown:?}");
+    // Minor collections stopped at the first bad major one (a few
+    // megabytes in), while the heap grew to tens of megabytes.
+    assert!(grown.minors - minors0 <= 12, "minor collections went on: {grown:?}");
+    st.check_heap().unwrap();
+    let bytes = st.save_state().unwrap();
+    let (mut b, out_b) = new_state();
+    b.load_state(&bytes).unwrap();
+    b.check_heap().unwrap();
+    assert!(b.gc_stats().waiting);
+    assert_eq!((b.state_hash(), b.heap_hash()), (st.state_hash(), st.heap_hash()));
+    let churn = "for i = 1, 600000 do local g = {i, {i}} end
+                 local s = 0 for i = 1, #keep do s = s + keep[i][1] end print(s)";
+    for (s, o) in [(&mut st, &out), (&mut b, &out_b)] {
+        run(s, churn);
+        assert_eq!(o.take(), "11250075000\n");
+        let after = s.gc_stats();
+        assert!(!after.waiting, "the collector still waits with a steady live size: {after:?}");
+        assert!(after.minors > grown.minors + 3, "minor collections did not resume: {after:?}");
+        s.check_heap().unwrap();
+    }
+    assert_eq!((b.state_hash(), b.heap_hash()), (st.state_hash(), st.heap_hash()));
+}
+
 /// Two processes running the same program collect at the same points.
 #[test]
 fn two_processes_collect_alike() {

@@ -105,6 +105,12 @@ impl Marks {
         self.bits[idx as usize / 64] & (1 << (idx % 64)) != 0
     }
 
+    /// Whether bit `idx` is set, false beyond the bitmap.
+    #[inline(always)]
+    pub(crate) fn test(&self, idx: u32) -> bool {
+        self.bits.get(idx as usize / 64).is_some_and(|w| w & (1 << (idx % 64)) != 0)
+    }
+
     /// Clears every bit (a cycle abandoned, or a fresh one).
     pub(crate) fn clear_all(&mut self) {
         if !self.clear {

@@ -59,7 +59,7 @@ impl State {
             if !o.is_live(h) {
                 return Err(format!("dangling {} handle #{i}", o.kind_name()));
             }
-            if self.gc.phase == Phase::Pause && !self.gc.is_gen() && is_marked(h, o) {
+            if self.gc.phase == Phase::Pause && !self.gc.gen_ages() && is_marked(h, o) {
                 return Err(format!("{} #{i} left marked", o.kind_name()));
             }
             if std::mem::replace(&mut seen[o.kind()][i], true) {
@@ -106,7 +106,7 @@ impl State {
                 h.interner.len(),
             ));
         }
-        if self.gc.is_gen() {
+        if self.gc.gen_ages() {
             // Marks mean old: the generational invariant instead.
             crate::gc::io::check(&self.gc, h)?;
         }

@@ -44,6 +44,17 @@
 //!   short pauses whatever the heap's size (the engine's worlds) stays in
 //!   incremental mode, the default of a new state, as in 5.4's library
 //!   (`lua.c` switches to generational mode; so does `luprex-lua`).
+//! * **Bad collections** (5.4's `lastatomic`). A program that builds a
+//!   big long-lived structure gains nothing from minor collections: what
+//!   they traverse survives. A major collection that frees less than half
+//!   of what the heap grew since the one before is *bad*: the collector
+//!   drops the ages (no marks, barriers off, as in incremental mode's
+//!   pause) and waits until the heap has grown by `pause` percent; then
+//!   runs a major collection again ([`State::step_gen_full`]). If that one
+//!   finds the live size grown by less than an eighth, generational
+//!   collection resumes from it (its survivors old); otherwise the
+//!   collector waits again. Full collections asked for
+//!   (`collectgarbage()`) while waiting keep waiting.
 //! * **Old objects that die** stay until the next major collection, as in
 //!   5.4: a minor collection never frees an old object, nor finalizes one,
 //!   nor removes one from a weak table.
@@ -66,6 +77,7 @@ impl State {
     pub(super) fn enter_gen(&mut self) {
         self.settle_cycle();
         self.gc.mode = "generational";
+        self.gc.lastatomic = 0;
         self.major_gen();
         self.run_finalizers();
     }
@@ -74,6 +86,14 @@ impl State {
     /// object is young again, the barriers are off, and the next
     /// incremental cycle starts from the pause.
     pub(super) fn leave_gen(&mut self) {
+        self.drop_ages();
+        self.gc.lastatomic = 0;
+    }
+
+    /// Every object young again, barriers off, the next collection a
+    /// pause away: incremental mode's pause (leaving the mode, or waiting
+    /// after a bad collection).
+    fn drop_ages(&mut self) {
         for_each_marks!(&mut self.heap, a => {
             a.reset_marks();
             a.set_gen(false);
@@ -84,15 +104,52 @@ impl State {
         self.gc.reset_threshold(self.heap.bytes);
     }
 
-    /// The collection due in generational mode: a major one if the heap
-    /// has grown by `majormul` percent since the last major one, else a
-    /// minor one. The caller runs the finalizers.
+    /// The collection due in generational mode (5.4's `genstep`): after a
+    /// bad collection, a major one that may resume the ages; a major one
+    /// if the heap has grown by `majormul` percent since the last major
+    /// one; else a minor one. The caller runs the finalizers.
     pub(super) fn gen_step(&mut self) {
-        if self.gc.major_due(self.heap.bytes) {
+        if self.gc.lastatomic != 0 {
+            self.step_gen_full();
+        } else if self.gc.major_due(self.heap.bytes) {
+            let base = self.gc.gen_base;
+            let inc = (base / 100).saturating_mul(self.gc.majormul as usize);
             self.major_gen();
+            if self.heap.bytes >= base.saturating_add(inc / 2) {
+                self.bad_collection();
+            }
         } else {
             self.minor_gen();
         }
+    }
+
+    /// After a bad collection, the next one (5.4's `stepgenfull`): a
+    /// major collection, kept generational if the live size grew by less
+    /// than an eighth since the bad one, else the collector waits again.
+    fn step_gen_full(&mut self) {
+        let last = self.gc.lastatomic;
+        self.major_gen();
+        if self.heap.bytes < last.saturating_add(last / 8) {
+            self.gc.lastatomic = 0;
+        } else {
+            self.bad_collection();
+        }
+    }
+
+    /// A full collection asked for (`collectgarbage()`, 5.4's
+    /// `luaC_fullgc`): a major one; waiting after a bad collection, the
+    /// collector goes on waiting.
+    pub(super) fn full_gen(&mut self) {
+        self.major_gen();
+        if self.gc.lastatomic != 0 {
+            self.bad_collection();
+        }
+    }
+
+    /// The major collection just run was bad (see the module docs).
+    fn bad_collection(&mut self) {
+        self.gc.lastatomic = self.heap.bytes.max(1);
+        self.drop_ages();
     }
 
     /// A minor collection (see the module docs); the caller runs the

@@ -47,6 +47,7 @@ pub(crate) fn visit<V: Visit>(gc: &GcState, v: &mut V) {
     v.data(u64::from(gc.majormul));
     v.layout(gc.gen_base as u64);
     v.layout(gc.minors);
+    v.layout(gc.lastatomic as u64);
 }
 
 pub(crate) fn save(gc: &GcState, w: &mut Writer<'_>) -> WResult {
@@ -71,6 +72,7 @@ pub(crate) fn save(gc: &GcState, w: &mut Writer<'_>) -> WResult {
     w.u32(gc.majormul);
     w.u64(gc.gen_base as u64);
     w.u64(gc.minors);
+    w.u64(gc.lastatomic as u64);
     Ok(())
 }
 
@@ -99,6 +101,7 @@ pub(crate) fn load(gc: &mut GcState, r: &mut Reader<'_>) -> RResult<()> {
     gc.majormul = r.u32()?.min(10_000);
     gc.gen_base = r.usize()?;
     gc.minors = r.u64()?;
+    gc.lastatomic = r.usize()?;
     Ok(())
 }
 
@@ -118,8 +121,11 @@ pub(crate) fn all_marks(heap: &Heap) -> [&Marks; ObjRef::KINDS] {
 
 /// Checks the cycle against the heap (see the module docs).
 pub(crate) fn check(gc: &GcState, heap: &Heap) -> RResult<()> {
-    if gc.is_gen() {
+    if gc.is_gen() && gc.lastatomic == 0 {
         return check_gen(gc, heap);
+    }
+    if gc.is_gen() && gc.phase != Phase::Pause {
+        return Err("a generational collector outside its pause".into());
     }
     let ages = |m: &&Marks| m.gen || !m.young.is_empty() || !m.survival.is_empty();
     if all_marks(heap).iter().any(|m| ages(m) || !m.old1.is_empty()) {
