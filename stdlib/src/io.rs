@@ -238,13 +238,13 @@ fn with_lstream<T>(st: &mut State, v: Value, f: impl FnOnce(&mut LStream) -> T) 
 }
 
 /// Whether `v` is a file handle (open or closed).
-fn is_file(st: &mut State, v: Value) -> bool {
-    st.userdata_mut::<LStream>(v).is_some()
+fn is_file(st: &State, v: Value) -> bool {
+    st.userdata_ref::<LStream>(v).is_some()
 }
 
 /// Whether file value `v` is closed.
-fn is_closed(st: &mut State, v: Value) -> bool {
-    with_lstream(st, v, |p| p.handle.is_none()).unwrap_or(true)
+fn is_closed(st: &State, v: Value) -> bool {
+    st.userdata_ref::<LStream>(v).is_none_or(|p| p.handle.is_none())
 }
 
 /// `tolstream`: argument 1 must be a file handle.

@@ -419,11 +419,24 @@ impl State {
         self.new_userdata(Box::new(crate::userdata::Opaque(v)), meta)
     }
 
+    /// The payload of a userdata value if it is a `T`, to read
+    /// (`luaL_testudata` by payload type).
+    pub fn userdata_ref<T: std::any::Any>(&self, v: Value) -> Option<&T> {
+        match v {
+            Value::UserData(u) => self.heap.userdata.get(u).data.downcast_ref::<T>(),
+            _ => None,
+        }
+    }
+
     /// The payload of a userdata value if it is a `T` (`luaL_testudata`
     /// by payload type).
     pub fn userdata_mut<T: std::any::Any>(&mut self, v: Value) -> Option<&mut T> {
         match v {
-            Value::UserData(u) => self.heap.userdata.get_mut(u).data.downcast_mut::<T>(),
+            // The mark test inline (`Arena::get_mut_storing`): in generational
+            // mode a file handle read in a loop would call the barrier each time.
+            Value::UserData(u) => {
+                self.heap.userdata.get_mut_storing(u, true).data.downcast_mut::<T>()
+            }
             _ => None,
         }
     }

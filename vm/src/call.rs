@@ -574,7 +574,8 @@ impl State {
                 break;
             }
             let v = self.ex.stack.get(slot as usize).copied().unwrap_or(Value::Nil);
-            *self.heap.upvals.get_mut(uv) = UpVal::Closed(v);
+            let obj = crate::schema::ObjRef::of(v).is_some();
+            *self.heap.upvals.get_mut_storing(uv, obj) = UpVal::Closed(v);
             self.ex.open_upvals.pop();
         }
     }

@@ -182,14 +182,12 @@ pub(super) fn upval_write(
     uv: UpvalRef,
     v: Value,
 ) {
+    let obj = || crate::schema::ObjRef::of(v).is_some();
     match *heap.upvals.get(uv) {
-        UpVal::Closed(_) => {
-            let obj = crate::schema::ObjRef::of(v).is_some();
-            *heap.upvals.get_mut_storing(uv, obj) = UpVal::Closed(v)
-        }
+        UpVal::Closed(_) => *heap.upvals.get_mut_storing(uv, obj()) = UpVal::Closed(v),
         UpVal::Open { thread, slot } if thread == running => store(&mut stack[slot as usize], v),
         UpVal::Open { thread, slot } => {
-            store(&mut heap.threads.get_mut(thread).ex.stack[slot as usize], v)
+            store(&mut heap.threads.get_mut_storing(thread, obj()).ex.stack[slot as usize], v)
         }
     }
 }

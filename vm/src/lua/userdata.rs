@@ -549,7 +549,7 @@ impl AnyUserData {
     fn access<T: 'static>(&self, how: Access) -> Result<Rc<T>> {
         let found = self.0.lua().with_state(|st| match self.0.raw(st) {
             Raw::UserData(u) => {
-                let data = &mut st.heap.userdata.get_mut(u).data;
+                let data = &mut st.heap.userdata.get_mut_storing(u, true).data;
                 let name = data.type_name();
                 match data.downcast_mut::<UdCell<T>>() {
                     Some(c) if c.destructed => Found::Destructed,
@@ -586,7 +586,9 @@ impl AnyUserData {
         let slot = self.0.clone();
         let restore = move |st: &mut State| {
             if let Raw::UserData(u) = slot.raw(st) {
-                if let Some(c) = st.heap.userdata.get_mut(u).data.downcast_mut::<UdCell<T>>() {
+                if let Some(c) =
+                    st.heap.userdata.get_mut_storing(u, true).data.downcast_mut::<UdCell<T>>()
+                {
                     c.value = Some(v);
                 }
             }
