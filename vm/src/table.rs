@@ -1185,12 +1185,32 @@ impl<'a> TableView<'a> {
     /// field access.
     #[inline(always)]
     fn find_str_hinted(self, s: StrRef, hint: &Cell<u32>) -> Option<(usize, Value)> {
+        // SAFETY: `body_ptr` is the body's address (the body pointer
+        // invariant), and `self.s` is borrowed: no write moves it.
+        unsafe { self.find_str_hinted_at(self.t.body_ptr(self.s), s, hint) }
+    }
+
+    /// [`TableView::find_str_hinted`] given the body's address `p` (the
+    /// caller's `body_ptr`, taken once: each `cell` would test the body
+    /// pointer's epoch again).
+    ///
+    /// # Safety
+    ///
+    /// `p` is this table's `body_ptr`, taken since the store last moved.
+    #[inline(always)]
+    pub(crate) unsafe fn find_str_hinted_at(
+        self,
+        p: *mut Value,
+        s: StrRef,
+        hint: &Cell<u32>,
+    ) -> Option<(usize, Value)> {
         let e = hint.get() as usize;
         if e < self.t.elen as usize {
             // SAFETY (both): the layout invariant (see `TableView`):
-            // `2 * e + 1 < 2 * elen <= 2 * hcap <= cap`.
-            if matches!(unsafe { *self.cell(2 * e) }, Value::Str(x) if x == s) {
-                return Some((e, unsafe { *self.cell(2 * e + 1) }));
+            // `2 * e + 1 < 2 * elen <= 2 * hcap <= cap`, inside the body
+            // block, where `p` points (the caller's contract).
+            if matches!(unsafe { *p.add(2 * e) }, Value::Str(x) if x == s) {
+                return Some((e, unsafe { *p.add(2 * e + 1) }));
             }
         }
         let found = self.find_str_entry(s);

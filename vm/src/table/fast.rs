@@ -166,7 +166,8 @@ impl Tables {
         let (body, bp, flags) = (t.body, t.body_ptr(&self.store), t.flags);
         let view = TableView { t, s: &self.store };
         let found = match hint {
-            Some(hint) => view.find_str_hinted(s, hint),
+            // SAFETY: `bp` was just taken from `t`, the store untouched.
+            Some(hint) => unsafe { view.find_str_hinted_at(bp, s, hint) },
             None => view.find_str_entry(s),
         };
         match found {
