@@ -1035,23 +1035,6 @@ impl<'a> TableView<'a> {
         self.t
     }
 
-    /// Body cell `i`, unchecked.
-    ///
-    /// # Safety
-    ///
-    /// `i` is below the body's capacity (the layout invariant, see
-    /// [`TableView`], then puts it inside the store).
-    #[inline(always)]
-    unsafe fn cell(self, i: usize) -> &'a Value {
-        let t = self.t;
-        debug_assert!(i < body_cap(t.acap as usize, t.hcap as usize));
-        // SAFETY: the caller's contract and the layout invariant put cell
-        // `i` inside the body block, where `body_ptr` points (the body
-        // pointer invariant); `self.s` is borrowed, so no write is under
-        // way.
-        unsafe { &*t.body_ptr(self.s).add(i) }
-    }
-
     /// The used part of the body: entries, index, array slots.
     #[inline(always)]
     fn body(self) -> &'a [Value] {
@@ -1061,7 +1044,9 @@ impl<'a> TableView<'a> {
             return &[];
         }
         debug_assert!(n <= body_cap(t.acap as usize, t.hcap as usize));
-        // SAFETY: as in `cell`: the `n` cells are inside the body block.
+        // SAFETY: the layout invariant (see `TableView`) puts the `n` cells
+        // inside the body block, where `body_ptr` points (the body pointer
+        // invariant); `self.s` is borrowed, so no write is under way.
         unsafe { std::slice::from_raw_parts(t.body_ptr(self.s), n) }
     }
 
@@ -1191,8 +1176,8 @@ impl<'a> TableView<'a> {
     }
 
     /// [`TableView::find_str_hinted`] given the body's address `p` (the
-    /// caller's `body_ptr`, taken once: each `cell` would test the body
-    /// pointer's epoch again).
+    /// caller's `body_ptr`, taken once: each cell read through `body_ptr`
+    /// would test the body pointer's epoch again).
     ///
     /// # Safety
     ///
@@ -1235,9 +1220,9 @@ impl<'a> TableView<'a> {
         if n == 0 {
             return None;
         }
-        // The body's address once, not per cell: `cell` tests the body
-        // pointer's epoch, and the scan would repeat the test (and the
-        // store's epoch load) at every entry.
+        // The body's address once, not per cell: `body_ptr` tests the
+        // body pointer's epoch, and the scan would repeat the test (and
+        // the store's epoch load) at every entry.
         let p = self.t.body_ptr(self.s);
         let mut k = 0;
         while k < n {
@@ -1264,11 +1249,13 @@ impl<'a> TableView<'a> {
         }
         let mask = 2 * h - 1;
         let mut pos = (str_hash(s) >> self.t.shift) as usize & mask;
+        // The body's address once, not per cell (as `find_str_entry`).
+        let p = self.t.body_ptr(self.s);
         loop {
             // SAFETY: the layout invariant (see `TableView`): index slot
             // `pos < 2 * hcap` is in cell `2 * hcap + pos / 2 < 3 * hcap <=
-            // cap`.
-            let e = islot_of(unsafe { *self.cell(2 * h + (pos >> 1)) }, pos);
+            // cap`, inside the body block, where `p` points.
+            let e = islot_of(unsafe { *p.add(2 * h + (pos >> 1)) }, pos);
             if e == 0 {
                 return None;
             }
@@ -1276,8 +1263,8 @@ impl<'a> TableView<'a> {
             debug_assert!(k < 2 * self.t.elen as usize);
             // SAFETY (both): the layout invariant: an index slot names an
             // entry below `elen`, so `k + 1 < 2 * elen <= cap`.
-            if matches!(unsafe { *self.cell(k) }, Value::Str(x) if x == s) {
-                return Some((pos, (e - 1) as usize, unsafe { *self.cell(k + 1) }));
+            if matches!(unsafe { *p.add(k) }, Value::Str(x) if x == s) {
+                return Some((pos, (e - 1) as usize, unsafe { *p.add(k + 1) }));
             }
             pos = (pos + 1) & mask;
         }
