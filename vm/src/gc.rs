@@ -62,7 +62,9 @@
 //! **Generational mode** (`collectgarbage("generational")`, the mode the
 //! standalone interpreter runs in, as `lua.c`) is in
 //! `gc/generational.rs`: minor collections of the young objects and major
-//! ones of the whole heap, each in one go; an explicit
+//! ones of the whole heap, each in one go (after a bad major collection,
+//! one that freed little, the collector waits a pause with no ages, as
+//! 5.4's); an explicit
 //! `collectgarbage("step")` in that mode runs the collection due and never
 //! reports the end of a cycle, as 5.4's. A new state collects
 //! incrementally, as 5.4's library does.
