@@ -25,7 +25,11 @@ and 5.1 shim), each size argument multiplied by F (0.1: about a tenth of
 the work for the programs linear in their size), two programs at a time.
 It is the regression hunt between two builds over programs the list above
 leaves out: a row whose ratio moves between builds is worth a profile.
-Rows where a size rounds to something trivial count mostly start-up.
+Rows where a size rounds to something trivial count mostly start-up;
+programs with no size argument (gl-mandel, gl-juliaset, lj-life) or one
+that stays 1 (AWFY CD, Havlak, NBody, Mandelbrot) run whole, Havlak alone
+38 G instructions (most of an hour under callgrind for three builds):
+leave them out with --only for a quick pass.
 """
 import os
 import re
