@@ -119,9 +119,7 @@ const CORPUS: &[(&str, &str, &str)] = &[
 fn new_state() -> (State, Out) {
     let mut st = State::new();
     luprex_stdlib::open_sandbox(&mut st).expect("stdlib");
-    let out = Out::default();
-    st.set_stdout(Box::new(out.clone()));
-    (st, out)
+    captured(st)
 }
 
 fn run(st: &mut State, src: &str) {

@@ -634,10 +634,7 @@ impl<T: SnapClone> Arena<T> {
         if self.hook {
             self.on_mut(h.idx);
         }
-        match self.slots.get_mut(h.idx as usize) {
-            Some(Some(v)) => v,
-            _ => dangling(h.idx),
-        }
+        self.live_mut(h.idx)
     }
 
     /// [`Arena::get_mut`] for a write that stores one value, `obj` telling
@@ -654,10 +651,7 @@ impl<T: SnapClone> Arena<T> {
         if self.hook && (self.on || (obj && self.marks.test(h.idx))) {
             self.on_mut(h.idx);
         }
-        match self.slots.get_mut(h.idx as usize) {
-            Some(Some(v)) => v,
-            _ => dangling(h.idx),
-        }
+        self.live_mut(h.idx)
     }
 
     /// The live object at slot `idx`, mutable for its *cache fields* only
@@ -699,6 +693,15 @@ impl<T: SnapClone> Arena<T> {
         self.live -= 1;
         self.free.push(h.idx);
         Some(v)
+    }
+
+    /// The live object at slot `idx`, mutable, its hooks already called.
+    #[inline(always)]
+    fn live_mut(&mut self, idx: u32) -> &mut T {
+        match self.slots.get_mut(idx as usize) {
+            Some(Some(v)) => v,
+            _ => dangling(idx),
+        }
     }
 
     /// A mutation while a snapshot is open or the barrier is on.

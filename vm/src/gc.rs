@@ -276,10 +276,13 @@ impl GcState {
 
     /// Generational mode: whether the next collection is a major one.
     fn major_due(&self, bytes: usize) -> bool {
-        bytes
-            > self
-                .gen_base
-                .saturating_add((self.gen_base / 100).saturating_mul(self.majormul as usize))
+        bytes > self.gen_base.saturating_add(self.major_growth())
+    }
+
+    /// Generational mode: the growth since the last major collection that
+    /// makes the next one due (`majormul` percent of its live bytes).
+    fn major_growth(&self) -> usize {
+        (self.gen_base / 100).saturating_mul(self.majormul as usize)
     }
 }
 

@@ -16,10 +16,7 @@ include!("support/capture.rs");
 include!("support/child.rs");
 
 fn new_state() -> (State, Out) {
-    let mut st = State::new();
-    let out = Out::default();
-    st.set_stdout(Box::new(out.clone()));
-    (st, out)
+    captured(State::new())
 }
 
 fn run(st: &mut State, src: &str) {

@@ -112,8 +112,7 @@ impl State {
         if self.gc.lastatomic != 0 {
             self.step_gen_full();
         } else if self.gc.major_due(self.heap.bytes) {
-            let base = self.gc.gen_base;
-            let inc = (base / 100).saturating_mul(self.gc.majormul as usize);
+            let (base, inc) = (self.gc.gen_base, self.gc.major_growth());
             self.major_gen();
             if self.heap.bytes >= base.saturating_add(inc / 2) {
                 self.bad_collection();

@@ -1,6 +1,13 @@
 // Shared by test files with `include!`: a writer whose bytes can be taken
 // from outside the state it was given to (what `print` wrote).
 
+/// `st` with its standard output captured, and the capture.
+fn captured(mut st: luprex_vm::raw::State) -> (luprex_vm::raw::State, Out) {
+    let out = Out::default();
+    st.set_stdout(Box::new(out.clone()));
+    (st, out)
+}
+
 /// A writer whose bytes can be taken from outside the state.
 #[derive(Clone, Default)]
 struct Out(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);

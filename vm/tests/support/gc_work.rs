@@ -3,10 +3,7 @@
 // their helpers.
 
 fn new_state() -> (State, Out) {
-    let mut st = State::new();
-    let out = Out::default();
-    st.set_stdout(Box::new(out.clone()));
-    (st, out)
+    captured(State::new())
 }
 
 fn run(st: &mut State, src: &str) {
