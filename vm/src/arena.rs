@@ -654,6 +654,36 @@ impl<T: SnapClone> Arena<T> {
         self.live_mut(h.idx)
     }
 
+    /// [`Arena::get_mut_storing`] of two distinct objects at once, each
+    /// told to the journal and to the barrier as a write of an object (a
+    /// coroutine's resume moves execution states between two threads).
+    /// Panics if `a` and `b` are the same handle.
+    #[inline(always)]
+    pub(crate) fn pair_mut_storing(&mut self, a: Handle<T>, b: Handle<T>) -> (&mut T, &mut T) {
+        assert_ne!(a.idx, b.idx, "pair_mut_storing of one object");
+        for idx in [a.idx, b.idx] {
+            if self.hook && (self.on || self.marks.test(idx)) {
+                self.on_mut(idx);
+            }
+        }
+        let (i, j) = (a.idx as usize, b.idx as usize);
+        let (lo, hi) = (i.min(j), i.max(j));
+        if hi >= self.slots.len() {
+            dangling(hi as u32)
+        }
+        let (low, high) = self.slots.split_at_mut(hi);
+        let (x, y) = match (&mut low[lo], &mut high[0]) {
+            (Some(x), Some(y)) => (x, y),
+            (None, _) => dangling(lo as u32),
+            (_, None) => dangling(hi as u32),
+        };
+        if i < j {
+            (x, y)
+        } else {
+            (y, x)
+        }
+    }
+
     /// The live object at slot `idx`, mutable for its *cache fields* only
     /// (fields outside the state: not compared, hashed or saved, such as a
     /// table's body pointer): neither the journal nor the collector's

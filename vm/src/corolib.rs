@@ -13,7 +13,7 @@
 use crate::call::{Exit, Pre};
 use crate::error::Error;
 use crate::state::{Action, State, Status, MAX_CCALLS};
-use crate::thread::{cist, u, CoStatus, MetaRet, Thread};
+use crate::thread::{cist, u, CoStatus, ExecState, MetaRet, Thread};
 use crate::value::{ThreadRef, Value};
 
 type R = Result<Action, Error>;
@@ -73,10 +73,10 @@ impl State {
     /// [`State::resume`]; with `lead`, a `true` is pushed in front of the
     /// results on success (not counted), as `coroutine.resume` returns them.
     ///
-    /// Each execution state moves once per direction: the coroutine's is
-    /// taken out of its `Thread` (leaving an empty one) into `self.ex`, the
-    /// resumer's goes into its `Thread`; arguments and results are copied
-    /// straight from one stack to the other.
+    /// Each execution state moves once per direction: the coroutine's
+    /// from its `Thread` into `self.ex`, the resumer's into its own
+    /// `Thread`, whose slot holds an empty state while it runs; arguments
+    /// and results are copied straight from one stack to the other.
     #[inline]
     fn resume_lead(
         &mut self,
@@ -104,20 +104,19 @@ impl State {
         }
         let prev = self.running;
         let args_start = self.ex.stack.len() - nargs;
-        let th = self.heap.threads.get_mut_storing(co, true);
+        let epoch = self.stack_epoch;
+        let (pth, th) = self.heap.threads.pair_mut_storing(prev, co);
+        pth.status = CoStatus::Normal;
         th.status = CoStatus::Running;
         let started = std::mem::replace(&mut th.started, true);
-        let mut co_ex = std::mem::take(&mut th.ex);
-        // What a stack keeps above its length while stored in its thread
-        // (`stack.rs`).
-        co_ex.stack.unpark(self.stack_epoch);
-        co_ex.stack.extend_from_slice(&self.ex.stack[args_start..]);
+        // The arguments go straight into the coroutine's stack, then each
+        // state moves once: the resumer's into its own slot (which held an
+        // empty state while it ran), the coroutine's out of its slot.
+        th.ex.stack.unpark(epoch);
+        th.ex.stack.extend_from_slice(&self.ex.stack[args_start..]);
         self.ex.stack.truncate(args_start);
-        let mut prev_ex = std::mem::replace(&mut self.ex, co_ex);
-        prev_ex.stack.park(self.stack_epoch);
-        let pth = self.heap.threads.get_mut_storing(prev, true);
-        pth.ex = prev_ex;
-        pth.status = CoStatus::Normal;
+        self.ex.stack.park(epoch);
+        ExecState::rotate(&mut pth.ex, &mut self.ex, &mut th.ex);
         self.running = co;
         self.n_ccalls += 1;
         let r = self.resume_inner(started, nargs);
@@ -191,36 +190,33 @@ impl State {
             Ok(Exit::Yield) => (CoStatus::Suspended, self.ex.open_top as usize, Ok(())),
             Err(e) => (CoStatus::Dead, 0, Err(e.value)),
         };
-        let pth = self.heap.threads.get_mut_storing(prev, true);
+        let epoch = self.stack_epoch;
+        let (pth, th) = self.heap.threads.pair_mut_storing(prev, co);
         pth.status = CoStatus::Running;
-        let mut prev_ex = std::mem::take(&mut pth.ex);
-        prev_ex.stack.unpark(self.stack_epoch);
-        let mut co_ex = std::mem::replace(&mut self.ex, prev_ex);
-        self.running = prev;
+        th.status = st;
+        // The moves of `resume_lead` in reverse, the results copied first.
+        pth.ex.stack.unpark(epoch);
         let res = match outcome {
             Ok(()) => {
-                let vals = &co_ex.stack[from.min(co_ex.stack.len())..];
+                let vals = &self.ex.stack[from.min(self.ex.stack.len())..];
                 if lead {
-                    self.ex.stack.push(Value::Bool(true));
+                    pth.ex.stack.push(Value::Bool(true));
                 }
-                self.ex.stack.extend_from_slice(vals);
+                pth.ex.stack.extend_from_slice(vals);
                 let n = vals.len();
-                co_ex.stack.truncate(from);
+                self.ex.stack.truncate(from);
                 Ok(n)
             }
             Err(ev) => Err(ev),
         };
-        co_ex.stack.park(self.stack_epoch);
-        let th = self.heap.threads.get_mut_storing(co, true);
-        th.status = st;
+        self.ex.stack.park(epoch);
+        ExecState::rotate(&mut th.ex, &mut self.ex, &mut pth.ex);
+        self.running = prev;
         match res {
-            Err(ev) => {
-                // A dead coroutine keeps its frames (for a traceback).
-                th.error = ev;
-                th.ex = co_ex;
-            }
-            Ok(_) if st == CoStatus::Dead => {}
-            Ok(_) => th.ex = co_ex,
+            // A dead coroutine keeps its frames (for a traceback).
+            Err(ev) => th.error = ev,
+            Ok(_) if st == CoStatus::Dead => th.ex = Default::default(),
+            Ok(_) => {}
         }
         Ok(res)
     }
