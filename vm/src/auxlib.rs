@@ -78,7 +78,9 @@ impl State {
     /// it has no such upvalue).
     pub fn set_native_upvalue(&mut self, i: usize, v: Value) {
         if let Some(crate::thread::Callee::Rust(h)) = self.ex.frames.last().map(|c| c.callee) {
-            if let Some(x) = self.heap.rust_fns.get_mut(h).upvalues.get_mut(i) {
+            // A number stored (gmatch's offsets) needs no barrier.
+            let obj = crate::schema::ObjRef::of(v).is_some();
+            if let Some(x) = self.heap.rust_fns.get_mut_storing(h, obj).upvalues.get_mut(i) {
                 *x = v;
             }
         }
