@@ -102,15 +102,17 @@ use std::collections::BTreeSet;
 mod check;
 pub(crate) mod io;
 
-/// Minimum distance between the live size and the next threshold.
+/// The first threshold of a new state, and the gap before another try
+/// while the collector cannot run (stopped, or in a finalizer). Once a
+/// collection has measured the live size, the thresholds are 5.4's:
+/// `pause` percent of it in incremental mode, `minormul` percent of the
+/// heap above it in generational mode, with no floor. A floor of 1 MB
+/// here (until `fde8f35`) made small heaps grow 30-40 times their live
+/// size, so that the parameters meant nothing below a few megabytes and
+/// `gc.lua`'s pace test never ended; without it AWFY `json` runs 1.5 to
+/// 2.1 % more instructions, `binary-trees 12` 1.3 % fewer to 3.2 % more
+/// (RESULTS part 24).
 const MIN_GAP: usize = 1 << 20;
-
-/// Generational mode: the minimum allocation between two collections,
-/// the incremental mode's [`MIN_GAP`]: at 256 KB a small program's
-/// collections cost more than they saved (AWFY `json`: 1.097 of lua5.4's
-/// instructions, 1.069 at 1 MB, 1.038 incremental; `merkletrees 12`:
-/// 2,298.7 M, 2,168.0 M at 1 MB).
-const MIN_MINOR: usize = MIN_GAP;
 
 /// Default `stepsize` (log2 of the bytes between two steps), as 5.4.
 pub(crate) const STEPSIZE: u32 = 13;
@@ -230,7 +232,7 @@ impl GcState {
     pub fn reset_threshold(&mut self, live: usize) {
         self.estimate = live;
         let by_pause = live / 100 * self.pause as usize;
-        self.threshold = by_pause.max(live + MIN_GAP);
+        self.threshold = by_pause.max(live);
     }
 
     /// Bytes allocated between two steps of a cycle.
@@ -268,9 +270,9 @@ impl GcState {
     }
 
     /// Generational mode: the next collection's threshold, `minormul`
-    /// percent above the heap's size now (at least [`MIN_MINOR`] bytes).
+    /// percent above the heap's size now.
     fn set_minor_threshold(&mut self, bytes: usize) {
-        let gap = (bytes / 100).saturating_mul(self.minormul as usize).max(MIN_MINOR);
+        let gap = (bytes / 100).saturating_mul(self.minormul as usize);
         self.threshold = bytes.saturating_add(gap);
     }
 
