@@ -38,8 +38,9 @@
 //!   list and runs a whole cycle that leaves the survivors marked: old. It
 //!   is due when the heap has grown by `majormul` percent (100) since the
 //!   last one; otherwise the collection due is a minor one, when the heap
-//!   has grown by `minormul` percent (20, with no floor, as 5.4) since the
-//!   last collection. Both kinds stop the world, as 5.4's: a program that wants
+//!   has grown by `minormul` percent (20; at least 1 MB, a divergence
+//!   from 5.4 for speed, see `gc.rs`'s `MIN_MINOR`) since the last
+//!   collection. Both kinds stop the world, as 5.4's: a program that wants
 //!   short pauses whatever the heap's size (the engine's worlds) stays in
 //!   incremental mode, the default of a new state, as in 5.4's library
 //!   (`lua.c` switches to generational mode; so does `luprex-lua`).
