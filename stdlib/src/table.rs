@@ -130,6 +130,16 @@ fn aux_getn(st: &mut State, arg: usize, what: u8) -> Result<i64, Error> {
 // ----- insert, remove, move, concat, pack, unpack ----------------------------
 
 fn insert(st: &mut State) -> R {
+    // The common call, an append to a table without a metatable: its
+    // arguments read at once, the length without `check_tab`'s tests.
+    if let [Value::Table(h), v] = *st.args() {
+        let tab = st.table(h);
+        if tab.meta.is_none() {
+            let e = tab.len().wrapping_add(1);
+            seti(st, Value::Table(h), e, v)?;
+            return Ok(Action::Return(0));
+        }
+    }
     let t = st.arg(1);
     let e = aux_getn(st, 1, TAB_RW)?.wrapping_add(1);
     let pos = match st.nargs() {
@@ -156,6 +166,18 @@ fn insert(st: &mut State) -> R {
 }
 
 fn remove(st: &mut State) -> R {
+    // The common call, a pop from a non-empty table without a metatable
+    // (see `insert`).
+    if let [Value::Table(h)] = *st.args() {
+        let tab = st.table(h);
+        let size = tab.len();
+        if tab.meta.is_none() && size > 0 {
+            let result = tab.get_int(size);
+            seti(st, Value::Table(h), size, Value::Nil)?;
+            st.push(result);
+            return Ok(Action::Return(1));
+        }
+    }
     let t = st.arg(1);
     let size = aux_getn(st, 1, TAB_RW)?;
     let mut pos = st.opt_int(2, size)?;

@@ -36,6 +36,15 @@ impl State {
         self.ex.stack.len() - self.arg_base()
     }
 
+    /// The running native's arguments (and values pushed since), as one
+    /// slice: a native that takes several reads the frame's base once, as
+    /// `string.sub` does for its common call (each `arg` finds the frame
+    /// again).
+    #[inline]
+    pub fn args(&self) -> &[Value] {
+        self.ex.stack.get(self.arg_base()..).unwrap_or(&[])
+    }
+
     /// Argument `i` (1-based), nil if absent.
     #[inline]
     pub fn arg(&self, i: usize) -> Value {
