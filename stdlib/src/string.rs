@@ -383,7 +383,14 @@ fn char_(st: &mut State) -> R {
     let n = st.nargs();
     st.charge_work(n as u64)?;
     let mut out = Vec::with_capacity(n);
-    for i in 1..=n {
+    // Integers in range, the common case, read from the arguments' slice
+    // at once (fasta passes 2,047 at a time); anything else one by one,
+    // with `check_int`'s conversions and errors.
+    out.extend(st.args().iter().map_while(|v| match *v {
+        Value::Int(c @ 0..=255) => Some(c as u8),
+        _ => None,
+    }));
+    for i in out.len() + 1..=n {
         let c = st.check_int(i)? as u64;
         if c > 255 {
             return Err(st.arg_error(i, "value out of range"));

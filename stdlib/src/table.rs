@@ -293,6 +293,15 @@ fn unpack(st: &mut State) -> R {
     if n >= INT_MAX as u64 || st.check_stack(n as usize + 1, "").is_err() {
         return Err(st.native_error("too many results to unpack"));
     }
+    // A table without a metatable whose array part holds the range: one
+    // copy, the same work charged at once (fasta unpacks 2,047 values at
+    // a time: 14 % of its time went to this loop).
+    if let Value::Table(h) = t {
+        if st.push_array_run(h, i, e) {
+            st.charge_work(n)?;
+            return Ok(Action::Return(n as usize + 1));
+        }
+    }
     let mut k = i;
     while k < e {
         st.charge_work(1)?;

@@ -346,6 +346,25 @@ impl State {
         }
     }
 
+    /// Pushes `t[first]`, ..., `t[last]` when all those keys are in the
+    /// array part of `t` and `t` has no metatable: one copy, true. False,
+    /// nothing pushed, otherwise (the caller reads them one by one, with
+    /// metamethods). The caller has checked the stack's room and charged
+    /// the work (`table.unpack`).
+    pub fn push_array_run(&mut self, t: TableRef, first: i64, last: i64) -> bool {
+        let tab = self.heap.tables.get(t);
+        if tab.meta.is_some() || first < 1 || last < first {
+            return false;
+        }
+        let arr = tab.array();
+        let (a, b) = (first as u64 - 1, last as u64);
+        if b > arr.len() as u64 {
+            return false;
+        }
+        self.ex.stack.extend_from_slice(&arr[a as usize..b as usize]);
+        true
+    }
+
     /// [`State::set_int_in_array`] for a run of keys `first..`: all the
     /// values are stored, or none (false) if any key of the run is not in
     /// the array part or, on a table with a metatable, holds nil.

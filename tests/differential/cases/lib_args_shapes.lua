@@ -16,3 +16,11 @@ table.insert(mt, 5); print(mt[1])
 print(pcall(table.insert, nil, 1), pcall(table.insert, {}, 1, 2, 3), pcall(table.insert))
 local big = {} for i = 1, 10 do big[i] = i end
 for i = 1, 5 do table.remove(big) end print(#big, big[5], big[6])
+-- string.char and table.unpack: the common shapes (integers, array
+-- parts without metatables) and the others.
+print(string.char(), string.char(65, 66.0, "67"), pcall(string.char, 256), pcall(string.char, 65, -1), pcall(string.char, 65, {}), pcall(string.char, 1.5))
+print(table.unpack({1, 2, 3}), table.unpack({1, 2, 3}, 2), table.unpack({1, 2, 3}, 2, 5), table.unpack({}, 1, 0), table.unpack({[0] = "z"}, 0, 0))
+print(table.unpack(setmetatable({}, {__index = function(t, k) return k * 10 end}), 1, 3))
+print(pcall(table.unpack, {}, 1, 1e8), table.unpack({1, 2, nil, 4}, 1, 4))
+local t = {} for i = 1, 100 do t[i] = i end t[200] = 200
+print(select('#', table.unpack(t)), select('#', table.unpack(t, 1, 200)), (table.unpack(t, 199, 200)))
