@@ -648,10 +648,17 @@ impl<T: SnapClone> Arena<T> {
     /// coroutine's resume and yield).
     #[inline(always)]
     pub(crate) fn get_mut_storing(&mut self, h: Handle<T>, obj: bool) -> &mut T {
-        if self.hook && (self.on || (obj && self.marks.test(h.idx))) {
-            self.on_mut(h.idx);
-        }
+        self.before_store(h.idx, obj);
         self.live_mut(h.idx)
+    }
+
+    /// The journal's and the barrier's part of [`Arena::get_mut_storing`]
+    /// for slot `idx`: inline tests, the call out of line only when owed.
+    #[inline(always)]
+    fn before_store(&mut self, idx: u32, obj: bool) {
+        if self.hook && (self.on || (obj && self.marks.test(idx))) {
+            self.on_mut(idx);
+        }
     }
 
     /// [`Arena::get_mut_storing`] of two distinct objects at once, each
@@ -661,11 +668,8 @@ impl<T: SnapClone> Arena<T> {
     #[inline(always)]
     pub(crate) fn pair_mut_storing(&mut self, a: Handle<T>, b: Handle<T>) -> (&mut T, &mut T) {
         assert_ne!(a.idx, b.idx, "pair_mut_storing of one object");
-        for idx in [a.idx, b.idx] {
-            if self.hook && (self.on || self.marks.test(idx)) {
-                self.on_mut(idx);
-            }
-        }
+        self.before_store(a.idx, true);
+        self.before_store(b.idx, true);
         let (i, j) = (a.idx as usize, b.idx as usize);
         let (lo, hi) = (i.min(j), i.max(j));
         if hi >= self.slots.len() {
