@@ -15,7 +15,9 @@
 //! `--state-hash`, `math.random` is seeded with 0 before anything runs, so
 //! the same script with the same arguments and input prints the same hash in
 //! any process on any machine (unless it reads the clock or the
-//! environment).
+//! environment). `--gc-stats` prints the collector's counts (major and
+//! minor collections, `State::gc_stats`) to stderr after the script ends,
+//! for profiling (`docs/PROFILING.md`).
 
 #[path = "../malloc_tune.rs"]
 mod malloc_tune;
@@ -39,6 +41,8 @@ struct Options {
     has_exec: bool,
     /// `--state-hash`: print the state hash at the end.
     state_hash: bool,
+    /// `--gc-stats`: print the collector's counts at the end.
+    gc_stats: bool,
     /// Index in argv of the script (`-` for stdin), if any.
     script: Option<usize>,
 }
@@ -61,6 +65,7 @@ fn usage(badoption: &str) {
          -W        turn warnings on\n  \
          --list f  print the bytecode listing of file 'f'\n  \
          --state-hash  print the VM state hash after the script (seeds math.random with 0)\n  \
+         --gc-stats    print the counts of collections to stderr after the script\n  \
          --        stop handling options\n  \
          -         stop handling options and execute stdin"
     );
@@ -87,6 +92,7 @@ fn collect_args(argv: &[String]) -> Result<Options, String> {
                 return Ok(o);
             }
             "--state-hash" => o.state_hash = true,
+            "--gc-stats" => o.gc_stats = true,
             "-E" => o.ignore_env = true,
             "-W" => o.warnings = true,
             "-i" => {
@@ -490,6 +496,10 @@ fn run(argv: &[String]) -> anyhow::Result<bool> {
         let h = state.state_hash();
         state.write_stdout(format!("{h:032x}\n").as_bytes());
         state.flush_stdout();
+    }
+    if opts.gc_stats {
+        let s = state.gc_stats();
+        eprintln!("gc: {} major, {} minor collections", s.cycles, s.minors);
     }
     Ok(true)
 }

@@ -498,7 +498,7 @@ fn gc_option(st: &mut State, opt: &str, args: [i64; 3]) -> Value {
             st.collect_garbage();
             Value::Int(0)
         }
-        "count" => Value::Float(st.heap.bytes as f64 / 1024.0),
+        "count" => Value::Float(st.memory_in_use() as f64 / 1024.0),
         "step" => Value::Bool(st.gc_step(n.max(0) as usize)),
         "setpause" => {
             let old = st.gc.pause;

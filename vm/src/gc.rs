@@ -34,7 +34,8 @@
 //!    garbage brought back by its content).
 //! 5. **End**: the live bytes become the marked bytes plus what was
 //!    allocated since the atomic step, the next cycle starts when the heap
-//!    reaches `live * pause / 100` (at least `live + 1 MiB`), and the
+//!    reaches `pause` percent of the live size and the running stack's
+//!    (`State::stack_bytes`; no floor, as 5.4), and the
 //!    pending finalizers run (nested protected calls; errors become
 //!    warnings).
 //!
@@ -111,17 +112,6 @@ pub(crate) mod io;
 /// pace test never ended; without it AWFY `json` runs 1.5 % more
 /// instructions, `binary-trees 12` 3.2 % more (RESULTS part 24).
 const MIN_GAP: usize = 1 << 20;
-
-/// Generational mode: the minimum allocation between two collections.
-/// A deliberate divergence from 5.4, whose minor collections come after
-/// `minormul` percent of the heap at any size: a minor collection here
-/// costs more than 5.4's (about 90 K instructions against 5.4's few
-/// thousand on `fixpoint-fact`, whose 500 collections traverse its deep
-/// recursion's stack and closures), and without the floor the public set
-/// ran 1.6 % more instructions (`fixpoint-fact` +45 %, `binary-trees`
-/// +10 %, RESULTS part 24). At 256 KB: AWFY `json` 1.097 of lua5.4's
-/// instructions, 1.069 at 1 MB; `merkletrees 12` 2,298.7 M, 2,168.0 M.
-const MIN_MINOR: usize = MIN_GAP;
 
 /// Default `stepsize` (log2 of the bytes between two steps), as 5.4.
 pub(crate) const STEPSIZE: u32 = 13;
@@ -237,11 +227,15 @@ impl GcState {
         }
     }
 
-    /// Sets the next threshold from the live size.
-    pub fn reset_threshold(&mut self, live: usize) {
+    /// Sets the next threshold from the live size of the objects and the
+    /// running stack's bytes (see [`State::stack_bytes`]): the next cycle
+    /// starts when the two have grown to `pause` percent of their sum (the
+    /// stack taken as it is now).
+    pub fn reset_threshold(&mut self, live: usize, stack: usize) {
         self.estimate = live;
-        let by_pause = live / 100 * self.pause as usize;
-        self.threshold = by_pause.max(live);
+        let size = live.saturating_add(stack);
+        let by_pause = size / 100 * self.pause as usize;
+        self.threshold = by_pause.max(size) - stack;
     }
 
     /// Bytes allocated between two steps of a cycle.
@@ -279,15 +273,17 @@ impl GcState {
     }
 
     /// Generational mode: the next collection's threshold, `minormul`
-    /// percent above the heap's size now (at least [`MIN_MINOR`] bytes).
-    fn set_minor_threshold(&mut self, bytes: usize) {
-        let gap = (bytes / 100).saturating_mul(self.minormul as usize).max(MIN_MINOR);
+    /// percent above the size now, the objects' `bytes` plus the running
+    /// stack's (5.4's `setminordebt`: no floor).
+    fn set_minor_threshold(&mut self, bytes: usize, stack: usize) {
+        let gap = (bytes.saturating_add(stack) / 100).saturating_mul(self.minormul as usize);
         self.threshold = bytes.saturating_add(gap);
     }
 
-    /// Generational mode: whether the next collection is a major one.
-    fn major_due(&self, bytes: usize) -> bool {
-        bytes > self.gen_base.saturating_add(self.major_growth())
+    /// Generational mode: whether the next collection is a major one, the
+    /// size (objects and running stack) being `size`.
+    fn major_due(&self, size: usize) -> bool {
+        size > self.gen_base.saturating_add(self.major_growth())
     }
 
     /// Generational mode: the growth since the last major collection that
@@ -419,10 +415,11 @@ impl State {
     /// Stops (`false`) or restarts (`true`) automatic collection.
     pub fn gc_set_running(&mut self, on: bool) {
         self.gc.running = on;
+        let stack = self.stack_bytes();
         if on && self.gc.is_gen() && self.gc.lastatomic == 0 {
-            self.gc.set_minor_threshold(self.heap.bytes);
+            self.gc.set_minor_threshold(self.heap.bytes, stack);
         } else if on && (self.gc.phase == Phase::Pause || self.gc.is_gen()) {
-            self.gc.reset_threshold(self.heap.bytes);
+            self.gc.reset_threshold(self.heap.bytes, stack);
         } else if on {
             self.gc.threshold = self.heap.bytes;
         }
@@ -666,7 +663,7 @@ impl State {
         let since = self.heap.bytes.saturating_sub(c.bytes_at_atomic);
         self.heap.bytes = c.live + since;
         self.gc.phase = Phase::Pause;
-        self.gc.reset_threshold(self.heap.bytes);
+        self.gc.reset_threshold(self.heap.bytes, self.stack_bytes());
         self.gc.cycles += 1;
     }
 
@@ -785,9 +782,23 @@ impl State {
     }
 
     /// Approximate bytes in use (what `collectgarbage("count")` reports,
-    /// times 1024).
+    /// times 1024): the objects' (`heap.bytes`) and the running stack's.
     pub fn memory_in_use(&self) -> usize {
-        self.heap.bytes
+        self.heap.bytes.saturating_add(self.stack_bytes())
+    }
+
+    /// The running thread's stack and frames, in bytes, from their lengths
+    /// (`ExecState::logical_bytes`): the part of the memory in use that
+    /// `heap.bytes` leaves out. The other threads' stacks are counted in
+    /// their objects' sizes (`Thread::estimated_bytes`); the running
+    /// thread's object holds an empty state. 5.4 counts its stacks as it
+    /// grows and shrinks them; here the running stack is measured when the
+    /// collector sets a threshold or decides on a collection, so a deep
+    /// recursion spaces collections as it does in 5.4 (`fixpoint-fact`:
+    /// RESULTS part 25). From lengths, not capacities, so that a loaded
+    /// or rolled-back state measures what the original did.
+    pub(crate) fn stack_bytes(&self) -> usize {
+        self.ex.logical_bytes()
     }
 }
 

@@ -359,8 +359,9 @@ pub(crate) fn passes_protection(e: &Error) -> bool {
 
 impl State {
     /// Sets (or with `None` removes) the memory limit, in bytes of the VM's
-    /// estimate of the memory held by Lua objects
-    /// ([`State::memory_in_use`]). Past it, allocations fail with
+    /// estimate of the memory held by Lua objects (what
+    /// [`State::memory_in_use`] reports, less the running stack, whose
+    /// depth has its own limit). Past it, allocations fail with
     /// `not enough memory` ([`ErrorKind::Memory`]) after a full collection.
     pub fn set_memory_limit(&mut self, bytes: Option<usize>) {
         self.limits.memory = bytes;

@@ -326,7 +326,7 @@ impl State {
         st.raw_set_str(registry, k, Value::Table(loaded));
         let g = st.heap.intern(b"_G");
         st.raw_set_str(loaded, g, Value::Table(globals));
-        st.gc.reset_threshold(st.heap.bytes);
+        st.gc.reset_threshold(st.heap.bytes, 0);
         st
     }
 

@@ -203,6 +203,12 @@ impl CallInfo {
     }
 }
 
+/// Accounted bytes of a thread object, of a stack slot and of a frame
+/// (constants, so that the accounting is the same on every machine).
+const THREAD_BYTES: usize = 200;
+const STACK_SLOT_BYTES: usize = 16;
+const FRAME_BYTES: usize = 64;
+
 /// The execution state of a thread (see the module docs).
 #[derive(Clone, Debug, Default)]
 pub struct ExecState {
@@ -221,6 +227,13 @@ pub struct ExecState {
 }
 
 impl ExecState {
+    /// The bytes the stack and the frames hold, from their lengths (not
+    /// their capacities, which a loaded or rolled-back state does not
+    /// reproduce), for the collector's accounting.
+    pub(crate) fn logical_bytes(&self) -> usize {
+        self.stack.len() * STACK_SLOT_BYTES + self.frames.len() * FRAME_BYTES
+    }
+
     /// Whether the state owns no allocation (what a running thread's slot
     /// holds).
     pub(crate) fn is_unallocated(&self) -> bool {
@@ -332,11 +345,13 @@ impl Thread {
         }
     }
 
-    /// Rough byte size, for the collector's accounting.
+    /// Rough byte size, for the collector's accounting: from the lengths
+    /// of the stack and frames (`ExecState::logical_bytes`), so that a
+    /// loaded state counts what the original did. A running thread's
+    /// object holds an empty state; its stack is counted apart
+    /// (`State::stack_bytes`).
     pub fn estimated_bytes(&self) -> usize {
-        std::mem::size_of::<Thread>()
-            + self.ex.stack.capacity() * 16
-            + self.ex.frames.capacity() * std::mem::size_of::<CallInfo>()
+        THREAD_BYTES + self.ex.logical_bytes()
     }
 }
 

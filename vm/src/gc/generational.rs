@@ -38,9 +38,10 @@
 //!   list and runs a whole cycle that leaves the survivors marked: old. It
 //!   is due when the heap has grown by `majormul` percent (100) since the
 //!   last one; otherwise the collection due is a minor one, when the heap
-//!   has grown by `minormul` percent (20; at least 1 MB, a divergence
-//!   from 5.4 for speed, see `gc.rs`'s `MIN_MINOR`) since the last
-//!   collection. Both kinds stop the world, as 5.4's: a program that wants
+//!   has grown by `minormul` percent (20) since the last collection, at
+//!   any size, as 5.4's. Sizes here are the objects' bytes plus the
+//!   running stack's (`State::memory_in_use`), as 5.4 counts its stacks:
+//!   a deep recursion spaces the collections out. Both kinds stop the world, as 5.4's: a program that wants
 //!   short pauses whatever the heap's size (the engine's worlds) stays in
 //!   incremental mode, the default of a new state, as in 5.4's library
 //!   (`lua.c` switches to generational mode; so does `luprex-lua`).
@@ -101,7 +102,7 @@ impl State {
         self.heap.tables.set_watch(false);
         self.heap.tables.fwd_mut().clear();
         self.reset_cycle();
-        self.gc.reset_threshold(self.heap.bytes);
+        self.gc.reset_threshold(self.heap.bytes, self.stack_bytes());
     }
 
     /// The collection due in generational mode (5.4's `genstep`): after a
@@ -111,10 +112,10 @@ impl State {
     pub(super) fn gen_step(&mut self) {
         if self.gc.lastatomic != 0 {
             self.step_gen_full();
-        } else if self.gc.major_due(self.heap.bytes) {
+        } else if self.gc.major_due(self.gc_size()) {
             let (base, inc) = (self.gc.gen_base, self.gc.major_growth());
             self.major_gen();
-            if self.heap.bytes >= base.saturating_add(inc / 2) {
+            if self.gc_size() >= base.saturating_add(inc / 2) {
                 self.bad_collection();
             }
         } else {
@@ -128,7 +129,7 @@ impl State {
     fn step_gen_full(&mut self) {
         let last = self.gc.lastatomic;
         self.major_gen();
-        if self.heap.bytes < last.saturating_add(last / 8) {
+        if self.gc_size() < last.saturating_add(last / 8) {
             self.gc.lastatomic = 0;
         } else {
             self.bad_collection();
@@ -147,7 +148,7 @@ impl State {
 
     /// The major collection just run was bad (see the module docs).
     fn bad_collection(&mut self) {
-        self.gc.lastatomic = self.heap.bytes.max(1);
+        self.gc.lastatomic = self.gc_size().max(1);
         self.drop_ages();
     }
 
@@ -185,9 +186,15 @@ impl State {
         self.finish_marking();
         self.sweep_keep_marks();
         self.heap.bytes = self.gc.cycle.live;
-        self.gc.gen_base = self.heap.bytes;
+        self.gc.gen_base = self.gc_size();
         self.gc.cycles += 1;
         self.end_gen_collection();
+    }
+
+    /// The size the generational thresholds measure: the objects' bytes
+    /// and the running stack's (`State::memory_in_use`).
+    fn gc_size(&self) -> usize {
+        self.memory_in_use()
     }
 
     /// A fresh marking state (the gray stack's buffer kept), in the pause.
@@ -202,7 +209,7 @@ impl State {
     fn end_gen_collection(&mut self) {
         self.reset_cycle();
         self.set_barriers(true);
-        self.gc.set_minor_threshold(self.heap.bytes);
+        self.gc.set_minor_threshold(self.heap.bytes, self.stack_bytes());
     }
 
     /// The objects every arena listed `old1` at the last minor collection,
