@@ -273,7 +273,7 @@ fn setmetatable(st: &mut State) -> R {
             return Err(st.native_error("cannot change a protected metatable"));
         }
     }
-    st.heap.tables.get_mut(t).meta = mt;
+    st.heap.tables.set_meta(t, mt);
     st.check_finalizer(Value::Table(t), mt);
     st.set_top(1);
     Ok(Action::Return(1))

@@ -790,7 +790,7 @@ impl State {
     pub fn set_any_metatable(&mut self, v: Value, mt: Option<TableRef>) {
         match v {
             Value::Table(t) => {
-                self.heap.tables.get_mut(t).meta = mt;
+                self.heap.tables.set_meta(t, mt);
                 self.check_finalizer(v, mt);
             }
             Value::UserData(d) => {

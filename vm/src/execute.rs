@@ -1410,16 +1410,7 @@ impl State {
                                 last += fetch!(pc).ax_field() as usize * 256;
                                 pc += 1;
                             }
-                            if let Value::Table(h) = self.ex.stack[ra] {
-                                let mut tab = self.heap.tables.get_mut(h);
-                                if last + n > tab.array_len_raw() {
-                                    tab.resize_array(last + n);
-                                }
-                                for j in 1..=n {
-                                    let v = load(&self.ex.stack[ra + j]);
-                                    tab.set_int((last + j) as i64, v);
-                                }
-                            }
+                            self.set_list(ra, n, last);
                             if i.b() == 0 {
                                 let top = u(self.ex.frames[ci_idx].top);
                                 self.ex.stack.truncate(top.max(ra + 1));

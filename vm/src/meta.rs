@@ -244,6 +244,25 @@ fn set_str_general(heap: &mut Heap, h: TableRef, ks: StrRef, v: Value) -> bool {
 const FAST_CHAIN: usize = 8;
 
 impl State {
+    /// SETLIST's stores: `n` values from register slot `ra + 1` into the
+    /// table at `ra`, from index `last + 1`. Out of the loop: the common
+    /// case, a constructor's values copied into the array part it sized
+    /// (`Tables::set_list_simple`), is a call either way.
+    #[inline(never)]
+    pub(crate) fn set_list(&mut self, ra: usize, n: usize, last: usize) {
+        let Value::Table(h) = self.ex.stack[ra] else { return };
+        if self.heap.tables.set_list_simple(h, last, &self.ex.stack[ra + 1..ra + 1 + n]) {
+            return;
+        }
+        let mut tab = self.heap.tables.get_mut(h);
+        if last + n > tab.array_len_raw() {
+            tab.resize_array(last + n);
+        }
+        for j in 1..=n {
+            tab.set_int((last + j) as i64, self.ex.stack[ra + j]);
+        }
+    }
+
     /// The metamethod `tm` of metatable `mt`, using the absence cache for
     /// the first events.
     ///

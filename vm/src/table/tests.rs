@@ -861,3 +861,43 @@ fn the_rollback_that_wraps_the_epoch_refreshes_every_header() {
     assert!(ts.arena.get(a).bp_ok(&ts.store));
     assert!(ts.get(a).get_int(3).raw_eq_interned(int(30)));
 }
+
+/// `set_list_simple` copies a constructor's values into the array part
+/// it covers, and declines (nothing changed) when the array is too short,
+/// a snapshot is open, or the barrier is on and the table is marked.
+#[test]
+fn set_list_simple_writes_the_array_or_declines() {
+    let mut ts = Tables::default();
+    let h = ts.alloc(4, 0);
+    assert!(ts.set_list_simple(h, 1, &[int(2), Value::Nil, tbl(7)]));
+    let arr: Vec<Value> = ts.get(h).array().to_vec();
+    assert!(same_cells(&arr, &[Value::Nil, int(2), Value::Nil, tbl(7)]));
+    assert!(!ts.set_list_simple(h, 2, &[int(1), int(2), int(3)]), "past the array part");
+    ts.journal_begin();
+    assert!(!ts.set_list_simple(h, 0, &[int(9)]), "a snapshot is open");
+    ts.journal_commit_to(0);
+    ts.arena.mark(h);
+    ts.set_watch(true);
+    assert!(!ts.set_list_simple(h, 0, &[int(9)]), "the barrier owes a marked table");
+    ts.set_watch(false);
+    assert!(ts.set_list_simple(h, 0, &[int(9)]));
+    assert!(ts.get(h).array()[0].raw_eq_interned(int(9)));
+}
+
+/// `set_meta` serves the barrier as a write through `get_mut` does: while
+/// the collector marks, a marked table lists a new metatable (once).
+#[test]
+fn set_meta_lists_a_new_metatable_of_a_marked_table() {
+    let mut ts = Tables::default();
+    let (h, m) = (ts.alloc(0, 0), ts.alloc(0, 0));
+    ts.set_meta(h, Some(m));
+    assert_eq!(ts.get(h).meta, Some(m));
+    ts.arena.mark(h);
+    ts.set_watch(true);
+    ts.set_meta(h, None);
+    assert_eq!(ts.get(h).meta, None);
+    assert!(ts.barrier_state().1.is_empty());
+    ts.set_meta(h, Some(m));
+    ts.set_meta(h, Some(m));
+    assert!(same_cells(ts.barrier_state().1, &[Value::Table(m)]));
+}
