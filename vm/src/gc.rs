@@ -543,11 +543,12 @@ impl State {
 
     /// Marks every root (step 1 of the module docs).
     fn mark_roots(&mut self) {
-        let mut roots = Vec::new();
+        let mut roots = std::mem::take(&mut self.gc_roots);
         self.visit_world(&mut Refs(&mut roots));
         let mode_name = self.tm_names[TM_MODE];
         let mut m = Marker::new(&mut self.heap, &mut self.gc.cycle, mode_name);
-        roots.into_iter().for_each(|o| m.mark_ref(o));
+        roots.drain(..).for_each(|o| m.mark_ref(o));
+        self.gc_roots = roots;
     }
 
     /// The atomic step (step 3 of the module docs); enters the sweep and
@@ -598,18 +599,14 @@ impl State {
         let aw = m.c.all_weak.clone();
         m.clear_values(&wv);
         m.clear_values(&aw);
-        // Separate unreachable finalizable objects (most recent first).
-        let mut keep = Vec::with_capacity(self.gc.finobj.len());
-        let mut newly = Vec::new();
-        for &o in self.gc.finobj.iter().rev() {
-            if is_alive_in(m.heap, o) {
-                keep.push(o);
-            } else {
-                newly.push(o);
-            }
+        // Separate unreachable finalizable objects (most recent first),
+        // with no allocation when there are none (a minor collection's
+        // usual case).
+        let newly: Vec<Value> =
+            self.gc.finobj.iter().rev().copied().filter(|&o| !is_alive_in(m.heap, o)).collect();
+        if !newly.is_empty() {
+            self.gc.finobj.retain(|&o| is_alive_in(m.heap, o));
         }
-        keep.reverse();
-        self.gc.finobj = keep;
         for &o in &newly {
             self.gc.finset.remove(&Heap::object_id(o));
             m.mark(o);

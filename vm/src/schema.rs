@@ -986,6 +986,13 @@ impl ScratchField for Vec<u8> {
     }
 }
 
+/// A scratch buffer of objects, emptied after each use.
+impl ScratchField for Vec<ObjRef> {
+    fn at_rest(&self) -> bool {
+        self.is_empty()
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Host data
 // ---------------------------------------------------------------------------
@@ -1361,6 +1368,7 @@ mod tests {
             ("n_ccalls", |st| st.n_ccalls = 1),
             ("in_msgh", |st| st.in_msgh = 1),
             ("closing", |st| st.closing = true),
+            ("gc_roots", |st| st.gc_roots.push(ObjRef::Table(st.registry()))),
         ];
         for &(name, class) in State::FIELDS {
             if class != FieldClass::Scratch || name == "buf" {
@@ -1380,6 +1388,7 @@ mod tests {
             st.n_ccalls = 0;
             st.in_msgh = 0;
             st.closing = false;
+            st.gc_roots.clear();
         }
     }
 

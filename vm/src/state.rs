@@ -237,6 +237,10 @@ crate::state_schema! { @state
         [scratch] pub(crate) buf: Vec<u8>,
         /// Whether the state is closing (no more finalizer registration).
         [scratch] pub(crate) closing: bool,
+        /// The collector's buffer for the roots it marks (`gc.rs`'s
+        /// `mark_roots`): kept, so that a minor collection, which marks
+        /// them every time, allocates nothing for them.
+        [scratch] pub(crate) gc_roots: Vec<crate::schema::ObjRef>,
         /// The snapshot journal (`snapshot.rs`).
         [host] pub(crate) journal: crate::snapshot::Journal,
         /// Continuations and payload loaders registered for persistence
@@ -311,6 +315,7 @@ impl State {
             last_error: Value::Nil,
             buf: Vec::new(),
             closing: false,
+            gc_roots: Vec::new(),
             journal: Default::default(),
             persist: Default::default(),
             hooks: Default::default(),
