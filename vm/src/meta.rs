@@ -551,6 +551,14 @@ impl State {
                 if unsafe { self.heap.tables.set_str_existing(h, ks, v, None) } {
                     return Ok(false);
                 }
+                // A new key or a tombstone's as SETFIELD's (`set_str_new`:
+                // no `TableMut` unless a rehash or a hook needs one); a loose
+                // string goes by its twin, below.
+                if self.heap.strings.get(ks).is_registered()
+                    && set_str_new(&mut self.heap, h, ks, v)
+                {
+                    return Ok(false);
+                }
             }
             if self.heap.tables.sets_raw(h) {
                 self.raw_set_checked(h, key, v)?;
