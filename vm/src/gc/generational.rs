@@ -41,7 +41,8 @@
 //!   has grown by `minormul` percent (20) since the last collection, at
 //!   any size, as 5.4's. Sizes here are the objects' bytes plus the
 //!   running stack's (`State::memory_in_use`), as 5.4 counts its stacks:
-//!   a deep recursion spaces the collections out. Both kinds stop the world, as 5.4's: a program that wants
+//!   a deep recursion spaces the collections out. Both kinds stop the
+//!   world, as 5.4's: a program that wants
 //!   short pauses whatever the heap's size (the engine's worlds) stays in
 //!   incremental mode, the default of a new state, as in 5.4's library
 //!   (`lua.c` switches to generational mode; so does `luprex-lua`).
