@@ -533,10 +533,11 @@ impl<T> Arena<T> {
     }
 
     /// Generational mode, at a minor collection's start: takes the objects
-    /// listed `old1` by the last one (into `into`), and lists instead those
-    /// the barrier unmarked since, which this collection traverses again.
-    pub(crate) fn take_old1(&mut self, into: &mut Vec<u32>) {
-        into.append(&mut self.marks.old1);
+    /// listed `old1` by the last one (each passed to `f`, in list order),
+    /// and lists instead those the barrier unmarked since, which this
+    /// collection traverses again.
+    pub(crate) fn take_old1(&mut self, f: impl FnMut(u32)) {
+        self.marks.old1.drain(..).for_each(f);
         self.marks.old1.extend_from_slice(&self.marks.again);
     }
 

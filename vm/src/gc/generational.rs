@@ -160,11 +160,12 @@ impl State {
         self.gc.phase = Phase::Propagate;
         self.set_barriers(false);
         self.mark_roots();
-        let old1 = self.take_old1();
+        let mut old1 = self.take_old1();
         let mode_name = self.tm_names[TM_MODE];
         let mut m = Marker::new(&mut self.heap, &mut self.gc.cycle, mode_name);
-        old1.into_iter().for_each(|o| m.retraverse(o));
+        old1.drain(..).for_each(|o| m.retraverse(o));
         m.drain_barriers();
+        self.gc_roots = old1;
         self.finish_marking();
         let freed = self.sweep_minor();
         self.heap.bytes = before.saturating_sub(freed);
@@ -215,15 +216,14 @@ impl State {
 
     /// The objects every arena listed `old1` at the last minor collection,
     /// in the heap's arena order; each arena lists instead the objects its
-    /// barrier unmarked since (`Arena::take_old1`).
+    /// barrier unmarked since (`Arena::take_old1`). In the roots' buffer
+    /// (`State::gc_roots`, empty after `mark_roots`), which the caller
+    /// gives back: a minor collection allocates nothing for these.
     fn take_old1(&mut self) -> Vec<ObjRef> {
-        let mut out = Vec::new();
-        let mut idx = Vec::new();
+        let mut out = std::mem::take(&mut self.gc_roots);
         macro_rules! take {
             ($kind:ident, $arena:expr) => {{
-                idx.clear();
-                $arena.take_old1(&mut idx);
-                out.extend(idx.iter().map(|&i| ObjRef::$kind(Handle::from_index(i))));
+                $arena.take_old1(|i| out.push(ObjRef::$kind(Handle::from_index(i))));
             }};
         }
         let h = &mut self.heap;
