@@ -695,50 +695,6 @@ impl Tables {
         }
     }
 
-    /// `t.meta = mt` (`setmetatable`), exactly as a write through
-    /// [`Tables::get_mut`] makes it: the write log's touch, the barrier
-    /// (the new metatable listed to be marked, or in generational mode the
-    /// table listed again), the header written (journaled) only if it
-    /// changes; without copying the header into a [`TableMut`] and
-    /// comparing the copies at its drop, which cost `setmetatable` about
-    /// 60 of its 140 instructions (RESULTS part 25).
-    pub fn set_meta(&mut self, h: TableRef, mt: Option<TableRef>) {
-        self.writes.touch(h.index());
-        let old = self.arena.get(h).meta;
-        if self.watch && self.arena.is_marked(h) {
-            if let Some(fwd) = barrier_for(&mut self.arena, &mut self.fwd, h) {
-                if let Some(m) = mt.filter(|&m| old != Some(m)) {
-                    fwd.push(Value::Table(m));
-                }
-            }
-        }
-        if old != mt {
-            self.arena.get_mut(h).meta = mt;
-        }
-    }
-
-    /// SETLIST's stores, `t[first + 1], t[first + 2], ... = vals`, when
-    /// the array part holds them all and no hook is owed (as
-    /// [`Tables::set_str_simple`]: no write log nor journal, and the
-    /// barrier only for a marked table): the cells copied at once, as
-    /// [`TableMut::set_int`] would write them one by one. False, nothing
-    /// done, otherwise. A constructor `{x, y}` then costs no [`TableMut`]
-    /// (its header copied in and out, compared at its drop).
-    #[inline]
-    pub fn set_list_simple(&mut self, h: TableRef, first: usize, vals: &[Value]) -> bool {
-        if self.hooks && (self.hooks_all || self.arena.is_marked(h)) {
-            return false;
-        }
-        let t = self.arena.get(h);
-        let (base, end) = (3 * t.hcap as usize, first + vals.len());
-        if end > t.alen as usize {
-            return false;
-        }
-        let cells = self.store.vals.slice_mut_unjournaled(t.body, base + end);
-        cells[base + first..].copy_from_slice(vals);
-        true
-    }
-
     /// Table at raw index `idx`, if the slot is occupied.
     #[inline]
     pub fn try_get(&self, idx: u32) -> Option<TableView<'_>> {
