@@ -238,8 +238,9 @@ crate::state_schema! { @state
         /// Whether the state is closing (no more finalizer registration).
         [scratch] pub(crate) closing: bool,
         /// The collector's buffer for the roots it marks (`gc.rs`'s
-        /// `mark_roots`): kept, so that a minor collection, which marks
-        /// them every time, allocates nothing for them.
+        /// `mark_roots`) and, in a minor collection, for the objects listed
+        /// `old1` (`gc/generational.rs`): kept, so that a minor collection
+        /// allocates nothing for them; empty between uses.
         [scratch] pub(crate) gc_roots: Vec<crate::schema::ObjRef>,
         /// The snapshot journal (`snapshot.rs`).
         [host] pub(crate) journal: crate::snapshot::Journal,

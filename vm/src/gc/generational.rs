@@ -113,10 +113,10 @@ impl State {
     pub(super) fn gen_step(&mut self) {
         if self.gc.lastatomic != 0 {
             self.step_gen_full();
-        } else if self.gc.major_due(self.gc_size()) {
+        } else if self.gc.major_due(self.memory_in_use()) {
             let (base, inc) = (self.gc.gen_base, self.gc.major_growth());
             self.major_gen();
-            if self.gc_size() >= base.saturating_add(inc / 2) {
+            if self.memory_in_use() >= base.saturating_add(inc / 2) {
                 self.bad_collection();
             }
         } else {
@@ -130,7 +130,7 @@ impl State {
     fn step_gen_full(&mut self) {
         let last = self.gc.lastatomic;
         self.major_gen();
-        if self.gc_size() < last.saturating_add(last / 8) {
+        if self.memory_in_use() < last.saturating_add(last / 8) {
             self.gc.lastatomic = 0;
         } else {
             self.bad_collection();
@@ -149,7 +149,7 @@ impl State {
 
     /// The major collection just run was bad (see the module docs).
     fn bad_collection(&mut self) {
-        self.gc.lastatomic = self.gc_size().max(1);
+        self.gc.lastatomic = self.memory_in_use().max(1);
         self.drop_ages();
     }
 
@@ -188,15 +188,9 @@ impl State {
         self.finish_marking();
         self.sweep_keep_marks();
         self.heap.bytes = self.gc.cycle.live;
-        self.gc.gen_base = self.gc_size();
+        self.gc.gen_base = self.memory_in_use();
         self.gc.cycles += 1;
         self.end_gen_collection();
-    }
-
-    /// The size the generational thresholds measure: the objects' bytes
-    /// and the running stack's (`State::memory_in_use`).
-    fn gc_size(&self) -> usize {
-        self.memory_in_use()
     }
 
     /// A fresh marking state (the gray stack's buffer kept), in the pause.
