@@ -48,17 +48,22 @@ mod luac_diff {
         Command::new("luac5.4").arg("-v").output().is_ok_and(|o| o.status.success())
     }
 
-    /// Runs `luac5.4 -l -l -p` on `src`; `None` if it rejects the source.
-    pub fn luac_listing(src: &[u8], tag: &str) -> Option<String> {
-        let dir = std::env::temp_dir().join(format!("luprex-luac-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).ok()?;
-        // tests run in parallel and may use the same tag: a file of its own
-        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path = dir.join(format!("{tag}-{n}.lua"));
-        std::fs::write(&path, src).ok()?;
-        let out = Command::new("luac5.4").arg("-l").arg("-l").arg("-p").arg(&path).output().ok()?;
-        let _ = std::fs::remove_file(&path);
+    /// Runs `luac5.4 -l -l -p -` on `src`, given on its standard input (no
+    /// file left behind); `None` if it rejects the source.
+    pub fn luac_listing(src: &[u8]) -> Option<String> {
+        use std::io::Write;
+        use std::process::Stdio;
+        let mut child = Command::new("luac5.4")
+            .args(["-l", "-l", "-p", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        // A write error (luac stopped reading at a syntax error) shows in
+        // the exit status below.
+        let _ = child.stdin.take()?.write_all(src);
+        let out = child.wait_with_output().ok()?;
         out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
@@ -411,7 +416,7 @@ fn compare(src: &str, check_lines: bool) -> String {
         Ok(p) => p,
         Err(e) => return format!("our compile error: {e}"),
     };
-    let Some(listing) = luac_diff::luac_listing(src.as_bytes(), "snippet") else {
+    let Some(listing) = luac_diff::luac_listing(src.as_bytes()) else {
         return "luac rejected the source".into();
     };
     let theirs = luac_diff::parse_luac(&listing);
@@ -456,7 +461,7 @@ fn lua_test_suite_matches_luac() {
                 continue;
             }
         };
-        let Some(listing) = luac_diff::luac_listing(&src, "suite") else { continue };
+        let Some(listing) = luac_diff::luac_listing(&src) else { continue };
         let theirs = luac_diff::parse_luac(&listing);
         let d = luac_diff::diff(&luac_diff::normalize_ours(&ours), &theirs, check_lines);
         if d.is_empty() {
@@ -1273,7 +1278,7 @@ fn random_programs_match_luac() {
         let depth =
             std::env::var("LUPREX_DIFF_DEPTH").ok().and_then(|s| s.parse().ok()).unwrap_or(3);
         let src = print_ast::block(&random_ast::block(&mut r, depth));
-        let Some(listing) = luac_diff::luac_listing(src.as_bytes(), "fuzz") else { continue };
+        let Some(listing) = luac_diff::luac_listing(src.as_bytes()) else { continue };
         compared += 1;
         let d = match compile(src.as_bytes(), b"=x") {
             Ok(p) => {
