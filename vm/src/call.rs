@@ -439,6 +439,23 @@ impl State {
         }
     }
 
+    /// The return of the loop's running frame when `return_fast` declined
+    /// it ([`State::poscall`]). A dispatcher that saves no register of its
+    /// own: a metamethod frame whose one result goes to a register or a
+    /// jump of its caller, the frequent case, takes the small
+    /// `return_meta_value`, which `poscall` would be through its entry
+    /// (six registers saved) and its pop (the whole frame copied).
+    #[inline(never)]
+    pub(crate) fn poscall_loop(&mut self, first: usize, n: usize) -> Result<(), Error> {
+        // Invariant: only called by the returning frame, which is on top.
+        let ret = self.ex.frames.last().expect("frame").ret;
+        if let MetaRet::Reg(_) | MetaRet::Cond(_) = ret {
+            self.return_meta_value(first, n, ret);
+            return Ok(());
+        }
+        self.poscall(first, n)
+    }
+
     /// Pops the top frame; its results are `stack[first..first+n]`.
     pub(crate) fn poscall(&mut self, first: usize, n: usize) -> Result<(), Error> {
         // Invariant: only called by the returning frame, which is on top.

@@ -688,7 +688,10 @@ impl State {
                         SETUPVAL => {
                             let uv = upv!(i.b());
                             let v = rv!(i.a());
-                            upval_write(&mut self.heap, self.running, stk.slice_mut(), uv, v);
+                            // SAFETY: the running closure's upvalue (see `upval!`).
+                            unsafe {
+                                upval_write(&mut self.heap, self.running, stk.slice_mut(), uv, v)
+                            };
                         }
                         GETTABUP => {
                             let uv = upv!(i.b());
@@ -1305,7 +1308,7 @@ impl State {
                                 self.hook_return(a, n)?;
                             }
                             if !self.return_fast(ci_idx, a, n) {
-                                self.poscall(a, n)?;
+                                self.poscall_loop(a, n)?;
                             }
                             continue 'newframe;
                         }
@@ -1314,7 +1317,7 @@ impl State {
                                 self.hook_return(base, 0)?;
                             }
                             if !self.return_fast(ci_idx, base, 0) {
-                                self.poscall(base, 0)?;
+                                self.poscall_loop(base, 0)?;
                             }
                             continue 'newframe;
                         }
@@ -1324,7 +1327,7 @@ impl State {
                                 self.hook_return(a, 1)?;
                             }
                             if !self.return_fast(ci_idx, a, 1) {
-                                self.poscall(a, 1)?;
+                                self.poscall_loop(a, 1)?;
                             }
                             continue 'newframe;
                         }

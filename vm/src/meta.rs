@@ -336,10 +336,10 @@ impl State {
     /// else goes through `precall`.
     #[cold]
     #[inline(never)]
-    pub(crate) fn call_meta(
+    pub(crate) fn call_meta<const N: usize>(
         &mut self,
         f: Value,
-        args: &[Value],
+        args: &[Value; N],
         ret: MetaRet,
     ) -> Result<(), Error> {
         let func = self.ex.stack.len();

@@ -17,6 +17,10 @@
 //!   call ([`State::return_fast`]): the results move to the function slot,
 //!   the frame is popped, and the loop's locals are reloaded for the
 //!   caller at `'newframe`.
+//! * **RETURN\*** of a metamethod frame whose result goes to a register
+//!   (arithmetic, `__index`) or decides a jump (comparisons)
+//!   ([`State::return_meta_value`], through `poscall_loop`): the frame is
+//!   popped and the one result stored or tested, without `poscall`.
 //!
 //! Each fast path does exactly what the general one would (the same stack
 //! contents and length, the same frame fields, the same budget charges in
@@ -31,7 +35,7 @@
 use crate::state::{State, MAX_STACK};
 use crate::thread::{cist, u, Callee, MetaRet};
 use crate::value::LuaFnRef;
-use crate::value::Value;
+use crate::value::{Value, Words};
 
 use super::regs::{load, store};
 
@@ -88,6 +92,45 @@ impl State {
         true
     }
 
+    /// `poscall`'s work for a metamethod frame of an arithmetic, unary or
+    /// comparison event (`ret` is `Reg` or `Cond`), on top, whose results
+    /// are `stack[first..first + n]`: the frame popped, the stack set back
+    /// to the caller's extent, and the first result (or nil) stored in the
+    /// caller's register or tested for its jump. Out of line and small
+    /// (`State::poscall_loop` calls it): `poscall` took about 75
+    /// instructions for it, its entry saving six registers and its pop
+    /// copying the whole frame.
+    #[inline(never)]
+    pub(crate) fn return_meta_value(&mut self, first: usize, n: usize, ret: MetaRet) {
+        let frames = &mut self.ex.frames;
+        let len = frames.len();
+        // Invariant: metamethod frames are pushed by an instruction of the
+        // Lua frame below them (`call_meta`).
+        assert!(len >= 2, "a metamethod frame has a caller");
+        let func = u(frames[len - 1].func);
+        let caller = &mut frames[len - 2];
+        let (cbase, ctop) = (u(caller.base), u(caller.top));
+        let v = if n > 0 { load(&self.ex.stack[first]) } else { Value::Nil };
+        match ret {
+            MetaRet::Cond(k) if v.truthy() != k => caller.pc += 1,
+            _ => {}
+        }
+        frames.truncate(len - 1);
+        let st = &mut self.ex.stack;
+        if func >= ctop {
+            // Pushed above the caller's registers, as `call_meta` does: the
+            // register (below `ctop`, so below the length) written, then
+            // the stack back to the caller's extent, the slots above kept
+            // (as `poscall`). Nothing is live across the growth's call.
+            if let MetaRet::Reg(a) = ret {
+                store(&mut st[cbase + a as usize], v);
+            }
+            st.set_len_keep(ctop);
+        } else {
+            cut_and_fill(st, func, ctop, ret, cbase, v.words());
+        }
+    }
+
     /// TAILCALL of the Lua function `f` at `stack[func]`, its arguments
     /// ending the stack, from the Lua frame `ci_idx` (budget charged and
     /// upvalues closed by the caller): what `TAILCALL`'s general path does
@@ -123,5 +166,27 @@ impl State {
         st.copy_within(func..func + n, dst);
         st.enter_frame(dst + n, dst + 1 + c.num_params as usize, top);
         true
+    }
+}
+
+/// The end of `return_meta_value` for a metamethod frame inside its
+/// caller's registers (`poscall`'s case): the stack cut at `func` and
+/// filled with nil up to `top`, then `v` stored in register `Reg(a)` of the
+/// caller at `cbase`. Out of line, with `v` in two registers ([`Words`]),
+/// so that nothing of `return_meta_value` is live across a call.
+#[cold]
+#[inline(never)]
+fn cut_and_fill(
+    st: &mut crate::stack::Stack,
+    func: usize,
+    top: usize,
+    ret: MetaRet,
+    cbase: usize,
+    v: Words,
+) {
+    st.truncate(func);
+    st.resize(top, Value::Nil);
+    if let MetaRet::Reg(a) = ret {
+        store(&mut st[cbase + a as usize], v.value());
     }
 }

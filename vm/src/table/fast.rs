@@ -16,18 +16,20 @@ use std::cell::Cell;
 
 use super::{TableView, Tables};
 use crate::store::Addr;
-use crate::value::{StrRef, TableRef, Value};
+use crate::value::{StrRef, TableRef, Value, Words};
 
 impl Tables {
     /// What the fast paths' writes owe the hooks, when `hooks` is set:
     /// the write log's stamp, the collector's forward barrier for `v`
     /// stored into `h`, and the journal's copy of the page of body cell
-    /// `cell` (before the cell is written).
+    /// `cell` (before the cell is written). `v` comes as [`Words`], in
+    /// two registers: as a `Value` it would be passed by pointer, and the
+    /// fast paths would store it to the stack before testing the hooks.
     #[cold]
     #[inline(never)]
-    fn fast_write_hooks(&mut self, h: TableRef, v: Value, body: Addr, cell: usize) {
+    fn fast_write_hooks(&mut self, h: TableRef, v: Words, body: Addr, cell: usize) {
         self.writes.touch_fast(h.index());
-        self.forward(h, v);
+        self.forward(h, v.value());
         self.store.vals.journal_at(body, cell);
     }
 
@@ -59,7 +61,7 @@ impl Tables {
             // hooks journal the page without moving it.
             if plain || !unsafe { *bp.add(i) }.is_nil() {
                 if self.owes_hooks(h, v) {
-                    self.fast_write_hooks(h, v, body, i);
+                    self.fast_write_hooks(h, v.words(), body, i);
                 }
                 // SAFETY: as above; a block exists (`alen > 0`), so `bp` is
                 // not null, which lets the compiler drop the test of the
@@ -126,7 +128,7 @@ impl Tables {
             let (body, bp, cell) =
                 (t.body, t.body_ptr(&self.store), 3 * t.hcap as usize + n as usize);
             if self.owes_hooks(h, v) {
-                self.fast_write_hooks(h, v, body, cell);
+                self.fast_write_hooks(h, v.words(), body, cell);
             }
             // SAFETY: the layout invariant and the body pointer (see
             // `array_slot_for_set`), and `cell < 3 * hcap + acap <= cap`;
@@ -174,7 +176,7 @@ impl Tables {
             Some((e, old)) if !old.is_nil() => {
                 let cell = 2 * e + 1;
                 if self.owes_hooks(h, v) {
-                    self.fast_write_hooks(h, v, body, cell);
+                    self.fast_write_hooks(h, v.words(), body, cell);
                 }
                 // SAFETY: the layout invariant and the body pointer (see
                 // `array_slot_for_set`), and `cell < 2 * elen <= 2 * hcap
