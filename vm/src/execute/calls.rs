@@ -96,11 +96,11 @@ impl State {
     /// comparison event (`ret` is `Reg` or `Cond`), on top, whose results
     /// are `stack[first..first + n]`: the frame popped, the stack set back
     /// to the caller's extent, and the first result (or nil) stored in the
-    /// caller's register or tested for its jump. Out of line and small
-    /// (`State::poscall_loop` calls it): `poscall` took about 75
+    /// caller's register or tested for its jump. Small, inside
+    /// `State::poscall_loop`, out of the loop: `poscall` took about 75
     /// instructions for it, its entry saving six registers and its pop
     /// copying the whole frame.
-    #[inline(never)]
+    #[inline(always)]
     pub(crate) fn return_meta_value(&mut self, first: usize, n: usize, ret: MetaRet) {
         let frames = &mut self.ex.frames;
         let len = frames.len();
