@@ -161,10 +161,9 @@ impl RandomState {
         if n & n.wrapping_add(1) == 0 {
             return ran & n;
         }
-        let mut lim = n;
-        for shift in [1, 2, 4, 8, 16, 32] {
-            lim |= lim >> shift;
-        }
+        // The smallest `2^b - 1` not below `n` (C's six shifts and ors);
+        // `n > 0` here, as 0 is `2^0 - 1`, answered above.
+        let lim = u64::MAX >> n.leading_zeros();
         let mut ran = ran;
         loop {
             ran &= lim;
