@@ -96,3 +96,8 @@ fn gen_weak() {
 fn close_yield() {
     run_script("close_yield");
 }
+
+#[test]
+fn meta_returns() {
+    run_script("meta_returns");
+}

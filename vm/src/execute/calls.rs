@@ -170,7 +170,9 @@ impl State {
 }
 
 /// The end of `return_meta_value` for a metamethod frame inside its
-/// caller's registers (`poscall`'s case): the stack cut at `func` and
+/// caller's registers (`poscall`'s case, kept as it is: `call_meta` pushes
+/// at the stack's length, which a running Lua frame keeps at or above its
+/// top, so no test reaches it): the stack cut at `func` and
 /// filled with nil up to `top`, then `v` stored in register `Reg(a)` of the
 /// caller at `cbase`. Out of line, with `v` in two registers ([`Words`]),
 /// so that nothing of `return_meta_value` is live across a call.
