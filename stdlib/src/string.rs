@@ -193,15 +193,11 @@ fn end_pos(pos: i64, len: usize) -> usize {
 fn capture_value(st: &mut State, s: StrRef, c: Capture) -> Value {
     match c {
         Capture::Range(a, b) => {
-            // A short capture is copied on the Rust stack (see `sub`).
-            let mut buf = [0u8; 64];
-            let bytes = st.str_bytes(s).get(a..b).unwrap_or(&[]);
-            if let Some(short) = buf.get_mut(..bytes.len()) {
-                short.copy_from_slice(bytes);
-                return st.new_string(short);
-            }
-            let bytes = bytes.to_vec();
-            st.new_string(&bytes)
+            // Interned where the bytes are (see `sub`); a range outside the
+            // subject (which the matcher does not produce) is empty.
+            let len = st.str_bytes(s).len();
+            let range = if a <= b && b <= len { a..b } else { 0..0 };
+            st.new_substring(s, range)
         }
         Capture::Position(p) => Value::Int(p as i64 + 1),
     }
@@ -255,16 +251,9 @@ fn sub(st: &mut State) -> R {
     }
     let n = end + 1 - start;
     st.charge_bytes(n)?;
-    // A short piece is copied on the Rust stack, not into a `Vec`: the
-    // string is interned from the copy (the source is borrowed from the
-    // heap, which interning writes).
-    let mut buf = [0u8; 64];
-    if n <= buf.len() {
-        buf[..n].copy_from_slice(&st.str_bytes(s)[start - 1..end]);
-        return ret_bytes(st, &buf[..n]);
-    }
-    let bytes = st.str_bytes(s)[start - 1..end].to_vec();
-    ret_bytes(st, &bytes)
+    // Interned where the bytes are: copied only into a new string.
+    let v = st.new_substring(s, start - 1..end);
+    ret1(st, v)
 }
 
 fn reverse(st: &mut State) -> R {

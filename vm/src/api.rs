@@ -116,6 +116,13 @@ impl State {
         Value::Str(self.heap.intern(bytes))
     }
 
+    /// The string of the bytes `range` of string `s` (`string.sub`): the
+    /// same value as `new_string` of those bytes, without a copy of them
+    /// when the string exists. Panics if `range` is not within `s`.
+    pub fn new_substring(&mut self, s: StrRef, range: std::ops::Range<usize>) -> Value {
+        Value::Str(self.heap.intern_range(s, range))
+    }
+
     /// A new empty table.
     pub fn new_table(&mut self) -> Value {
         Value::Table(self.heap.new_table(0, 0))

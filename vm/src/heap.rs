@@ -127,6 +127,14 @@ impl Heap {
         self.interned(s, before)
     }
 
+    /// Interns the bytes `range` of string `s` without copying them first
+    /// ([`Interner::intern_range`]).
+    pub fn intern_range(&mut self, s: StrRef, range: std::ops::Range<usize>) -> StrRef {
+        let before = self.strings.len();
+        let r = self.interner.intern_range(&mut self.strings, s, range);
+        self.interned(r, before)
+    }
+
     /// The string of a concatenation, `bytes`: interned if short, loose if
     /// long ([`Interner::concat`]).
     pub fn concat_str(&mut self, bytes: &[u8]) -> StrRef {

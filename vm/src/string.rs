@@ -455,6 +455,34 @@ impl Interner {
         self.table_mut(len).insert_unique(table_hash(slot.hash), slot, |s| table_hash(s.hash));
     }
 
+    /// [`Interner::intern`] of the bytes `range` of string `s`, looked up
+    /// where they are: a hit copies nothing, a miss copies them once, into
+    /// the new string. (`string.sub` copied every piece to the Rust stack
+    /// first, the source being borrowed from the arena that interning
+    /// writes.) Panics if `range` is not within `s`.
+    pub fn intern_range(
+        &mut self,
+        arena: &mut Arena<LuaStr>,
+        s: StrRef,
+        range: std::ops::Range<usize>,
+    ) -> StrRef {
+        let bytes = &arena.get(s).as_bytes()[range];
+        let hash = hash_bytes(bytes);
+        let h32 = hash as u32;
+        let key = KeyBytes::of(bytes);
+        let table = self.table_mut(bytes.len());
+        let eq = |sl: &Slot| sl.hash == h32 && slot_bytes_eq(arena, sl.idx, &key);
+        match table.entry(table_hash(h32), eq, |sl| table_hash(sl.hash)) {
+            Entry::Occupied(e) => StrRef::from_index(e.get().idx),
+            Entry::Vacant(e) => {
+                let new = LuaStr::new(bytes, hash);
+                let r = arena.alloc(new);
+                e.insert(Slot { idx: r.index(), hash: h32 });
+                r
+            }
+        }
+    }
+
     /// The string of a concatenation, `bytes`: interned if it is short, a
     /// new loose string otherwise, not hashed until it must be.
     pub fn concat(&mut self, arena: &mut Arena<LuaStr>, bytes: &[u8]) -> StrRef {
@@ -751,6 +779,34 @@ mod tests {
         it.reinsert(again, &loose);
         assert_eq!(it.len(), 300, "a loose string never enters the interner");
         assert_eq!(it.twin(&arena, again), it.find(&arena, &b[..150]));
+    }
+
+    #[test]
+    fn intern_range_is_intern_of_the_bytes() {
+        // Every range of a registered string and of a loose one: the string
+        // `intern` gives for the same bytes, new or found, with its hash;
+        // the source unchanged.
+        let mut arena = Arena::new();
+        let mut it = Interner::new();
+        let b = noise(90);
+        let short = it.intern(&mut arena, &b[..30]);
+        let loose = it.concat_owned(&mut arena, b.clone().into_boxed_slice());
+        assert!(!arena.get(loose).is_registered());
+        for (src, len) in [(short, 30), (loose, 90)] {
+            for a in 0..=len {
+                for e in (a..=len).step_by(7) {
+                    let r = it.intern_range(&mut arena, src, a..e);
+                    assert_eq!(arena.get(r).as_bytes(), &b[a..e], "{a}..{e}");
+                    assert_eq!(arena.get(r).hash(), hash_bytes(&b[a..e]));
+                    assert!(arena.get(r).is_registered());
+                    assert_eq!(it.intern(&mut arena, &b[a..e]), r, "{a}..{e}");
+                    assert_eq!(it.intern_range(&mut arena, src, a..e), r);
+                }
+            }
+        }
+        assert_eq!(arena.get(short).as_bytes(), &b[..30]);
+        assert_eq!(arena.get(loose).as_bytes(), &b[..]);
+        assert_eq!(it.intern_range(&mut arena, short, 0..30), short);
     }
 
     /// Bytes `0..n` of a fixed pseudo-random sequence.
