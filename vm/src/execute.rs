@@ -688,10 +688,7 @@ impl State {
                         SETUPVAL => {
                             let uv = upv!(i.b());
                             let v = rv!(i.a());
-                            // SAFETY: the running closure's upvalue (see `upval!`).
-                            unsafe {
-                                upval_write(&mut self.heap, self.running, stk.slice_mut(), uv, v)
-                            };
+                            upval_write(&mut self.heap, self.running, stk.slice_mut(), uv, v);
                         }
                         GETTABUP => {
                             let uv = upv!(i.b());

@@ -174,16 +174,8 @@ pub(super) unsafe fn upval_read(
 
 /// Writes `v` to upvalue `uv` (as [`upval_read`], with the parts of the
 /// state it needs).
-///
-/// # Safety
-///
-/// [`upval_read`]'s contract: `uv` is live, and an open upvalue of the
-/// running thread names a slot below the length of `stack`, its stack. The
-/// read of the upvalue and the store to the stack are unchecked (with the
-/// checks, SETUPVAL kept the arena's and the stack's lengths live, and
-/// spilled a register of the loop).
 #[inline(always)]
-pub(super) unsafe fn upval_write(
+pub(super) fn upval_write(
     heap: &mut Heap,
     running: ThreadRef,
     stack: &mut [Value],
@@ -191,14 +183,9 @@ pub(super) unsafe fn upval_write(
     v: Value,
 ) {
     let obj = || crate::schema::ObjRef::of(v).is_some();
-    // SAFETY: the caller's contract.
-    match *unsafe { heap.upvals.get_unchecked(uv) } {
+    match *heap.upvals.get(uv) {
         UpVal::Closed(_) => *heap.upvals.get_mut_storing(uv, obj()) = UpVal::Closed(v),
-        UpVal::Open { thread, slot } if thread == running => {
-            debug_assert!((slot as usize) < stack.len());
-            // SAFETY: `slot` is below the length (the caller's contract).
-            store(unsafe { stack.get_unchecked_mut(slot as usize) }, v)
-        }
+        UpVal::Open { thread, slot } if thread == running => store(&mut stack[slot as usize], v),
         UpVal::Open { thread, slot } => {
             store(&mut heap.threads.get_mut_storing(thread, obj()).ex.stack[slot as usize], v)
         }
@@ -206,13 +193,10 @@ pub(super) unsafe fn upval_write(
 }
 
 impl crate::state::State {
-    /// Writes upvalue `uv` of a live closure (for callers outside the loop).
+    /// Writes an upvalue (for callers outside the loop).
     #[inline(always)]
     pub(crate) fn upval_set(&mut self, uv: UpvalRef, v: Value) {
-        // SAFETY: `uv` belongs to a live closure, so it is live, and an
-        // open upvalue of the running thread is a local of one of its live
-        // frames, below its stack's length (see `upval_read`).
-        unsafe { upval_write(&mut self.heap, self.running, &mut self.ex.stack, uv, v) };
+        upval_write(&mut self.heap, self.running, &mut self.ex.stack, uv, v);
     }
 }
 

@@ -16,7 +16,7 @@ use std::cell::Cell;
 
 use super::{TableView, Tables};
 use crate::store::Addr;
-use crate::value::{StrRef, TableRef, Value, Words};
+use crate::value::{StrRef, TableRef, Value};
 
 impl Tables {
     /// What the fast paths' writes owe the hooks, when `hooks` is set:
@@ -27,9 +27,9 @@ impl Tables {
     /// fast paths would store it to the stack before testing the hooks.
     #[cold]
     #[inline(never)]
-    fn fast_write_hooks(&mut self, h: TableRef, v: Words, body: Addr, cell: usize) {
+    fn fast_write_hooks(&mut self, h: TableRef, v: Value, body: Addr, cell: usize) {
         self.writes.touch_fast(h.index());
-        self.forward(h, v.value());
+        self.forward(h, v);
         self.store.vals.journal_at(body, cell);
     }
 
@@ -61,7 +61,7 @@ impl Tables {
             // hooks journal the page without moving it.
             if plain || !unsafe { *bp.add(i) }.is_nil() {
                 if self.owes_hooks(h, v) {
-                    self.fast_write_hooks(h, v.words(), body, i);
+                    self.fast_write_hooks(h, v, body, i);
                 }
                 // SAFETY: as above; a block exists (`alen > 0`), so `bp` is
                 // not null, which lets the compiler drop the test of the
@@ -134,7 +134,7 @@ impl Tables {
             let (body, bp, cell) =
                 (t.body, t.body_ptr(&self.store), 3 * t.hcap as usize + n as usize);
             if self.owes_hooks(h, v) {
-                self.fast_write_hooks(h, v.words(), body, cell);
+                self.fast_write_hooks(h, v, body, cell);
             }
             // SAFETY: the layout invariant and the body pointer (see
             // `array_slot_for_set`), and `cell < 3 * hcap + acap <= cap`;
@@ -182,7 +182,7 @@ impl Tables {
             Some((e, old)) if !old.is_nil() => {
                 let cell = 2 * e + 1;
                 if self.owes_hooks(h, v) {
-                    self.fast_write_hooks(h, v.words(), body, cell);
+                    self.fast_write_hooks(h, v, body, cell);
                 }
                 // SAFETY: the layout invariant and the body pointer (see
                 // `array_slot_for_set`), and `cell < 2 * elen <= 2 * hcap
