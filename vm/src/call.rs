@@ -440,11 +440,10 @@ impl State {
     }
 
     /// The return of the loop's running frame when `return_fast` declined
-    /// it ([`State::poscall`]). A dispatcher that saves no register of its
-    /// own: a metamethod frame whose one result goes to a register or a
-    /// jump of its caller, the frequent case, takes the small
-    /// `return_meta_value`, which `poscall` would be through its entry
-    /// (six registers saved) and its pop (the whole frame copied).
+    /// it. A metamethod frame whose one result goes to a register or a
+    /// jump of its caller, the frequent case, takes `return_meta_value`
+    /// (inline here), without `poscall`'s entry (six registers saved) and
+    /// its pop (the whole frame copied); any other frame [`State::poscall`].
     #[inline(never)]
     pub(crate) fn poscall_loop(&mut self, first: usize, n: usize) -> Result<(), Error> {
         // Invariant: only called by the returning frame, which is on top.
