@@ -42,10 +42,10 @@
 //!   any size, as 5.4's. Sizes here are the objects' bytes plus the
 //!   running stack's (`State::memory_in_use`), as 5.4 counts its stacks:
 //!   a deep recursion spaces the collections out. Both kinds stop the
-//!   world, as 5.4's: a program that wants
-//!   short pauses whatever the heap's size (the engine's worlds) stays in
-//!   incremental mode, the default of a new state, as in 5.4's library
-//!   (`lua.c` switches to generational mode; so does `luprex-lua`).
+//!   world, as 5.4's: a program that wants short pauses whatever the
+//!   heap's size (the engine's worlds) stays in incremental mode, the
+//!   default of a new state, as in 5.4's library (`lua.c` switches to
+//!   generational mode; so does `luprex-lua`).
 //! * **Bad collections** (5.4's `lastatomic`). A program that builds a
 //!   big long-lived structure gains nothing from minor collections: what
 //!   they traverse survives. A major collection that frees less than half

@@ -22,9 +22,7 @@ impl Tables {
     /// What the fast paths' writes owe the hooks, when `hooks` is set:
     /// the write log's stamp, the collector's forward barrier for `v`
     /// stored into `h`, and the journal's copy of the page of body cell
-    /// `cell` (before the cell is written). `v` comes as [`Words`], in
-    /// two registers: as a `Value` it would be passed by pointer, and the
-    /// fast paths would store it to the stack before testing the hooks.
+    /// `cell` (before the cell is written).
     #[cold]
     #[inline(never)]
     fn fast_write_hooks(&mut self, h: TableRef, v: Value, body: Addr, cell: usize) {
@@ -88,13 +86,12 @@ impl Tables {
         }
         let first = 3 * t.hcap as usize + start;
         let bp = t.body_ptr(&self.store);
-        // SAFETY (both blocks): the layout invariant and the body pointer
-        // (see `array_slot_for_set`): `first + vals.len() <= 3 * hcap +
-        // alen <= cap`, inside the block `bp` points at (`alen > 0`, so
-        // there is one); `&mut self` excludes every other access to the
-        // store, and the journal (first) saves pages without moving them.
         // Through the body pointer, not the chunk table (`math.random`'s
-        // state, four values, 12 instructions fewer a call).
+        // state, four values: 12 instructions fewer a call).
+        // SAFETY: the layout invariant and the body pointer (see
+        // `array_slot_for_set`): `first + vals.len() <= 3 * hcap + alen <=
+        // cap`, inside the block `bp` points at (`alen > 0`, so there is
+        // one), and `&mut self` excludes every other access to the store.
         if !plain && (0..vals.len()).any(|k| unsafe { &*bp.add(first + k) }.is_nil()) {
             return false;
         }
@@ -106,6 +103,8 @@ impl Tables {
                 self.store.vals.journal_at(body, first + k);
             }
         }
+        // SAFETY: the same cells as above; the journal saved their pages
+        // without moving them.
         unsafe { std::slice::from_raw_parts_mut(bp.add(first), vals.len()) }.copy_from_slice(vals);
         true
     }
