@@ -73,7 +73,7 @@ impl State {
         if let Some(h) = msgh {
             e.value = h(self, e.value);
         }
-        self.ex.frames.truncate(depth);
+        self.unwind_frames(depth);
         if let Some(v) = self.close_level(level, Some(e.value)) {
             e.value = v;
         }

@@ -331,6 +331,7 @@ impl State {
                 } else {
                     // Invariant: the native's frame is on top.
                     let ci = self.ex.frames.pop().expect("frame");
+                    self.release_popped_ccall(&ci);
                     let n = (*n).min(len.saturating_sub(u(ci.base)));
                     self.move_results(&ci, len - n, n);
                 }
@@ -377,12 +378,13 @@ impl State {
                         ci.k = k;
                         ci.pc = callee as u32;
                     }
-                    if self.n_ccalls >= MAX_CCALLS {
-                        return Err(self.rt_error("C stack overflow"));
-                    }
-                    self.n_ccalls += 1;
+                    // The callee's frame holds a C-call level, as the
+                    // reference's `lua_callk` (`ccount.rs`).
+                    self.enter_frame_ccall()?;
                     let r = self.precall(callee, nresults, MetaRet::Call);
-                    self.n_ccalls -= 1;
+                    if r.is_err() {
+                        self.abort_frame_ccall(me + 1);
+                    }
                     match r? {
                         Pre::Yield => return Ok(Pre::Yield),
                         Pre::Continue => {
@@ -459,6 +461,7 @@ impl State {
     pub(crate) fn poscall(&mut self, first: usize, n: usize) -> Result<(), Error> {
         // Invariant: only called by the returning frame, which is on top.
         let ci = self.ex.frames.pop().expect("frame");
+        self.release_popped_ccall(&ci);
         let func = u(ci.func);
         match ci.ret {
             MetaRet::Call => {
@@ -644,7 +647,13 @@ impl State {
             self.check_stack_reserve(func + 3)?;
         }
         self.ex.stack.extend_from_slice(&[tm, v, err]);
-        self.precall(func, 1, MetaRet::Close)
+        let i = self.ex.frames.len();
+        self.enter_frame_ccall()?;
+        let r = self.precall(func, 1, MetaRet::Close);
+        if r.is_err() {
+            self.abort_frame_ccall(i);
+        }
+        r
     }
 
     /// One step of `CLOSE`, or of `RETURN` in a function with variables to
@@ -704,7 +713,7 @@ impl State {
                 // Drop the failed call's frames but keep its stack slots:
                 // its open upvalues and to-be-closed variables are closed
                 // by the next iterations.
-                self.ex.frames.truncate(depth);
+                self.unwind_frames(depth);
                 err = Some(e2.value);
             }
         }
@@ -740,9 +749,6 @@ impl State {
         args: &[Value],
         nresults: i32,
     ) -> Result<usize, Error> {
-        if self.n_ccalls >= MAX_CCALLS {
-            return Err(self.rt_error("C stack overflow"));
-        }
         let func = self.ex.stack.len();
         if func + args.len() + 1 >= MAX_STACK {
             self.check_stack_reserve(func + args.len() + 1)?;
@@ -757,10 +763,6 @@ impl State {
     /// at `stack[func..]` (by the embedding API); on an error before the
     /// call starts, they are popped.
     pub(crate) fn call_pushed(&mut self, func: usize, nresults: i32) -> Result<(), Error> {
-        if self.n_ccalls >= MAX_CCALLS {
-            self.ex.stack.truncate(func);
-            return Err(self.rt_error("C stack overflow"));
-        }
         let top = self.ex.stack.len();
         if top >= MAX_STACK {
             if let Err(e) = self.check_stack_reserve(top) {
@@ -779,7 +781,11 @@ impl State {
             self.ex.stack.truncate(func);
             return Err(e);
         }
-        self.n_ccalls += 1;
+        // One C-call level for the nested call (`ccount.rs`).
+        if let Err(e) = self.enter_ccall() {
+            self.ex.stack.truncate(func);
+            return Err(e);
+        }
         self.ex.nny += 1;
         let r = self.call_at(func, nresults);
         self.ex.nny -= 1;
@@ -861,7 +867,7 @@ impl State {
         match self.call_value(f, args) {
             Ok(v) => Ok(v),
             Err(mut e) => {
-                self.ex.frames.truncate(depth);
+                self.unwind_frames(depth);
                 if let Some(v) = self.close_level(level, Some(e.value)) {
                     e.value = v;
                 }
@@ -927,11 +933,24 @@ impl State {
         self.ex.frames.iter().rposition(|ci| ci.status & cist::PCALL != 0)
     }
 
-    /// Calls the message handler of the `xpcall` frame `i` on `err`.
+    /// Calls the message handler of the `xpcall` frame `i` on `err`, one
+    /// C level deeper (`ccount.rs`). As `luaG_errormsg`, an error inside
+    /// the handler comes back here (`run_with` finds the same frame) and
+    /// calls it again, a level deeper each time, until the level where
+    /// the reference gives up with `error in error handling`; and when the
+    /// call itself fails its test at the 200th level, the handler runs on
+    /// that `C stack overflow`, at the 201st.
     fn call_handler(&mut self, i: usize, err: Value) -> Value {
-        if self.n_ccalls >= MAX_CCALLS - 10 {
-            let s = self.heap.intern(b"error in error handling");
-            return Value::Str(s);
+        let next = self.c_level() + 1;
+        if next >= MAX_CCALLS / 10 * 11 {
+            return Value::Str(self.heap.intern(b"error in error handling"));
+        }
+        if next == MAX_CCALLS {
+            let e = self.rt_error("C stack overflow");
+            self.n_ccalls += 1;
+            let v = self.call_handler(i, e.value);
+            self.n_ccalls -= 1;
+            return v;
         }
         let base = u(self.ex.frames[i].base);
         let h = self.ex.stack.get(base).copied().unwrap_or(Value::Nil);
@@ -955,7 +974,8 @@ impl State {
     /// error in a `__close` comes back here (through the message handler of
     /// an `xpcall`) and replaces the error, as in `finishpcallk`.
     fn recover(&mut self, i: usize, e: Error) -> Result<Pre, Error> {
-        self.ex.frames.truncate(i + 1);
+        self.unwind_frames(i + 1);
+        self.caught_ccall();
         self.ex.frames[i].status |= cist::RECOVER;
         self.ex.stack.push(e.value);
         self.recover_step()

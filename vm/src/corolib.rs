@@ -94,7 +94,7 @@ impl State {
             }
         };
         let msg = match msg {
-            None if self.n_ccalls >= MAX_CCALLS => Some(&b"C stack overflow"[..]),
+            None if self.c_level() >= MAX_CCALLS => Some(&b"C stack overflow"[..]),
             m => m,
         };
         if let Some(m) = msg {
@@ -118,9 +118,13 @@ impl State {
         self.ex.stack.park(epoch);
         ExecState::rotate(&mut pth.ex, &mut self.ex, &mut th.ex);
         self.running = co;
+        // `lua_resume`: the resumer's count plus one, the coroutine's
+        // pending frames holding nothing (`ccount.rs`).
+        let saved = (self.n_ccalls, self.ccall_mark, self.ccall_base);
         self.n_ccalls += 1;
+        (self.ccall_mark, self.ccall_base) = (self.ex.frames.len() as u32, self.n_ccalls);
         let r = self.resume_inner(started, nargs);
-        self.n_ccalls -= 1;
+        (self.n_ccalls, self.ccall_mark, self.ccall_base) = saved;
         // A limit error kills the coroutine and goes on in the resumer
         // (`limits.rs`: Lua cannot catch it).
         let pass = match &r {
@@ -137,6 +141,12 @@ impl State {
     /// Starts or continues the coroutine whose state was just moved in.
     fn resume_inner(&mut self, started: bool, nargs: usize) -> Result<Exit, Error> {
         if !started {
+            // The body's `ccall`: its test, no increment.
+            let n = self.c_level();
+            if n >= MAX_CCALLS && (n == MAX_CCALLS || n >= MAX_CCALLS / 10 * 11) {
+                let e = self.error_string(b"C stack overflow");
+                return self.run_with(0, Some(e));
+            }
             match self.precall(0, -1, MetaRet::Call) {
                 Ok(Pre::Yield) => Ok(Exit::Yield),
                 Ok(Pre::Continue) => {
@@ -244,7 +254,9 @@ impl State {
         let err0 = (!err0.is_nil()).then_some(err0);
         self.ex.frames.clear();
         self.ex.nny = 1;
+        let mark = std::mem::replace(&mut self.ccall_mark, 0);
         let err = self.close_level(0, err0);
+        self.ccall_mark = mark;
         self.ex = Default::default();
         std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(co).ex);
         std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(prev).ex);

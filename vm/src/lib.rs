@@ -252,6 +252,7 @@ mod arena;
 mod auxlib;
 mod baselib;
 mod call;
+mod ccount;
 mod corolib;
 mod debug;
 mod dump;

@@ -345,9 +345,24 @@ impl State {
         let func = self.ex.stack.len();
         self.ex.stack.push_call(f, args);
         self.charge(crate::limits::CALL_COST)?;
+        // A metamethod frame holds a C-call level (`ccount.rs`), taken
+        // once a Lua function's frame is pushed, before a native runs.
+        let i = self.ex.frames.len();
+        self.test_frame_ccall()?;
         match f {
-            Value::LuaFn(cl) => self.push_lua_frame::<false>(func, cl, 1, ret),
-            _ => self.precall_charged(func, 1, ret).map(|_| ()),
+            Value::LuaFn(cl) => {
+                self.push_lua_frame::<false>(func, cl, 1, ret)?;
+                self.n_ccalls += 1;
+                Ok(())
+            }
+            _ => {
+                self.n_ccalls += 1;
+                let r = self.precall_charged(func, 1, ret).map(|_| ());
+                if r.is_err() {
+                    self.abort_frame_ccall(i);
+                }
+                r
+            }
         }
     }
 

@@ -1366,6 +1366,8 @@ mod tests {
         type Change = (&'static str, fn(&mut State));
         let changes: &[Change] = &[
             ("n_ccalls", |st| st.n_ccalls = 1),
+            ("ccall_mark", |st| st.ccall_mark = 1),
+            ("ccall_base", |st| st.ccall_base = 1),
             ("in_msgh", |st| st.in_msgh = 1),
             ("closing", |st| st.closing = true),
             ("gc_roots", |st| st.gc_roots.push(ObjRef::Table(st.registry()))),
@@ -1386,6 +1388,8 @@ mod tests {
             assert!(st.snapshot().is_err(), "`{name}`: snapshot taken");
             assert!(st.save_state().is_err(), "`{name}`: state saved");
             st.n_ccalls = 0;
+            st.ccall_mark = 0;
+            st.ccall_base = 0;
             st.in_msgh = 0;
             st.closing = false;
             st.gc_roots.clear();

@@ -146,7 +146,8 @@ pub const RIDX_GLOBALS: i64 = 2;
 
 /// Maximum number of stack slots of a thread (`LUAI_MAXSTACK`).
 pub const MAX_STACK: usize = 1_000_000;
-/// Maximum nesting of Rust-level calls (`LUAI_MAXCCALLS`).
+/// Maximum nesting of C calls (`LUAI_MAXCCALLS`): see "The C-call count"
+/// in `call.rs`.
 pub const MAX_CCALLS: u32 = 200;
 /// Stack slots beyond [`MAX_STACK`] that a message handler may use
 /// (`ERRORSTACKSIZE - LUAI_MAXSTACK`).
@@ -197,8 +198,21 @@ crate::state_schema! { @state
         [world] pub(crate) pins: Vec<Value>,
         /// Free pin slots.
         [world] pub(crate) free_pins: Vec<u32>,
-        /// Nesting of Rust-level calls (resume, call_value).
+        /// The C-call count of `ldo.c`'s `nCcalls` (its low half), less
+        /// `host_ccalls`: Rust-level calls (resume, call_value), and the
+        /// loop's frames that a C function's `lua_call` would have made
+        /// (see "The C-call count" in `call.rs`).
         [scratch] pub(crate) n_ccalls: u32,
+        /// Frames of the running thread below this index were pushed before
+        /// its current resume: they hold no C call any more
+        /// (`lua_resume` resets the count).
+        [scratch] pub(crate) ccall_mark: u32,
+        /// `n_ccalls` as the running coroutine's resume set it (0 in the
+        /// main thread): what an error caught in the coroutine returns to.
+        [scratch] pub(crate) ccall_base: u32,
+        /// C calls the host runs the state's entry points under
+        /// ([`State::set_host_c_calls`]).
+        [host] pub(crate) host_ccalls: u32,
         /// Message handlers running (they may use the error stack reserve).
         [scratch] pub(crate) in_msgh: u32,
         /// Charged instructions left before the next limits check, where the
@@ -303,6 +317,9 @@ impl State {
             pins: Vec::new(),
             free_pins: Vec::new(),
             n_ccalls: 0,
+            ccall_mark: 0,
+            ccall_base: 0,
+            host_ccalls: 0,
             in_msgh: 0,
             budget: crate::limits::SLICE,
             str_meta_hint: Default::default(),

@@ -102,6 +102,7 @@ impl State {
     /// copying the whole frame.
     #[inline(always)]
     pub(crate) fn return_meta_value(&mut self, first: usize, n: usize, ret: MetaRet) {
+        self.release_meta_ccall(self.ex.frames.len() - 1);
         let frames = &mut self.ex.frames;
         let len = frames.len();
         // Invariant: metamethod frames are pushed by an instruction of the
