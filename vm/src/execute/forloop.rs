@@ -37,8 +37,31 @@ fn for_int(st: &State, v: Value, mode: F2I) -> Option<i64> {
 }
 
 impl State {
-    /// `forprep`: prepares a numeric loop at `ra`; true to skip it.
+    /// `forprep`: prepares a numeric loop at `ra`; true to skip it. Out of
+    /// the loop (a change of the loop's code moves its register
+    /// allocation, docs/PROFILING.md item 18).
+    #[inline(never)]
     pub(super) fn forprep(&mut self, ra: usize) -> Result<bool, Error> {
+        // The common loop, `for i = a, b` over integers, with its count at
+        // once (the registers read word by word, see `execute::load`).
+        if let Some(st) = self.ex.stack.get_mut(ra..ra + 4) {
+            if let (Value::Int(init), Value::Int(lim), Value::Int(1)) =
+                (super::load(&st[0]), super::load(&st[1]), super::load(&st[2]))
+            {
+                if init > lim {
+                    return Ok(true);
+                }
+                st[1] = Value::Int((lim as u64).wrapping_sub(init as u64) as i64);
+                st[3] = Value::Int(init);
+                return Ok(false);
+            }
+        }
+        self.forprep_general(ra)
+    }
+
+    /// [`State::forprep`] for every other loop.
+    #[inline(never)]
+    fn forprep_general(&mut self, ra: usize) -> Result<bool, Error> {
         let st = &self.ex.stack;
         let (init, limit, step) = (st[ra], st[ra + 1], st[ra + 2]);
         if let (Value::Int(init), Value::Int(step)) = (init, step) {
