@@ -942,7 +942,7 @@ impl State {
     /// that `C stack overflow`, at the 201st.
     fn call_handler(&mut self, i: usize, err: Value) -> Value {
         let next = self.c_level() + 1;
-        if next >= MAX_CCALLS / 10 * 11 {
+        if next >= crate::ccount::MAX_CCALLS_ERRERR {
             return Value::Str(self.heap.intern(b"error in error handling"));
         }
         if next == MAX_CCALLS {

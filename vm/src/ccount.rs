@@ -57,7 +57,7 @@ use crate::thread::{cist, CallInfo, Callee, MetaRet};
 
 /// Count at which an error while handling a `C stack overflow` becomes
 /// `error in error handling` (`LUAI_MAXCCALLS / 10 * 11`).
-const MAX_CCALLS_ERRERR: u32 = MAX_CCALLS / 10 * 11;
+pub(crate) const MAX_CCALLS_ERRERR: u32 = MAX_CCALLS / 10 * 11;
 
 /// Whether frame `i` of `frames` holds a C-call level (see the module
 /// docs).
@@ -98,7 +98,13 @@ impl State {
     #[cold]
     #[inline(never)]
     fn check_cstack(&mut self) -> Result<(), Error> {
-        let n = self.c_level() + 1;
+        self.check_cstack_at(self.c_level() + 1)
+    }
+
+    /// `luaE_checkcstack` for count `n`: `C stack overflow` at exactly
+    /// 200, `error in error handling` from 220, nothing in between (an
+    /// overflow being handled) or below.
+    pub(crate) fn check_cstack_at(&mut self, n: u32) -> Result<(), Error> {
         if n == MAX_CCALLS {
             return Err(self.rt_error("C stack overflow"));
         }

@@ -141,10 +141,9 @@ impl State {
     /// Starts or continues the coroutine whose state was just moved in.
     fn resume_inner(&mut self, started: bool, nargs: usize) -> Result<Exit, Error> {
         if !started {
-            // The body's `ccall`: its test, no increment.
-            let n = self.c_level();
-            if n >= MAX_CCALLS && (n == MAX_CCALLS || n >= MAX_CCALLS / 10 * 11) {
-                let e = self.error_string(b"C stack overflow");
+            // The body's `ccall`: its test, no increment; a failure kills
+            // the coroutine (no frame yet, so no position).
+            if let Err(e) = self.check_cstack_at(self.c_level()) {
                 return self.run_with(0, Some(e));
             }
             match self.precall(0, -1, MetaRet::Call) {
