@@ -239,12 +239,12 @@ impl State {
         nresults: i32,
         ret: MetaRet,
     ) -> Result<(), Error> {
-        let ph = self.heap.lua_fns.get(cl).proto;
-        let p = self.heap.protos.get(ph);
+        // The closure's copy of its prototype's sizes (as `push_lua_frame`).
+        let c = self.heap.lua_fns.get(cl);
         let nargs = self.ex.stack.len() - func - 1;
-        let fixed = p.num_params as usize;
-        let maxstack = p.max_stack as usize;
-        if !p.is_vararg {
+        let fixed = c.num_params as usize;
+        let maxstack = c.max_stack as usize;
+        if !c.is_vararg {
             let base = func + 1;
             let top = base + maxstack;
             if top > MAX_STACK {
