@@ -268,7 +268,10 @@ impl State {
         // `luaT_adjustvarargs`); writing nil into every one cost 23 of this
         // function's 128 instructions a call (`opcost.py --lib select_n`).
         self.ex.stack.enter_frame(func + 1 + nargs, func + 1 + nadj, top);
-        let st = &mut self.ex.stack;
+        // As a slice, so that its address and length stay in registers
+        // across the stores (through `Stack` they were read again after
+        // each one).
+        let st: &mut [Value] = &mut self.ex.stack;
         st[base - 1] = st[func];
         for i in 0..fixed {
             st[base + i] = st[func + 1 + i];
