@@ -80,7 +80,11 @@ fn os_execute(st: &mut State) -> R {
     let cmd = c_bytes(st.str_bytes(cmd)).to_vec();
     st.flush_stdout();
     use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::process::CommandExt;
+    // As C's `system`: `/bin/sh` named `sh`, which the shell's own
+    // messages quote ("sh: 1: cmd: not found").
     let status = std::process::Command::new("/bin/sh")
+        .arg0("sh")
         .arg("-c")
         .arg(std::ffi::OsStr::from_bytes(&cmd))
         .status();
