@@ -180,10 +180,19 @@ fn os_tmpname(st: &mut State) -> R {
 
 // ----- clock ----------------------------------------------------------------
 
-/// CPU time of the process in seconds (see the module docs):
-/// `clock_gettime(CLOCK_PROCESS_CPUTIME_ID)`, what C's `clock()` reads.
+/// CPU time of the process in seconds (see the module docs), as
+/// `os.clock` gives it: `clock() / CLOCKS_PER_SEC`, where glibc's `clock`
+/// reads `clock_gettime(CLOCK_PROCESS_CPUTIME_ID)` and truncates it to
+/// whole microseconds (`CLOCKS_PER_SEC` is 1,000,000), so that printed
+/// values have the reference's digits (`0.10376`, not `0.103761532`).
 pub fn cpu_time() -> f64 {
-    cpu_time::ProcessTime::try_now().map_or(0.0, |t| t.as_duration().as_secs_f64())
+    cpu_time::ProcessTime::try_now().map_or(0.0, |t| clock_seconds(t.as_duration()))
+}
+
+/// `clock()`'s ticks for a CPU time `d`, over `CLOCKS_PER_SEC`.
+fn clock_seconds(d: std::time::Duration) -> f64 {
+    let ticks = d.as_secs() as i64 * 1_000_000 + i64::from(d.subsec_micros());
+    ticks as f64 / 1e6
 }
 
 fn os_clock(st: &mut State) -> R {
@@ -333,4 +342,21 @@ fn os_setlocale(st: &mut State) -> R {
     };
     let r = if ok { st.new_string(b"C") } else { Value::Nil };
     ret1(st, r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clock_seconds;
+    use std::time::Duration;
+
+    /// `os.clock` counts whole microseconds, as `clock() / CLOCKS_PER_SEC`:
+    /// what it prints has at most six decimals.
+    #[test]
+    fn clock_truncates_to_microseconds() {
+        let v = clock_seconds(Duration::new(0, 103_761_532));
+        assert_eq!(v, 0.103761);
+        assert_eq!(format!("{v}"), "0.103761");
+        assert_eq!(clock_seconds(Duration::new(12, 999)), 12.0);
+        assert_eq!(clock_seconds(Duration::new(3, 1_000)), 3.000001);
+    }
 }
