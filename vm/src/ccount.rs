@@ -59,13 +59,20 @@ use crate::thread::{cist, CallInfo, Callee, MetaRet};
 /// `error in error handling` (`LUAI_MAXCCALLS / 10 * 11`).
 pub(crate) const MAX_CCALLS_ERRERR: u32 = MAX_CCALLS / 10 * 11;
 
-/// Whether frame `i` of `frames` holds a C-call level (see the module
-/// docs).
+/// Whether frame `ci`, called by `caller` (`None`: the thread's first
+/// frame), holds a C-call level (see the module docs).
+#[inline(always)]
+fn holds(ci: &CallInfo, caller: Option<&CallInfo>) -> bool {
+    ci.status & cist::FRESH == 0
+        && match caller {
+            None => false,
+            Some(c) => !matches!(ci.ret, MetaRet::Call) || matches!(c.callee, Callee::Rust(_)),
+        }
+}
+
+/// [`holds`] for frame `i` of `frames`.
 fn holds_ccall(frames: &[CallInfo], i: usize) -> bool {
-    let ci = &frames[i];
-    i > 0
-        && ci.status & cist::FRESH == 0
-        && (ci.ret != MetaRet::Call || matches!(frames[i - 1].callee, Callee::Rust(_)))
+    holds(&frames[i], i.checked_sub(1).map(|j| &frames[j]))
 }
 
 impl State {
@@ -162,13 +169,7 @@ impl State {
     #[inline(always)]
     pub(crate) fn release_popped_ccall(&mut self, ci: &CallInfo) {
         let frames = &self.ex.frames;
-        let i = frames.len();
-        if i as u32 >= self.ccall_mark
-            && ci.status & cist::FRESH == 0
-            && (!matches!(ci.ret, MetaRet::Call)
-                || matches!(frames.last(), Some(c) if matches!(c.callee, Callee::Rust(_))))
-            && i > 0
-        {
+        if frames.len() as u32 >= self.ccall_mark && holds(ci, frames.last()) {
             self.n_ccalls -= 1;
         }
     }
