@@ -117,42 +117,6 @@ opconsts! {
 }
 
 impl State {
-    /// The budget ran out: check the limits, run the hook and start a new
-    /// slice (`limits.rs`).
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn budget_exhausted(&mut self) -> Result<(), Error> {
-        self.limits_check()
-    }
-
-    /// The collector's safe point after the instruction the running frame
-    /// just ran (its saved pc is past it, and past NEWTABLE's EXTRAARG):
-    /// NEWTABLE, CONCAT or CLOSURE, whose result `R[A]` ends the live
-    /// registers (`checkGC(L, ra + 1)` in `lvm.c`), or a CALL whose native
-    /// callee returned, whose results end them (at `open_top` when the
-    /// call wants them all). Out of the loop, as the step is rare; the
-    /// instruction is read again here rather than passed, which would
-    /// change the loop's register allocation (docs/PROFILING.md item 18).
-    #[cold]
-    #[inline(never)]
-    fn loop_safe_point(&mut self) -> Result<(), Error> {
-        // Invariant: the loop's frame is on top, a Lua frame (`savepc!`).
-        let ci = self.ex.frames.last().expect("frame");
-        let code = &self.frame_proto(ci).expect("a Lua frame").code;
-        let mut at = ci.pc as usize - 1;
-        if code[at].opcode() == Some(OpCode::ExtraArg) {
-            at -= 1;
-        }
-        let i = code[at];
-        let ra = self.reg_slot(i.a());
-        let live = match (i.op_raw(), i.c()) {
-            (CALL, 0) => u(self.ex.open_top),
-            (CALL, c) => ra + c as usize - 1,
-            _ => ra + 1,
-        };
-        self.gc_safe_point(live)
-    }
-
     /// Runs the frames above depth `stop` (see the module docs): the
     /// plain instance of the loop while no thread has a debug hook, the
     /// hooked one otherwise, switching when a frame (re)starts.
@@ -292,6 +256,20 @@ impl State {
                                 continue;
                             }
                         }
+                    };
+                }
+                // The instruction, hidden from the optimizer, for a slow path
+                // that decodes its operands again from it. Otherwise LLVM keeps
+                // what the fast path decoded (register offsets, the operand
+                // index for an error message) alive into the slow path and,
+                // short of registers in this loop, spills it on the fast path
+                // itself: 3-7 % of the instructions of table-heavy programs
+                // and up to a quarter of their stack accesses (docs/PROFILING.md
+                // item 60). `black_box` costs a store and a load, on the slow
+                // path only.
+                macro_rules! opaque {
+                    ($i:expr) => {
+                        std::hint::black_box($i)
                     };
                 }
                 // `R[A] := t[key]` through the metamethods (`index_op`), where the
@@ -695,6 +673,9 @@ impl State {
                             let t = upval!(uv);
                             let ks = kstr!(i.c());
                             field_fast!(i, t, ks);
+                            let i = opaque!(i);
+                            let uv = upv!(i.b());
+                            let (t, ks) = (upval!(uv), kstr!(i.c()));
                             index_slow!(i, t, Value::Str(ks), Operand::Upval(i.b()));
                         }
                         GETTABLE => {
@@ -724,6 +705,7 @@ impl State {
                             }
                             // Read again: `t` and `key` need not live past the
                             // fast path (they would be kept in memory for the call).
+                            let i = opaque!(i);
                             let (t, key) = (rv!(i.b()), rv!(i.c()));
                             index_slow!(i, t, key, Operand::Reg(i.b()));
                         }
@@ -741,12 +723,15 @@ impl State {
                                     continue;
                                 }
                             }
+                            let i = opaque!(i);
+                            let t = rv!(i.b());
                             index_slow!(i, t, Value::Int(i.c() as i64), Operand::Reg(i.b()));
                         }
                         GETFIELD => {
                             let t = rv!(i.b());
                             field_fast!(i, t, kstr!(i.c()));
                             // Read again (see GETTABLE).
+                            let i = opaque!(i);
                             let (t, key) = (rv!(i.b()), kst!(i.c()));
                             index_slow!(i, t, key, Operand::Reg(i.b()));
                         }
@@ -768,6 +753,9 @@ impl State {
                                     continue;
                                 }
                             }
+                            let i = opaque!(i);
+                            let uv = upv!(i.a());
+                            let (t, ks, v) = (upval!(uv), kstr!(i.b()), rk!(i));
                             newindex_slow!(t, Value::Str(ks), v, Operand::Upval(i.a()));
                         }
                         SETFIELD => {
@@ -787,6 +775,8 @@ impl State {
                                     continue;
                                 }
                             }
+                            let i = opaque!(i);
+                            let (t, ks, v) = (rv!(i.a()), kstr!(i.b()), rk!(i));
                             newindex_slow!(t, Value::Str(ks), v, Operand::Reg(i.a()));
                         }
                         SETTABLE | SETI => {
@@ -813,7 +803,7 @@ impl State {
                             }
                             // The rest reads the operands again, out of line.
                             savepc!();
-                            if self.settable_op(i, base)? {
+                            if self.settable_op(opaque!(i), base)? {
                                 continue 'newframe;
                             }
                             continue 'reload;
@@ -847,6 +837,8 @@ impl State {
                                     continue;
                                 }
                             }
+                            let i = opaque!(i);
+                            let (t, key) = (rv!(i.b()), rk!(i));
                             index_slow!(i, t, key, Operand::Reg(i.b()));
                         }
                         ADDI => {

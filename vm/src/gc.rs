@@ -98,6 +98,7 @@ use crate::meta::{TM_GC, TM_MODE};
 use crate::schema::{ObjRef, Refs};
 use crate::state::State;
 use crate::value::{TableRef, Value};
+use luprex_compiler::OpCode;
 use std::collections::BTreeSet;
 
 mod check;
@@ -334,6 +335,34 @@ macro_rules! for_each_marks {
 }
 
 impl State {
+    /// The collector's safe point after the instruction the running frame
+    /// just ran (its saved pc is past it, and past NEWTABLE's EXTRAARG):
+    /// NEWTABLE, CONCAT or CLOSURE, whose result `R[A]` ends the live
+    /// registers (`checkGC(L, ra + 1)` in `lvm.c`), or a CALL whose native
+    /// callee returned, whose results end them (at `open_top` when the
+    /// call wants them all). Out of the loop, as the step is rare; the
+    /// instruction is read again here rather than passed, which would
+    /// change the loop's register allocation (docs/PROFILING.md item 18).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn loop_safe_point(&mut self) -> Result<(), crate::Error> {
+        // Invariant: the loop's frame is on top, a Lua frame (`savepc!`).
+        let ci = self.ex.frames.last().expect("frame");
+        let code = &self.frame_proto(ci).expect("a Lua frame").code;
+        let mut at = ci.pc as usize - 1;
+        if code[at].opcode() == Some(OpCode::ExtraArg) {
+            at -= 1;
+        }
+        let i = code[at];
+        let ra = self.reg_slot(i.a());
+        let live = match (i.op_raw(), i.c()) {
+            (c, 0) if c == OpCode::Call as u8 => crate::thread::u(self.ex.open_top),
+            (op, c) if op == OpCode::Call as u8 => ra + c as usize - 1,
+            _ => ra + 1,
+        };
+        self.gc_safe_point(live)
+    }
+
     /// Checked at safe points of the loop: runs a step if the debt is due.
     /// With a memory limit (`limits.rs`) the threshold never passes the
     /// limit, and a heap still over it after a full collection is a memory

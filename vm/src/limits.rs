@@ -507,6 +507,14 @@ impl State {
         Ok(())
     }
 
+    /// The budget ran out: check the limits, run the hook and start a new
+    /// slice (`limits.rs`).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn budget_exhausted(&mut self) -> Result<(), Error> {
+        self.limits_check()
+    }
+
     /// The check run when `budget` reaches zero (see the module docs).
     #[cold]
     #[inline(never)]
