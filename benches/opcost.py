@@ -54,6 +54,7 @@ PRE = {
     # a full hash part grown by one key: a rebuild (merkletrees' `tree.hash = ...`)
     'grow_key': ('', 'x = {a = i, b = i}; x.c = i'),
     'meta_add': ('local o = setmetatable({}, {__add = function(a, b) return a end})', 'x = o + o'),
+    'meta_newindex_fn': ('local o = setmetatable({}, {__newindex = function(t, k, v) end})', 'o.z = i'),
     'meta_index_fn': ('local o = setmetatable({}, {__index = function(t, k) return k end})', 'x = o.z'),
     'meta_lt': ('local mt = {__lt = function(a, b) return true end}; local a, b = setmetatable({}, mt), setmetatable({}, mt)', 'if a < b then x = 1 end'),
 }

@@ -1053,6 +1053,8 @@ impl State {
                                 }
                                 _ => {
                                     savepc!();
+                                    let i = opaque!(i);
+                                    let v = rv!(i.b());
                                     match self.len_op(v, Operand::Reg(i.b()), i.a() as u8)? {
                                         Some(x) => {
                                             reload!();

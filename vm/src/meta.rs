@@ -216,6 +216,10 @@ pub(crate) fn index_via_meta(
 /// updating one, and the loop's hot code stays short.
 #[inline(never)]
 pub(crate) fn set_str_new(heap: &mut Heap, h: TableRef, ks: StrRef, v: Value) -> bool {
+    // `__newindex` may apply: asked once here, not by both writers below.
+    if !heap.tables.sets_raw(h) {
+        return false;
+    }
     heap.tables.set_str_simple(h, ks, v) || set_str_general(heap, h, ks, v)
 }
 
@@ -271,6 +275,13 @@ impl State {
     /// so that this function keeps few registers of its own.
     #[inline(never)]
     pub(crate) fn fast_tm(&mut self, mt: TableRef, tm: usize) -> Value {
+        self.fast_tm_inline(mt, tm)
+    }
+
+    /// [`State::fast_tm`], inline in a caller that is out of the loop
+    /// itself (`index_op`, `arith_slow`, `newindex_op`): one function entry fewer.
+    #[inline(always)]
+    fn fast_tm_inline(&mut self, mt: TableRef, tm: usize) -> Value {
         // SAFETY: `mt` is a metatable, held by a live object or by the
         // state's type metatables, which the collector reaches: a live
         // table (`Tables::get_live`).
@@ -337,6 +348,18 @@ impl State {
     #[cold]
     #[inline(never)]
     pub(crate) fn call_meta<const N: usize>(
+        &mut self,
+        f: Value,
+        args: &[Value; N],
+        ret: MetaRet,
+    ) -> Result<(), Error> {
+        self.call_meta_inline(f, args, ret)
+    }
+
+    /// [`State::call_meta`], inline in a caller that is out of the loop
+    /// itself (`index_op`, `arith_slow`, `newindex_op`).
+    #[inline(always)]
+    fn call_meta_inline<const N: usize>(
         &mut self,
         f: Value,
         args: &[Value; N],
@@ -424,21 +447,10 @@ impl State {
         o: Operand,
         ret: MetaRet,
     ) -> Result<Option<Value>, Error> {
-        // A string's method (`s.sub` outside a call): the lookup SELF
-        // makes, with a hint of its own. A nil takes the general walk,
-        // which raises the error when the metatable has no `__index`.
-        if let (Value::Str(_), Value::Str(ks)) = (t, key) {
-            let mt = self.type_meta[Type::String as usize];
-            let tm = self.tm_names[TM_INDEX];
-            if let Some(v) =
-                string_method(&self.heap, mt, tm, &self.str_meta_hint, ks, &Cell::new(0))
-            {
-                return Ok(Some(v));
-            }
-        }
         // A table whose `__index` is a function, the common case here (the
         // loop walks tables of tables itself): the metamethod is called
-        // at once, without the general walk.
+        // at once, without the general walk, its lookup and its frame's
+        // push inline (`opcost.py` meta_index_fn: see RESULTS part 28).
         if let Value::Table(h) = t {
             let tab = self.heap.tables.get(h);
             // A string key was looked up by the fast path (see above).
@@ -450,11 +462,23 @@ impl State {
                 _ => tab.get(key).is_nil(),
             };
             if let (true, Some(mt)) = (absent, tab.meta) {
-                let tm = self.fast_tm(mt, TM_INDEX);
+                let tm = self.fast_tm_inline(mt, TM_INDEX);
                 if tm.is_function() {
-                    self.call_meta(tm, &[t, key], ret)?;
+                    self.call_meta_inline(tm, &[t, key], ret)?;
                     return Ok(None);
                 }
+            }
+        }
+        // A string's method (`s.sub` outside a call): the lookup SELF
+        // makes, with a hint of its own. A nil takes the general walk,
+        // which raises the error when the metatable has no `__index`.
+        if let (Value::Str(_), Value::Str(ks)) = (t, key) {
+            let mt = self.type_meta[Type::String as usize];
+            let tm = self.tm_names[TM_INDEX];
+            if let Some(v) =
+                string_method(&self.heap, mt, tm, &self.str_meta_hint, ks, &Cell::new(0))
+            {
+                return Ok(Some(v));
             }
         }
         match self.index_chain(t, key, o)? {
@@ -595,8 +619,21 @@ impl State {
         val: Value,
         o: Operand,
     ) -> Result<(), Error> {
+        // A table without the key whose `__newindex` is a function, the
+        // common case here: the metamethod is called at once, its lookup
+        // and its frame's push inline, without the general walk.
+        if let Value::Table(h) = t {
+            let k = self.heap.key(key);
+            let tab = self.heap.tables.get(h);
+            if let (Some(mt), true) = (tab.meta, tab.get(k).is_nil()) {
+                let tm = self.fast_tm_inline(mt, TM_NEWINDEX);
+                if tm.is_function() {
+                    return self.call_meta_inline(tm, &[t, key, val], MetaRet::Discard);
+                }
+            }
+        }
         if let Some((tm, tt)) = self.newindex_chain(t, key, val, o)? {
-            self.call_meta(tm, &[tt, key, val], MetaRet::Discard)?;
+            self.call_meta_inline(tm, &[tt, key, val], MetaRet::Discard)?;
         }
         Ok(())
     }
@@ -645,9 +682,9 @@ impl State {
         // lookup cost `o + o` 558 instructions instead of 497 (`opcost.py`).
         if let Value::Table(t) = a {
             if let Some(mt) = self.heap.tables.get(t).meta {
-                let tm = self.fast_tm(mt, op.tm());
+                let tm = self.fast_tm_inline(mt, op.tm());
                 if !tm.is_nil() {
-                    self.call_meta(tm, &[a, b], MetaRet::Reg(dest))?;
+                    self.call_meta_inline(tm, &[a, b], MetaRet::Reg(dest))?;
                     return Ok(None);
                 }
             }
