@@ -71,6 +71,7 @@ fn holds(ci: &CallInfo, caller: Option<&CallInfo>) -> bool {
 }
 
 /// [`holds`] for frame `i` of `frames`.
+#[inline(always)]
 fn holds_ccall(frames: &[CallInfo], i: usize) -> bool {
     holds(&frames[i], i.checked_sub(1).map(|j| &frames[j]))
 }
@@ -170,6 +171,16 @@ impl State {
     pub(crate) fn release_popped_ccall(&mut self, ci: &CallInfo) {
         let frames = &self.ex.frames;
         if frames.len() as u32 >= self.ccall_mark && holds(ci, frames.last()) {
+            self.n_ccalls -= 1;
+        }
+    }
+
+    /// [`State::release_popped_ccall`] for the top frame, before it is
+    /// popped: its fields read where they are.
+    #[inline(always)]
+    pub(crate) fn release_top_ccall(&mut self) {
+        let i = self.ex.frames.len() - 1;
+        if i as u32 >= self.ccall_mark && holds_ccall(&self.ex.frames, i) {
             self.n_ccalls -= 1;
         }
     }

@@ -29,6 +29,7 @@ use std::cell::Cell;
 
 use crate::debug::Operand;
 use crate::error::Error;
+use crate::execute::load;
 use crate::heap::Heap;
 use crate::number::{self, ArithError};
 use crate::state::State;
@@ -447,6 +448,10 @@ impl State {
         o: Operand,
         ret: MetaRet,
     ) -> Result<Option<Value>, Error> {
+        // The loop wrote the operands for this call word by word: read
+        // them so (`execute::load`), not as one 16-byte load each, which
+        // would wait for both stores (store forwarding).
+        let (t, key) = (load(&t), load(&key));
         // A table whose `__index` is a function, the common case here (the
         // loop walks tables of tables itself): the metamethod is called
         // at once, without the general walk, its lookup and its frame's
@@ -619,6 +624,8 @@ impl State {
         val: Value,
         o: Operand,
     ) -> Result<(), Error> {
+        // Read word by word, as in `index_op`.
+        let (t, key, val) = (load(&t), load(&key), load(&val));
         // A table without the key whose `__newindex` is a function, the
         // common case here: the metamethod is called at once, its lookup
         // and its frame's push inline, without the general walk.
