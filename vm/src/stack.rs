@@ -170,11 +170,7 @@ impl Stack {
     /// array, written after the one reservation without further tests: a
     /// slice's copy was a call to `memcpy`, and `push` and `extend` tested
     /// the capacity again (`callgrind`, `x = o + o` with a Lua `__add`:
-    /// 29 instructions fewer per metamethod call). Every value moves as
-    /// two 8-byte words (`execute::load`): the loop has just written the
-    /// operands so, and a 16-byte load of one would wait for both stores
-    /// (store forwarding: 40 % of `call_meta`'s time on `a < b` with a
-    /// Lua `__lt`, RESULTS part 28).
+    /// 29 instructions fewer per metamethod call).
     #[inline(always)]
     pub(crate) fn push_call<const N: usize>(&mut self, f: Value, args: &[Value; N]) {
         self.reserve(1 + N);
@@ -183,10 +179,8 @@ impl Stack {
         // within the capacity, and the length covers them once written.
         unsafe {
             let p = self.v.as_mut_ptr().add(len);
-            write_words(p, crate::execute::load(&f));
-            for (k, a) in args.iter().enumerate() {
-                write_words(p.add(1 + k), crate::execute::load(a));
-            }
+            p.write(f);
+            p.add(1).cast::<[Value; N]>().write(*args);
             self.v.set_len(len + 1 + N);
         }
     }
@@ -424,24 +418,5 @@ mod tests {
         st.set_len_keep(10);
         assert!(st[..2].iter().all(|v| !v.is_nil()));
         assert!(st[2..].iter().all(|v| v.is_nil()));
-    }
-}
-
-/// Writes `v` to the slot `p` as two 8-byte words, as `execute::store`
-/// writes a register, for a slot that need not hold a value yet.
-///
-/// # Safety
-///
-/// `p` must be valid for writes of a `Value` and 8-aligned.
-#[inline(always)]
-unsafe fn write_words(p: *mut Value, v: Value) {
-    // SAFETY: `Value` is 16 bytes, 8-aligned (checked at `execute::load`);
-    // its bytes, padding included, are copied as two `MaybeUninit` words,
-    // which the caller's `p` can take. Volatile keeps the stores apart.
-    unsafe {
-        let w = std::mem::transmute::<Value, [std::mem::MaybeUninit<u64>; 2]>(v);
-        let q = p.cast::<std::mem::MaybeUninit<u64>>();
-        q.write_volatile(w[0]);
-        q.add(1).write_volatile(w[1]);
     }
 }
