@@ -44,6 +44,7 @@
 use crate::baselib;
 use crate::call::Pre;
 use crate::error::Error;
+use crate::execute::{load, store};
 use crate::limits::{CALL_COST, WORK_BYTES};
 use crate::state::State;
 use crate::thread::{cist, u, CallInfo, MetaRet};
@@ -58,9 +59,15 @@ impl State {
         // The iterator, state and control, read once (one bounds check:
         // the frame's registers reach `ra + 7`) and copied to the call's
         // slots.
+        // Word by word (`execute::load`, `store`): TFORLOOP has just
+        // written the control variable so, and a 16-byte load of it would
+        // wait for both stores (store forwarding: a tenth of this
+        // function's time with a Lua iterator).
         let st = &mut self.ex.stack[ra..ra + 7];
-        let (f, s, c) = (st[0], st[1], st[2]);
-        (st[4], st[5], st[6]) = (f, s, c);
+        let (f, s, c) = (load(&st[0]), load(&st[1]), load(&st[2]));
+        store(&mut st[4], f);
+        store(&mut st[5], s);
+        store(&mut st[6], c);
         if !self.hooks.any {
             match (f, s) {
                 (Value::LuaFn(f), _) => {
