@@ -453,9 +453,8 @@ impl State {
     /// The return of the loop's running frame when `return_fast` declined
     /// it. A metamethod frame whose one result goes to a register or a
     /// jump of its caller, or is dropped (`__newindex`), the frequent
-    /// case, takes `return_meta_value`
-    /// (inline here), without `poscall`'s entry (six registers saved) and
-    /// its pop (the whole frame copied); any other frame [`State::poscall`].
+    /// case, takes `return_meta_value` (inline here), without `poscall`'s
+    /// entry (six registers saved); any other frame [`State::poscall`].
     #[inline(never)]
     pub(crate) fn poscall_loop(&mut self, first: usize, n: usize) -> Result<(), Error> {
         // Invariant: only called by the returning frame, which is on top.

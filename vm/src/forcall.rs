@@ -58,10 +58,9 @@ impl State {
     pub(crate) fn tforcall_op(&mut self, ra: usize, nresults: i32) -> Result<Pre, Error> {
         // The iterator, state and control, read once (one bounds check:
         // the frame's registers reach `ra + 7`) and copied to the call's
-        // slots.
-        // Word by word (`execute::load`, `store`): TFORLOOP has just
-        // written the control variable so, and a 16-byte load of it would
-        // wait for both stores (store forwarding: a tenth of this
+        // slots, word by word (`execute::load`, `store`): TFORLOOP has
+        // just written the control variable so, and a 16-byte load of it
+        // would wait for both stores (store forwarding: a tenth of this
         // function's time with a Lua iterator).
         let st = &mut self.ex.stack[ra..ra + 7];
         let (f, s, c) = (load(&st[0]), load(&st[1]), load(&st[2]));
