@@ -263,18 +263,22 @@ fn sub(st: &mut State) -> R {
 /// 681 against 748).
 const SMALL: usize = 128;
 
-/// Returns a copy of string `s`'s bytes changed in place by `f`.
-fn ret_mapped(st: &mut State, s: StrRef, f: impl FnOnce(&mut [u8])) -> R {
-    let n = st.str_bytes(s).len();
-    st.charge_bytes(n)?;
-    let mut small = [0u8; SMALL];
-    let mut big = Vec::new();
-    let buf = if n <= SMALL {
+/// `n` bytes of `small` if they fit, else of `big`, grown to `n`.
+fn result_buffer<'a>(small: &'a mut [u8; SMALL], big: &'a mut Vec<u8>, n: usize) -> &'a mut [u8] {
+    if n <= SMALL {
         &mut small[..n]
     } else {
         big.resize(n, 0);
         &mut big[..]
-    };
+    }
+}
+
+/// Returns a copy of string `s`'s bytes changed in place by `f`.
+fn ret_mapped(st: &mut State, s: StrRef, f: impl FnOnce(&mut [u8])) -> R {
+    let n = st.str_bytes(s).len();
+    st.charge_bytes(n)?;
+    let (mut small, mut big) = ([0u8; SMALL], Vec::new());
+    let buf = result_buffer(&mut small, &mut big, n);
     buf.copy_from_slice(st.str_bytes(s));
     f(buf);
     ret_bytes(st, buf)
@@ -388,14 +392,8 @@ fn byte(st: &mut State) -> R {
 fn char_(st: &mut State) -> R {
     let n = st.nargs();
     st.charge_work(n as u64)?;
-    let mut small = [0u8; SMALL];
-    let mut big = Vec::new();
-    let out = if n <= SMALL {
-        &mut small[..n]
-    } else {
-        big.resize(n, 0);
-        &mut big[..]
-    };
+    let (mut small, mut big) = ([0u8; SMALL], Vec::new());
+    let out = result_buffer(&mut small, &mut big, n);
     // Integers in range, the common case, read from the arguments' slice
     // at once (fasta passes 2,047 at a time); anything else one by one,
     // with `check_int`'s conversions and errors.
