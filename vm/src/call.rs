@@ -333,8 +333,8 @@ impl State {
                     }
                 } else {
                     // Invariant: the native's frame is on top.
+                    self.release_top_ccall();
                     let ci = self.ex.frames.pop().expect("frame");
-                    self.release_popped_ccall(&ci);
                     let n = (*n).min(len.saturating_sub(u(ci.base)));
                     self.move_results(&ci, len - n, n);
                 }
@@ -491,8 +491,8 @@ impl State {
             self.move_results_parts(status, func, nresults, first, n);
             return Ok(());
         }
+        self.release_top_ccall();
         let ci = self.ex.frames.pop().expect("frame");
-        self.release_popped_ccall(&ci);
         let func = u(ci.func);
         match ci.ret {
             MetaRet::Call => {

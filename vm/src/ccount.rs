@@ -34,7 +34,7 @@
 //! Which frames hold is a function of the frames ([`holds_ccall`]), so no
 //! frame carries a flag: `n_ccalls` is incremented when such a frame is
 //! pushed ([`State::enter_frame_ccall`]) and decremented when it pops
-//! ([`State::release_popped_ccall`]) or an error unwinds it
+//! ([`State::release_top_ccall`]) or an error unwinds it
 //! ([`State::unwind_frames`]). A tail call keeps the frame's `ret` and
 //! caller, hence its level, as the reference's `luaD_pretailcall` does.
 //!
@@ -154,8 +154,9 @@ impl State {
         }
     }
 
-    /// [`State::release_popped_ccall`] of a metamethod frame, before its pop (not `FRESH`, `ret`
-    /// not an ordinary call: it holds a level unless it is a leftover).
+    /// [`State::release_top_ccall`] of a metamethod frame, index `i` (not
+    /// `FRESH`, `ret` not an ordinary call: it holds a level unless it is
+    /// a leftover).
     #[inline(always)]
     pub(crate) fn release_meta_ccall(&mut self, i: usize) {
         debug_assert!(holds_ccall(&self.ex.frames, i));
@@ -164,19 +165,8 @@ impl State {
         }
     }
 
-    /// After the top frame `ci` popped (its caller now on top): gives back
-    /// the level it held, if any (the test of [`holds_ccall`], on the
-    /// frame just read).
-    #[inline(always)]
-    pub(crate) fn release_popped_ccall(&mut self, ci: &CallInfo) {
-        let frames = &self.ex.frames;
-        if frames.len() as u32 >= self.ccall_mark && holds(ci, frames.last()) {
-            self.n_ccalls -= 1;
-        }
-    }
-
-    /// [`State::release_popped_ccall`] for the top frame, before it is
-    /// popped: its fields read where they are.
+    /// Before the top frame pops: gives back the level it holds, if any
+    /// (the test of [`holds_ccall`], on the frame where it is).
     #[inline(always)]
     pub(crate) fn release_top_ccall(&mut self) {
         let i = self.ex.frames.len() - 1;
