@@ -344,12 +344,12 @@ impl State {
         // Checks that `t` names a live table, as every checked access does.
         let _ = tables.get(t);
         // SAFETY (both): `t` was checked just above.
-        match unsafe { tables.array_slot_for_set(t, (i as u64).wrapping_sub(1), v) } {
+        match unsafe { tables.array_slot_for_set::<false>(t, (i as u64).wrapping_sub(1), v) } {
             Some(slot) => {
                 *slot = v;
                 true
             }
-            None => unsafe { tables.try_append(t, i, v) },
+            None => unsafe { tables.try_append::<false>(t, i, v) },
         }
     }
 
@@ -380,7 +380,7 @@ impl State {
             return false;
         };
         if vals.iter().all(|&v| crate::schema::ObjRef::of(v).is_none()) {
-            return self.heap.tables.set_plain_run(t, start, vals);
+            return self.heap.tables.set_plain_run::<false>(t, start, vals);
         }
         let tables = &mut self.heap.tables;
         let view = tables.get(t);
@@ -395,7 +395,7 @@ impl State {
         for (k, &v) in vals.iter().enumerate() {
             // SAFETY: `t` was checked by `get` above; the slot is in the
             // array part and the store raw (checked above).
-            let slot = unsafe { tables.array_slot_for_set(t, (start + k) as u64, v) };
+            let slot = unsafe { tables.array_slot_for_set::<false>(t, (start + k) as u64, v) };
             if let Some(slot) = slot {
                 *slot = v;
             }

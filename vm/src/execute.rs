@@ -63,7 +63,13 @@
 //! does; other fast paths (a nil table read, a new key stored) do not,
 //! where the reference would: the emulation is close but not exact.
 //!
-//! **Debug hooks:** the loop is generic over `HOOKED`; `execute` runs the
+//! **Instances:** the loop is generic over `HOOKED` and `FRESH`. `FRESH`
+//! (never with `HOOKED`) runs while the table store holds no stale body
+//! pointer (`table.rs`, "The fresh instance"), and its table accesses
+//! take the body pointer untested; `'newframe` leaves it if the store went
+//! stale (a rollback cannot happen while Lua runs: a safety net).
+//!
+//! **Debug hooks:** `execute` runs the
 //! plain instance while no thread has a hook, which checks `hooks.any` only
 //! when a frame (re)starts at `'newframe` and after a native called by CALL
 //! returns (`debug.sethook` is one), and returns to switch instances. The
@@ -123,9 +129,11 @@ impl State {
     pub(crate) fn execute(&mut self, stop: usize) -> Result<Exit, Error> {
         loop {
             let r = if self.hooks.any {
-                self.execute_loop::<true>(stop)?
+                self.execute_loop::<true, false>(stop)?
+            } else if self.heap.tables.stale() {
+                self.execute_loop::<false, false>(stop)?
             } else {
-                self.execute_loop::<false>(stop)?
+                self.execute_loop::<false, true>(stop)?
             };
             if let Some(x) = r {
                 return Ok(x);
@@ -140,12 +148,15 @@ impl State {
     // `reload!` in the shared `budget!`/`gc_check!` is dead where the arm
     // goes on to `continue 'reload` anyway.
     #[allow(unused_assignments)]
-    fn execute_loop<const HOOKED: bool>(&mut self, stop: usize) -> Result<Option<Exit>, Error> {
+    fn execute_loop<const HOOKED: bool, const FRESH: bool>(
+        &mut self,
+        stop: usize,
+    ) -> Result<Option<Exit>, Error> {
         'newframe: loop {
             if self.ex.frames.len() <= stop {
                 return Ok(Some(Exit::Return));
             }
-            if self.hooks.any != HOOKED {
+            if self.hooks.any != HOOKED || (FRESH && self.heap.tables.stale()) {
                 return Ok(None);
             }
             // The running frame's state, in locals. A Lua-to-Lua CALL sets
@@ -248,7 +259,7 @@ impl State {
                             // SAFETY: `h` is from a register of the running frame
                             // or an upvalue of the running closure, which the
                             // collector reaches: a live table (`Tables::get_live`).
-                            let tab = unsafe { self.heap.tables.get_live(h) };
+                            let tab = unsafe { self.heap.tables.get_live_in::<FRESH>(h) };
                             let (v, meta) = (tab.get_str_hinted(ks, hint!()), tab.meta);
                             if let Some(v) = index_fast!(v, meta, |t: TableView<'_>| t.get_str(ks))
                             {
@@ -682,7 +693,7 @@ impl State {
                             let (t, key) = (rv!(i.b()), rv!(i.c()));
                             if let Value::Table(h) = t {
                                 // SAFETY: `h` is from a register (see `field_fast!`).
-                                let tab = unsafe { self.heap.tables.get_live(h) };
+                                let tab = unsafe { self.heap.tables.get_live_in::<FRESH>(h) };
                                 let mut v = match key {
                                     Value::Int(n) => get_int(tab, n),
                                     _ => tab.get(key),
@@ -713,7 +724,7 @@ impl State {
                             let t = rv!(i.b());
                             if let Value::Table(h) = t {
                                 // SAFETY: `h` is from a register (see `field_fast!`).
-                                let tab = unsafe { self.heap.tables.get_live(h) };
+                                let tab = unsafe { self.heap.tables.get_live_in::<FRESH>(h) };
                                 let (v, meta) = (get_int(tab, i.c() as i64), tab.meta);
                                 let n = i.c() as i64;
                                 if let Some(v) =
@@ -744,8 +755,9 @@ impl State {
                                 // An existing key is updated raw, metatable or not.
                                 // SAFETY: `h` is live (see `field_fast!`).
                                 let hn = hint!();
-                                if unsafe { self.heap.tables.set_str_existing(h, ks, v, Some(hn)) }
-                                {
+                                if unsafe {
+                                    self.heap.tables.set_str_existing::<FRESH>(h, ks, v, Some(hn))
+                                } {
                                     continue;
                                 }
                                 // A new key, where `__newindex` cannot apply.
@@ -766,8 +778,9 @@ impl State {
                                 // An existing key is updated raw, metatable or not.
                                 // SAFETY: `h` is live (see `field_fast!`).
                                 let hn = hint!();
-                                if unsafe { self.heap.tables.set_str_existing(h, ks, v, Some(hn)) }
-                                {
+                                if unsafe {
+                                    self.heap.tables.set_str_existing::<FRESH>(h, ks, v, Some(hn))
+                                } {
                                     continue;
                                 }
                                 // A new key, where `__newindex` cannot apply.
@@ -792,12 +805,13 @@ impl State {
                                 // SAFETY (both): `h` is from a register (see
                                 // GETTABUP).
                                 let idx = (n as u64).wrapping_sub(1);
-                                if let Some(slot) = unsafe { tables.array_slot_for_set(h, idx, v) }
+                                if let Some(slot) =
+                                    unsafe { tables.array_slot_for_set::<FRESH>(h, idx, v) }
                                 {
                                     store(slot, v);
                                     continue;
                                 }
-                                if unsafe { tables.try_append(h, n, v) } {
+                                if unsafe { tables.try_append::<FRESH>(h, n, v) } {
                                     continue;
                                 }
                             }

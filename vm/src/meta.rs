@@ -593,7 +593,7 @@ impl State {
             if let Value::Str(ks) = key {
                 // SAFETY: `h` is in a register of the running frame, which the
                 // collector marks: a live table.
-                if unsafe { self.heap.tables.set_str_existing(h, ks, v, None) } {
+                if unsafe { self.heap.tables.set_str_existing::<false>(h, ks, v, None) } {
                     return Ok(false);
                 }
                 // A new key or a tombstone's as SETFIELD's (`set_str_new`:

@@ -310,6 +310,11 @@ pub struct Store<T> {
     /// into the store ([`Store::block_ptr`]) taken at epoch `e` is valid
     /// while the epoch is `e`: nothing else moves a chunk's buffer.
     epoch: u16,
+    /// Whether a pointer taken in an older epoch may still be held: set
+    /// and cleared by the pointers' owner (`Tables::refresh_bps`), which
+    /// alone knows whether it took every pointer again. While it is
+    /// clear, every pointer held is current and needs no epoch test.
+    stale: bool,
     jr: Jr<T>,
 }
 
@@ -346,6 +351,7 @@ impl<T: Elem> Store<T> {
             heads: [END; NCLASS],
             on: false,
             epoch: 0,
+            stale: false,
             jr: Jr {
                 levels: Vec::new(),
                 entries: Vec::new(),
@@ -513,6 +519,19 @@ impl<T: Elem> Store<T> {
     #[inline(always)]
     pub fn epoch(&self) -> u16 {
         self.epoch
+    }
+
+    /// Whether a pointer of an older epoch may still be held (see the
+    /// field's docs).
+    #[inline(always)]
+    pub fn stale(&self) -> bool {
+        self.stale
+    }
+
+    /// Records whether every pointer held was taken in the current epoch
+    /// (`false`) or some may be older (`true`).
+    pub fn set_stale(&mut self, stale: bool) {
+        self.stale = stale;
     }
 
     /// Sets the buffer epoch (tests of its wrap).

@@ -204,7 +204,7 @@ impl crate::state::State {
 /// written with [`store`] (`t[i] = v`), and read back soon after in loops
 /// like heapsort's.
 #[inline(always)]
-pub(super) fn get_int(tab: TableView<'_>, n: i64) -> Value {
+pub(super) fn get_int<const F: bool>(tab: TableView<'_, F>, n: i64) -> Value {
     match tab.array_cell((n as u64).wrapping_sub(1)) {
         Some(cell) => load(cell),
         None => tab.get_int(n),

@@ -40,7 +40,7 @@ impl Tables {
     ///
     /// `h` names a live table (see [`Tables::get_live`]).
     #[inline(always)]
-    pub unsafe fn array_slot_for_set(
+    pub unsafe fn array_slot_for_set<const FRESH: bool>(
         &mut self,
         h: TableRef,
         idx: u64,
@@ -49,7 +49,7 @@ impl Tables {
         // SAFETY: the caller's contract.
         let t = unsafe { self.arena.get_unchecked(h) };
         if idx < u64::from(t.alen) {
-            let (body, bp, plain) = (t.body, t.body_ptr(&self.store), t.meta.is_none());
+            let (body, bp, plain) = (t.body, t.body_ptr_in::<FRESH>(&self.store), t.meta.is_none());
             let i = 3 * t.hcap as usize + idx as usize;
             // SAFETY (both): the layout invariant: a header of the arena
             // names a live block of `store` of capacity
@@ -77,7 +77,12 @@ impl Tables {
     /// `__newindex` can apply); false, storing nothing, otherwise. The
     /// write log and the journal see each cell as a fast path's write; the
     /// barrier needs nothing, no object being stored.
-    pub fn set_plain_run(&mut self, h: TableRef, start: usize, vals: &[Value]) -> bool {
+    pub fn set_plain_run<const FRESH: bool>(
+        &mut self,
+        h: TableRef,
+        start: usize,
+        vals: &[Value],
+    ) -> bool {
         debug_assert!(vals.iter().all(|&v| crate::schema::ObjRef::of(v).is_none()));
         let t = self.arena.get(h);
         let (body, alen, plain) = (t.body, t.alen as usize, t.meta.is_none());
@@ -85,7 +90,7 @@ impl Tables {
             return false;
         }
         let first = 3 * t.hcap as usize + start;
-        let bp = t.body_ptr(&self.store);
+        let bp = t.body_ptr_in::<FRESH>(&self.store);
         // Through the body pointer, not the chunk table (`math.random`'s
         // state, four values: 12 instructions fewer a call).
         // SAFETY: the layout invariant and the body pointer (see
@@ -120,7 +125,7 @@ impl Tables {
     ///
     /// `h` names a live table (see [`Tables::get_live`]).
     #[inline(always)]
-    pub unsafe fn try_append(&mut self, h: TableRef, i: i64, v: Value) -> bool {
+    pub unsafe fn try_append<const FRESH: bool>(&mut self, h: TableRef, i: i64, v: Value) -> bool {
         // SAFETY: the caller's contract.
         let t = unsafe { self.arena.get_unchecked(h) };
         let n = t.alen;
@@ -131,7 +136,7 @@ impl Tables {
             && !v.is_nil()
         {
             let (body, bp, cell) =
-                (t.body, t.body_ptr(&self.store), 3 * t.hcap as usize + n as usize);
+                (t.body, t.body_ptr_in::<FRESH>(&self.store), 3 * t.hcap as usize + n as usize);
             if self.owes_hooks(h, v) {
                 self.fast_write_hooks(h, v, body, cell);
             }
@@ -161,7 +166,7 @@ impl Tables {
     ///
     /// `h` names a live table (see [`Tables::get_live`]).
     #[inline(always)]
-    pub unsafe fn set_str_existing(
+    pub unsafe fn set_str_existing<const FRESH: bool>(
         &mut self,
         h: TableRef,
         s: StrRef,
@@ -170,8 +175,8 @@ impl Tables {
     ) -> bool {
         // SAFETY: the caller's contract.
         let t = unsafe { self.arena.get_unchecked(h) };
-        let (body, bp, flags) = (t.body, t.body_ptr(&self.store), t.flags);
-        let view = TableView { t, s: &self.store };
+        let (body, bp, flags) = (t.body, t.body_ptr_in::<FRESH>(&self.store), t.flags);
+        let view = TableView::<'_, FRESH> { t, s: &self.store };
         let found = match hint {
             // SAFETY: `bp` was just taken from `t`, the store untouched.
             Some(hint) => unsafe { view.find_str_hinted_at(bp, s, hint) },

@@ -24,7 +24,7 @@ pub(crate) struct NextStep {
     pub scanned: usize,
 }
 
-impl TableView<'_> {
+impl<const F: bool> TableView<'_, F> {
     /// The traversal position just after `key` (0 for nil), or `None` if
     /// the key is not in the table.
     pub fn position_after(self, key: Value) -> Option<usize> {

@@ -794,20 +794,27 @@ fn two_small_tables() -> (Tables, TableRef, TableRef) {
 /// body pointer, which names the buffer swapped out (now in the pool,
 /// holding the undone writes); a header it put back takes its pointer
 /// again.
+/// (With more headers than a rollback refreshes eagerly: the store is then
+/// left stale, and the loop runs its tested instance.)
 #[test]
 fn a_rollback_retires_the_body_pointers_into_swapped_pages() {
     let (mut ts, a, b) = two_small_tables();
+    for _ in 0..EAGER_REFRESH {
+        ts.alloc(0, 0);
+    }
     let before = ts.store.vals.epoch();
     ts.journal_begin();
     ts.get_mut(b).set(int(2), int(99)).unwrap();
     ts.journal_rollback_to(0);
     ts.journal_commit_to(0);
     assert_ne!(ts.store.vals.epoch(), before, "the page's buffer was swapped back in");
+    assert!(ts.stale(), "too many headers to take every pointer again");
+    assert_ne!(ts.arena.get(b).ep, ts.store.vals.epoch(), "b's header was not put back");
     assert!(ts.get(b).get_int(2).raw_eq_interned(int(200)));
     assert!(ts.get(a).get_int(1).raw_eq_interned(int(10)));
     // The loop's in-place stores too.
     // SAFETY: `b` is live.
-    let slot = unsafe { ts.array_slot_for_set(b, 0, int(7)) }.unwrap();
+    let slot = unsafe { ts.array_slot_for_set::<false>(b, 0, int(7)) }.unwrap();
     *slot = int(7);
     assert!(ts.get(b).get_int(1).raw_eq_interned(int(7)));
     // A header the rollback put back is current again.
@@ -817,6 +824,45 @@ fn a_rollback_retires_the_body_pointers_into_swapped_pages() {
     ts.journal_commit_to(0);
     assert_eq!(ts.arena.get(a).ep, ts.store.vals.epoch());
     assert!(ts.arena.get(a).bp_ok(&ts.store));
+}
+
+/// A rollback that moves a buffer in a heap of few tables takes every
+/// body pointer again, so that the store holds no stale one and the loop
+/// runs its fresh instance (body pointers untested); a rollback that moved
+/// nothing leaves the store as it was; a commit too.
+#[test]
+fn a_rollback_in_a_small_heap_leaves_no_stale_pointer() {
+    let (mut ts, a, b) = two_small_tables();
+    let before = ts.store.vals.epoch();
+    ts.journal_begin();
+    ts.get_mut(b).set(int(2), int(99)).unwrap();
+    ts.journal_rollback_to(0);
+    assert_ne!(ts.store.vals.epoch(), before, "the page's buffer was swapped back in");
+    assert!(!ts.stale());
+    for h in [a, b] {
+        let t = ts.arena.get(h);
+        assert_eq!(t.ep, ts.store.vals.epoch(), "every header took its pointer again");
+        assert!(t.bp_ok(&ts.store));
+    }
+    // SAFETY: `b` is live, and the store holds no stale pointer.
+    let view = unsafe { ts.get_live_in::<true>(b) };
+    assert!(view.get_int(2).raw_eq_interned(int(200)));
+    // Nothing written: nothing swapped, the epoch and the store stay.
+    let epoch = ts.store.vals.epoch();
+    ts.journal_rollback_to(0);
+    ts.journal_commit_to(0);
+    assert_eq!(ts.store.vals.epoch(), epoch);
+    assert!(!ts.stale());
+    // In a big heap the store goes stale.
+    for _ in 0..EAGER_REFRESH {
+        ts.alloc(0, 0);
+    }
+    ts.journal_begin();
+    ts.get_mut(a).set(int(1), int(5)).unwrap();
+    ts.journal_rollback_to(0);
+    ts.journal_commit_to(0);
+    assert!(ts.stale());
+    assert!(ts.get(a).get_int(1).raw_eq_interned(int(10)));
 }
 
 /// Each rollback that swaps a page's buffer back in moves the epoch by

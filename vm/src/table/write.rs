@@ -614,7 +614,7 @@ impl Tables {
         }
         let t = *self.arena.get(h);
         let (hc, e_len) = (t.hcap as usize, t.elen as usize);
-        let view = TableView { t: &t, s: &self.store };
+        let view: TableView<'_> = TableView { t: &t, s: &self.store };
         // The index slot, entry and value of `s`; for a small hash part,
         // which is scanned, the slot is found only if needed (usize::MAX).
         let found = if hc > SCAN_HASH {
@@ -660,7 +660,7 @@ impl Tables {
     }
 }
 
-impl TableView<'_> {
+impl<const F: bool> TableView<'_, F> {
     /// `computesizes` over the array part, the hash part's positive integer
     /// keys and `extra`; the current size if no positive integer key is
     /// involved.
