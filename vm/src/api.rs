@@ -375,6 +375,7 @@ impl State {
     /// [`State::set_int_in_array`] for a run of keys `first..`: all the
     /// values are stored, or none (false) if any key of the run is not in
     /// the array part or, on a table with a metatable, holds nil.
+    #[inline]
     pub fn set_ints_in_array(&mut self, t: TableRef, first: i64, vals: &[Value]) -> bool {
         let Some(start) = usize::try_from(first).ok().and_then(|f| f.checked_sub(1)) else {
             return false;

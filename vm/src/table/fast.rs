@@ -77,6 +77,7 @@ impl Tables {
     /// `__newindex` can apply); false, storing nothing, otherwise. The
     /// write log and the journal see each cell as a fast path's write; the
     /// barrier needs nothing, no object being stored.
+    #[inline]
     pub fn set_plain_run<const FRESH: bool>(
         &mut self,
         h: TableRef,
