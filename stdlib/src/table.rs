@@ -150,6 +150,20 @@ fn insert(st: &mut State) -> R {
                 return Err(st.arg_error(2, "position out of bounds"));
             }
             let mut i = e;
+            // The shift up as in `remove`: the last value appended one by
+            // one (it may grow the array part), the rest moved at once.
+            if let Value::Table(h) = t {
+                if i > pos + 1 && st.table(h).meta.is_none() {
+                    st.charge_work(1)?;
+                    let v = geti(st, t, i - 1)?;
+                    seti(st, t, i, v)?;
+                    i -= 1;
+                    if st.move_in_array(h, pos, pos + 1, i - pos) {
+                        st.charge_work((i - pos) as u64)?;
+                        i = pos;
+                    }
+                }
+            }
             while i > pos {
                 st.charge_work(1)?;
                 let v = geti(st, t, i - 1)?;
@@ -185,6 +199,14 @@ fn remove(st: &mut State) -> R {
         return Err(st.arg_error(1, "position out of bounds"));
     }
     let result = geti(st, t, pos)?;
+    // The shift down as one move of array slots where it is raw (no
+    // metatable) and within the array part, charged as the loop would be.
+    if let Value::Table(h) = t {
+        if pos < size && st.move_in_array(h, pos + 1, pos, size - pos) {
+            st.charge_work((size - pos) as u64)?;
+            pos = size;
+        }
+    }
     while pos < size {
         st.charge_work(1)?;
         let v = geti(st, t, pos + 1)?;
@@ -213,6 +235,19 @@ fn move_(st: &mut State) -> R {
             return Err(st.arg_error(4, "destination wrap around"));
         }
         let forward = t > e || t <= f || (tt != 1 && !st.equal_value(src, dst)?);
+        // Within one table, raw and inside its array part: one move of
+        // array slots (the loop's order makes it a `memmove` too).
+        let same = match (src, dst) {
+            (Value::Table(a), Value::Table(b)) if a == b => Some(a),
+            _ => None,
+        };
+        if let Some(h) = same {
+            if st.move_in_array(h, f, t, n) {
+                st.charge_work(n as u64)?;
+                st.push(dst);
+                return Ok(Action::Return(1));
+            }
+        }
         for k in 0..n {
             let i = if forward { k } else { n - 1 - k };
             st.charge_work(1)?;

@@ -353,6 +353,24 @@ impl State {
         }
     }
 
+    /// Raw `t[to + k] = t[from + k]` for `k` in `0..n` (keys, from 1),
+    /// every value read before any is written, as one move of array slots:
+    /// true if `t` has no metatable and every key involved is in its array
+    /// part; false, nothing written, otherwise (the caller moves them one
+    /// by one, with metamethods). The caller charges the work
+    /// (`table.insert`, `table.remove`, `table.move`).
+    pub fn move_in_array(&mut self, t: TableRef, from: i64, to: i64, n: i64) -> bool {
+        let (Some(f), Some(d), Ok(n)) =
+            (from.checked_sub(1), to.checked_sub(1), usize::try_from(n))
+        else {
+            return false;
+        };
+        let (Ok(f), Ok(d)) = (usize::try_from(f), usize::try_from(d)) else {
+            return false;
+        };
+        self.heap.tables.move_in_array(t, f, d, n)
+    }
+
     /// Pushes `t[first]`, ..., `t[last]` when all those keys are in the
     /// array part of `t` and `t` has no metatable: one copy, true. False,
     /// nothing pushed, otherwise (the caller reads them one by one, with

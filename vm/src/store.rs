@@ -482,6 +482,22 @@ impl<T: Elem> Store<T> {
         &mut self.chunks[c][off..off + len]
     }
 
+    /// Elements `start..start + len` of block `a`, mutable: journals the
+    /// pages of that range only (a `slice_mut` of a block's tail).
+    pub fn slice_mut_range(&mut self, a: Addr, start: usize, len: usize) -> &mut [T] {
+        if len == 0 {
+            return &mut [];
+        }
+        let (c, off) = Self::split(a);
+        let off = off + start;
+        if self.on {
+            for p in off / Self::PAGE..=(off + len - 1) / Self::PAGE {
+                self.touch(c, p);
+            }
+        }
+        &mut self.chunks[c][off..off + len]
+    }
+
     /// [`Store::slice_mut`] when no snapshot is open ([`Store::journaling`]
     /// false: the caller checked), so there are no pages to journal.
     #[inline(always)]

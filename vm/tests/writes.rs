@@ -161,6 +161,32 @@ fn host_writes_count() {
     let m = st.write_mark();
     assert!(st.set_ints_in_array(d, 1, &[Value::Table(c), Value::Int(1)]));
     assert_eq!(known(&st, &m).tables, vec![d]);
+    // A move of array slots (`table.insert`/`remove` at a position): a
+    // write of its table; declined (nothing written) past the array part
+    // or on a table with a metatable.
+    let m = st.write_mark();
+    assert!(st.move_in_array(a, 2, 1, 2));
+    assert!(!st.move_in_array(b, 1, 2, 1));
+    assert!(!st.move_in_array(d, 1, 2, 1), "d has a metatable");
+    assert!(!st.move_in_array(a, 1, 2, 1000));
+    assert_eq!(known(&st, &m).tables, vec![a]);
+}
+
+/// A move of array slots is journaled: a rollback puts the slots back
+/// (the state hash as at the snapshot), across pages of the store.
+#[test]
+fn a_move_of_array_slots_is_rolled_back() {
+    let mut st = state();
+    run(&mut st, "T = {} for i = 1, 5000 do T[i] = i end");
+    let t = global_table(&mut st, "T");
+    let hash = st.state_hash();
+    let s = st.snapshot().unwrap();
+    assert!(st.move_in_array(t, 2, 1, 4999));
+    assert!(st.move_in_array(t, 1, 3001, 1000));
+    run(&mut st, "assert(T[1] == 2 and T[4999] == 5000 and T[3001] == 2 and T[4000] == 1001)");
+    st.rollback(s).unwrap();
+    assert_eq!(st.state_hash(), hash);
+    run(&mut st, "for i = 1, 5000 do assert(T[i] == i) end");
 }
 
 #[test]

@@ -587,6 +587,31 @@ impl Tables {
         true
     }
 
+    /// Raw `t[to + k] = t[from + k]` for `k` in `0..n`, the values read
+    /// before any is written (a `memmove` of array slots), when `h` has no
+    /// metatable and every key involved is in the array part: the write
+    /// log's touch and the journal's pages as the same stores one by one
+    /// would make them; no barrier, the values moved being the table's own.
+    /// False, nothing written, otherwise. (`table.insert` and
+    /// `table.remove` at a position, `table.move` within one table.)
+    pub fn move_in_array(&mut self, h: TableRef, from: usize, to: usize, n: usize) -> bool {
+        let t = *self.arena.get(h);
+        let alen = t.alen as usize;
+        if t.meta.is_some() || from.max(to).checked_add(n).is_none_or(|end| end > alen) {
+            return false;
+        }
+        if n == 0 || from == to {
+            return true;
+        }
+        self.writes.touch(h.index());
+        // The slots from the lower of the two runs to the end of the higher.
+        let lo = from.min(to);
+        let len = from.max(to) + n - lo;
+        let cells = self.store.vals.slice_mut_range(t.body, 3 * t.hcap as usize + lo, len);
+        cells.copy_within(from - lo..from - lo + n, to - lo);
+        true
+    }
+
     /// `t[s] = v` for a string key, exactly as [`TableMut::set_str`] would
     /// do it, when that is simple: no hook is set (no write log, barrier or
     /// journal to serve; the barrier only for a marked table), the assignment is raw ([`Tables::sets_raw`]) and
