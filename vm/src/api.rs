@@ -323,7 +323,7 @@ impl State {
 
     /// Raw `t[i] = v`.
     pub fn raw_set_int(&mut self, t: TableRef, i: i64, v: Value) {
-        self.heap.tables.get_mut(t).set_int(i, v);
+        self.heap.table_write(t, |tab| tab.set_int(i, v));
     }
 
     /// Whether the running code may yield (`lua_isyieldable`): it runs in
@@ -425,7 +425,7 @@ impl State {
     /// Raw `t[s] = v`.
     pub fn raw_set_str(&mut self, t: TableRef, s: StrRef, v: Value) {
         let s = self.heap.str_key_mut(s);
-        self.heap.tables.get_mut(t).set_str(s, v);
+        self.heap.table_write(t, |tab| tab.set_str(s, v));
     }
 
     /// A new full userdata holding `data`, with metatable `meta`. If the

@@ -21,7 +21,8 @@
 //! `bytes` is an estimate of the memory held by live objects. Allocation
 //! functions add the object's estimated size; the collector recomputes the
 //! figure from the survivors at the end of each cycle. Growth of an existing
-//! table is added by the table-write slow path (`State::account_growth`).
+//! table is added by every write that may resize it (`Heap::table_write`,
+//! or the same before/after sizes around a `TableMut`).
 //! Only this figure drives the collector, so when it runs is a pure function
 //! of the program: no clock, no allocator statistics.
 
@@ -260,6 +261,27 @@ impl Heap {
     #[inline(always)]
     pub fn str(&self, s: StrRef) -> &[u8] {
         self.strings.get(s).as_bytes()
+    }
+
+    /// Runs `f` on a write access to table `h` and adds the table's growth
+    /// to `bytes` (or takes off what it shrank): every write that may
+    /// resize a table goes through here or does the same (see
+    /// "Accounting"), else the collector would later take off, when it
+    /// frees the table, bytes that were never added.
+    pub(crate) fn table_write<R>(
+        &mut self,
+        h: TableRef,
+        f: impl FnOnce(&mut crate::table::TableMut<'_>) -> R,
+    ) -> R {
+        let mut tab = self.tables.get_mut(h);
+        let before = tab.estimated_bytes();
+        let r = f(&mut tab);
+        let after = tab.estimated_bytes();
+        drop(tab);
+        if after != before {
+            self.bytes = (self.bytes + after).saturating_sub(before);
+        }
+        r
     }
 
     /// Allocates a table.

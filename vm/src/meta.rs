@@ -259,13 +259,15 @@ impl State {
         if self.heap.tables.set_list_simple(h, last, &self.ex.stack[ra + 1..ra + 1 + n]) {
             return;
         }
-        let mut tab = self.heap.tables.get_mut(h);
-        if last + n > tab.array_len_raw() {
-            tab.resize_array(last + n);
-        }
-        for j in 1..=n {
-            tab.set_int((last + j) as i64, self.ex.stack[ra + j]);
-        }
+        let vals = &self.ex.stack[ra + 1..ra + 1 + n];
+        self.heap.table_write(h, |tab| {
+            if last + n > tab.array_len_raw() {
+                tab.resize_array(last + n);
+            }
+            for (j, &v) in vals.iter().enumerate() {
+                tab.set_int((last + j + 1) as i64, v);
+            }
+        });
     }
 
     /// The metamethod `tm` of metatable `mt`, using the absence cache for

@@ -1225,7 +1225,14 @@ impl Check<'_> {
             return Err("the running thread is not the main thread".into());
         }
         let main = hp.threads.try_get(s.main_thread.index()).ok_or("no main thread")?;
-        if !main.is_main || main.status != CoStatus::Running || !is_empty_ex(&main.ex) {
+        // The running thread's object holds an empty execution state that
+        // owns no allocation either (a coroutine switch moves the running
+        // state into it without dropping what it held: `ExecState::rotate`).
+        if !main.is_main
+            || main.status != CoStatus::Running
+            || !is_empty_ex(&main.ex)
+            || !main.ex.is_unallocated()
+        {
             return Err("the main thread is not running".into());
         }
         if !s.ex.frames.is_empty() {
