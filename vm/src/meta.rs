@@ -914,6 +914,19 @@ impl State {
         o: Operand,
         dest: u8,
     ) -> Result<Option<Value>, Error> {
+        // A table with a metatable, the common reason to be here: its
+        // `__len` looked up and called inline (as `index_op` does).
+        if let Value::Table(t) = v {
+            // SAFETY: `v` is from a register of the running frame, which
+            // the collector reaches: a live table (`Tables::get_live`).
+            if let Some(mt) = unsafe { self.heap.tables.get_live(t) }.meta {
+                let tm = self.fast_tm_inline(mt, TM_LEN);
+                if !tm.is_nil() {
+                    self.call_meta_inline(tm, &[v, v], MetaRet::Reg(dest))?;
+                    return Ok(None);
+                }
+            }
+        }
         match self.len_dispatch(v, o)? {
             Idx::Val(x) => Ok(Some(x)),
             Idx::Call(tm, _) => {
