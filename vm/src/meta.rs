@@ -293,7 +293,7 @@ impl State {
         if tm < 8 && t.flags & (1 << tm) != 0 {
             return Value::Nil;
         }
-        let v = t.get_str_words(self.tm_names[tm]).value();
+        let v = t.get_str_words_hinted(self.tm_names[tm], &self.tm_hints[tm]).value();
         if v.is_nil() && tm < 8 {
             self.cache_tm_absent(mt, tm);
         }

@@ -225,6 +225,10 @@ crate::state_schema! { @state
         /// cache that changes no answer (see `TableView::get_str_hinted`),
         /// so host: none of the four consumers needs it.
         [host] pub(crate) str_meta_hint: std::cell::Cell<u32>,
+        /// Per event, the hash entry where `fast_tm` last found it in a
+        /// metatable too big to scan (classes whose metatable holds their
+        /// methods): checked before use, a cache as `str_meta_hint`.
+        [host] pub(crate) tm_hints: [std::cell::Cell<u32>; TM_N],
         /// Where the last `next` found its key's successor: tried first by
         /// the following call, whose key is usually that one (a `pairs`
         /// loop). Checked before use (the key must be at that position),
@@ -323,6 +327,7 @@ impl State {
             in_msgh: 0,
             budget: crate::limits::SLICE,
             str_meta_hint: Default::default(),
+            tm_hints: Default::default(),
             next_hint: 0,
             stack_epoch: 0,
             budget_hook: None,

@@ -1154,6 +1154,40 @@ impl<'a, const F: bool> TableView<'a, F> {
             .map_or(Words::NIL, |k| crate::execute::load(unsafe { &*p.add(k + 1) }).words())
     }
 
+    /// [`TableView::get_str_words`] with a lookup hint for a hash part too
+    /// big to scan (`fast_tm`'s metamethods in a class's metatable): the
+    /// entry `hint` names, checked to hold `s`, before the probe, which
+    /// sets the hint where it finds `s`. The same answer whatever the hint.
+    #[inline(always)]
+    pub(crate) fn get_str_words_hinted(self, s: StrRef, hint: &Cell<u32>) -> Words {
+        if self.t.hcap as usize <= SCAN_HASH {
+            return self.get_str_words(s);
+        }
+        let e = hint.get() as usize;
+        if e < self.t.elen as usize {
+            let p = self.ptr();
+            // SAFETY (both): the layout invariant (see `TableView`):
+            // `2 * e + 1 < 2 * elen <= cap`, inside the body block, where
+            // `p` points (the body pointer invariant).
+            if matches!(unsafe { *p.add(2 * e) }, Value::Str(x) if x == s) {
+                return crate::execute::load(unsafe { &*p.add(2 * e + 1) }).words();
+            }
+        }
+        self.get_str_probed_hint(s, hint)
+    }
+
+    /// The probe of [`TableView::get_str_words_hinted`], out of line.
+    #[inline(never)]
+    fn get_str_probed_hint(self, s: StrRef, hint: &Cell<u32>) -> Words {
+        match self.find_str_entry(s) {
+            Some((e, v)) => {
+                hint.set(e as u32);
+                v.words()
+            }
+            None => Words::NIL,
+        }
+    }
+
     /// [`TableView::get_str_words`] for a hash part too big to scan.
     #[inline(never)]
     fn get_str_probed(self, s: StrRef) -> Words {
