@@ -246,20 +246,16 @@ impl State {
             .count();
         let nhash = live().count() - narray;
         self.clear_with_room(t, narray, nhash);
-        let mut tab = self.heap.tables.get_mut(t);
-        let before = tab.estimated_bytes();
-        let mut ok = true;
-        for (i, &(k, v)) in live().enumerate() {
-            if i < narray {
-                tab.set_int(i as i64 + 1, v);
-            } else if !tab.insert_in_hash(k, v) {
-                ok = false;
-                break;
+        let ok = self.heap.table_write(t, |tab| {
+            for (i, &(k, v)) in live().enumerate() {
+                if i < narray {
+                    tab.set_int(i as i64 + 1, v);
+                } else if !tab.insert_in_hash(k, v) {
+                    return false;
+                }
             }
-        }
-        let after = tab.estimated_bytes();
-        drop(tab);
-        self.heap.bytes = (self.heap.bytes + after).saturating_sub(before);
+            true
+        });
         if ok {
             Ok(())
         } else {
@@ -360,15 +356,11 @@ impl State {
     /// by one, with metamethods). The caller charges the work
     /// (`table.insert`, `table.remove`, `table.move`).
     pub fn move_in_array(&mut self, t: TableRef, from: i64, to: i64, n: i64) -> bool {
-        let (Some(f), Some(d), Ok(n)) =
-            (from.checked_sub(1), to.checked_sub(1), usize::try_from(n))
-        else {
-            return false;
-        };
-        let (Ok(f), Ok(d)) = (usize::try_from(f), usize::try_from(d)) else {
-            return false;
-        };
-        self.heap.tables.move_in_array(t, f, d, n)
+        let slot = |k: i64| k.checked_sub(1).and_then(|k| usize::try_from(k).ok());
+        match (slot(from), slot(to), usize::try_from(n)) {
+            (Some(f), Some(d), Ok(n)) => self.heap.tables.move_in_array(t, f, d, n),
+            _ => false,
+        }
     }
 
     /// Pushes `t[first]`, ..., `t[last]` when all those keys are in the

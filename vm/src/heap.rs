@@ -21,8 +21,7 @@
 //! `bytes` is an estimate of the memory held by live objects. Allocation
 //! functions add the object's estimated size; the collector recomputes the
 //! figure from the survivors at the end of each cycle. Growth of an existing
-//! table is added by every write that may resize it (`Heap::table_write`,
-//! or the same before/after sizes around a `TableMut`).
+//! table is added by every write that may resize it (`Heap::table_write`).
 //! Only this figure drives the collector, so when it runs is a pure function
 //! of the program: no clock, no allocator statistics.
 

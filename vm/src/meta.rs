@@ -234,14 +234,7 @@ fn set_str_general(heap: &mut Heap, h: TableRef, ks: StrRef, v: Value) -> bool {
     if !heap.tables.sets_raw(h) {
         return false;
     }
-    let mut tab = heap.tables.get_mut(h);
-    let before = tab.estimated_bytes();
-    tab.set_str(ks, v);
-    let after = tab.estimated_bytes();
-    drop(tab);
-    if after != before {
-        heap.bytes = (heap.bytes + after).saturating_sub(before);
-    }
+    heap.table_write(h, |tab| tab.set_str(ks, v));
     true
 }
 
@@ -514,16 +507,8 @@ impl State {
         v: Value,
     ) -> Result<(), Error> {
         let key = self.heap.key_mut(key);
-        let mut tab = self.heap.tables.get_mut(t);
-        let before = tab.estimated_bytes();
-        let r = tab.set(key, v);
-        let after = tab.estimated_bytes();
-        drop(tab);
-        match r {
-            Ok(()) => {
-                self.heap.bytes = (self.heap.bytes + after).saturating_sub(before);
-                Ok(())
-            }
+        match self.heap.table_write(t, |tab| tab.set(key, v)) {
+            Ok(()) => Ok(()),
             Err(e) => Err(self.rt_error(e.to_string())),
         }
     }
@@ -914,18 +899,20 @@ impl State {
         o: Operand,
         dest: u8,
     ) -> Result<Option<Value>, Error> {
-        // A table with a metatable, the common reason to be here: its
-        // `__len` looked up and called inline (as `index_op` does).
+        // A table: its `__len`, if any, looked up and called inline (as
+        // `index_op` does); other values through `len_dispatch`.
         if let Value::Table(t) = v {
             // SAFETY: `v` is from a register of the running frame, which
             // the collector reaches: a live table (`Tables::get_live`).
-            if let Some(mt) = unsafe { self.heap.tables.get_live(t) }.meta {
-                let tm = self.fast_tm_inline(mt, TM_LEN);
-                if !tm.is_nil() {
-                    self.call_meta_inline(tm, &[v, v], MetaRet::Reg(dest))?;
-                    return Ok(None);
-                }
+            let tm = match unsafe { self.heap.tables.get_live(t) }.meta {
+                Some(mt) => self.fast_tm_inline(mt, TM_LEN),
+                None => Value::Nil,
+            };
+            if tm.is_nil() {
+                return Ok(Some(Value::Int(self.heap.tables.get(t).len())));
             }
+            self.call_meta_inline(tm, &[v, v], MetaRet::Reg(dest))?;
+            return Ok(None);
         }
         match self.len_dispatch(v, o)? {
             Idx::Val(x) => Ok(Some(x)),

@@ -1072,29 +1072,47 @@ impl<'a, const F: bool> TableView<'a, F> {
         if self.t.hcap as usize <= SCAN_HASH {
             return self.get_str_words(s);
         }
-        let e = hint.get() as usize;
-        if e < self.t.elen as usize {
-            let p = self.ptr();
-            // SAFETY (both): the layout invariant (see `TableView`):
-            // `2 * e + 1 < 2 * elen <= cap`, inside the body block, where
-            // `p` points (the body pointer invariant).
-            if matches!(unsafe { *p.add(2 * e) }, Value::Str(x) if x == s) {
-                return crate::execute::load(unsafe { &*p.add(2 * e + 1) }).words();
-            }
+        // SAFETY: `ptr` is the body's address, the store borrowed.
+        match unsafe { self.hinted_value(self.ptr(), s, hint.get() as usize) } {
+            // SAFETY: a value cell of the body (`hinted_value`).
+            Some(cell) => crate::execute::load(unsafe { &*cell }).words(),
+            None => self.get_str_probed_hint(s, hint),
         }
-        self.get_str_probed_hint(s, hint)
     }
 
     /// The probe of [`TableView::get_str_words_hinted`], out of line.
     #[inline(never)]
     fn get_str_probed_hint(self, s: StrRef, hint: &Cell<u32>) -> Words {
-        match self.find_str_entry(s) {
-            Some((e, v)) => {
-                hint.set(e as u32);
-                v.words()
+        self.find_str_noting(s, hint).map_or(Words::NIL, |(_, v)| v.words())
+    }
+
+    /// The value cell of entry `e` if `e` is an entry holding key `s` (a
+    /// lookup hint's check).
+    ///
+    /// # Safety
+    ///
+    /// `p` is this table's `body_ptr`, taken since the store last moved.
+    #[inline(always)]
+    unsafe fn hinted_value(self, p: *mut Value, s: StrRef, e: usize) -> Option<*const Value> {
+        if e < self.t.elen as usize {
+            // SAFETY (both): the layout invariant (see `TableView`):
+            // `2 * e + 1 < 2 * elen <= 2 * hcap <= cap`, inside the body
+            // block, where `p` points (the caller's contract).
+            if matches!(unsafe { *p.add(2 * e) }, Value::Str(x) if x == s) {
+                return Some(unsafe { p.add(2 * e + 1) });
             }
-            None => Words::NIL,
         }
+        None
+    }
+
+    /// `find_str_entry`, recording in `hint` the entry where it found `s`.
+    #[inline(always)]
+    fn find_str_noting(self, s: StrRef, hint: &Cell<u32>) -> Option<(usize, Value)> {
+        let found = self.find_str_entry(s);
+        if let Some((e, _)) = found {
+            hint.set(e as u32);
+        }
+        found
     }
 
     /// [`TableView::get_str_words`] for a hash part too big to scan.
@@ -1138,19 +1156,11 @@ impl<'a, const F: bool> TableView<'a, F> {
         hint: &Cell<u32>,
     ) -> Option<(usize, Value)> {
         let e = hint.get() as usize;
-        if e < self.t.elen as usize {
-            // SAFETY (both): the layout invariant (see `TableView`):
-            // `2 * e + 1 < 2 * elen <= 2 * hcap <= cap`, inside the body
-            // block, where `p` points (the caller's contract).
-            if matches!(unsafe { *p.add(2 * e) }, Value::Str(x) if x == s) {
-                return Some((e, unsafe { *p.add(2 * e + 1) }));
-            }
+        // SAFETY (both): the caller's contract; a value cell of the body.
+        if let Some(cell) = unsafe { self.hinted_value(p, s, e) } {
+            return Some((e, unsafe { *cell }));
         }
-        let found = self.find_str_entry(s);
-        if let Some((e, _)) = found {
-            hint.set(e as u32);
-        }
-        found
+        self.find_str_noting(s, hint)
     }
 
     /// The entry and value of string key `s` (live or tombstone). A small
