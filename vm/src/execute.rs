@@ -1389,7 +1389,6 @@ impl State {
                             match self.tforcall_op(ra, i.c() as i32)? {
                                 Pre::Continue => {
                                     if self.ex.frames.len() != ci_idx + 1 {
-                                        self.flag_lua_caller(ci_idx + 1);
                                         continue 'newframe;
                                     }
                                     continue 'reload;

@@ -90,7 +90,15 @@ impl State {
                 _ => {}
             }
         }
-        self.call_op_inline(ra + 4, ra + 7, nresults)
+        // A Lua frame pushed by the ordinary call is flagged here, as
+        // `enter_lua_iterator` flags its own: the loop only goes on at
+        // `'newframe`.
+        let depth = self.ex.frames.len();
+        let pre = self.call_op_inline(ra + 4, ra + 7, nresults)?;
+        if self.ex.frames.len() > depth {
+            self.flag_lua_caller(depth);
+        }
+        Ok(pre)
     }
 
     /// A Lua iterator `f` with fixed parameters, its frame pushed as

@@ -124,6 +124,11 @@ pub type Addr = u32;
 
 /// The address of every zero-capacity block (never dereferenced).
 pub const EMPTY: Addr = u32::MAX;
+/// The buffer epoch's bits: it counts modulo 2^15 (the tables keep a flag
+/// beside it in 16 bits, `table.rs`).
+pub const EPOCH_MASK: u16 = 0x7fff;
+/// The bit above the epoch, for its holders' use (`Table::hash_ints`).
+pub const HASH_INTS: u16 = 0x8000;
 
 /// Number of size classes: capacities 2^0 to 2^27.
 const NCLASS: usize = 28;
@@ -553,7 +558,7 @@ impl<T: Elem> Store<T> {
     /// Sets the buffer epoch (tests of its wrap).
     #[cfg(test)]
     pub(crate) fn set_epoch(&mut self, e: u16) {
-        self.epoch = e;
+        self.epoch = e & EPOCH_MASK;
     }
 
     /// Copies the first `len` elements of block `src` to block `dst` (two
@@ -741,7 +746,7 @@ impl<T: Elem> Store<T> {
             }
         }
         if moved {
-            self.epoch = self.epoch.wrapping_add(1);
+            self.epoch = self.epoch.wrapping_add(1) & EPOCH_MASK;
         }
         self.first_pages.truncate(top.chunks as usize);
         for chunk in self.chunks.drain(top.chunks as usize..) {

@@ -53,7 +53,7 @@
 //! saved page back in or drops chunks, and such a rollback starts a new
 //! epoch (`store.rs`); the headers it puts back take their pointers again,
 //! so that no pointer of an older epoch becomes live, and the rollback
-//! that brings the 16-bit epoch round past 0 refreshes every header. The
+//! that brings the 15-bit epoch round past 0 refreshes every header. The
 //! other headers read through the store until their body next moves (a
 //! world that rolls back all the time reads as before the pointer). A
 //! loaded state builds its headers afresh.
@@ -182,7 +182,7 @@
 
 use crate::arena::Arena;
 use crate::number::{float_to_int, F2I};
-use crate::store::{Addr, Elem, Store, EMPTY};
+use crate::store::{Addr, Elem, Store, EMPTY, EPOCH_MASK, HASH_INTS};
 use crate::value::{StrRef, TableRef, Value, Words};
 use crate::writes::WriteLog;
 use std::cell::Cell;
@@ -261,8 +261,11 @@ pub struct Table {
     pub flags: u8,
     /// `64 - log2(index slots)` (64 when there is no hash part).
     shift: u8,
-    /// The store's buffer epoch when `bp` was taken: `bp` may be used only
-    /// while the store is still in it (see "The body pointer").
+    /// Two fields in 16 bits (the header stays 40 bytes). The low 15 bits
+    /// ([`EPOCH_MASK`]): the store's buffer epoch when `bp` was taken: `bp`
+    /// may be used only while the store is still in it (see "The body
+    /// pointer"). The top bit ([`HASH_INTS`], [`Table::hash_ints`]):
+    /// whether the hash part may hold a positive integer key.
     ep: u16,
     /// The body block (capacity `body_cap(acap, hcap)`).
     body: Addr,
@@ -334,7 +337,31 @@ impl Table {
     #[inline]
     fn refresh_bp(&mut self, store: &TableStore) {
         self.bp = BodyPtr(store.vals.block_ptr(self.body));
-        self.ep = store.vals.epoch();
+        self.ep = (self.ep & HASH_INTS) | store.vals.epoch();
+    }
+
+    /// The epoch `bp` was taken in (see `ep`).
+    #[inline(always)]
+    fn bp_epoch(&self) -> u16 {
+        self.ep & EPOCH_MASK
+    }
+
+    /// Whether the hash part may hold a positive integer key (false: it
+    /// holds none, live or tombstone). Set by every insertion of one,
+    /// recomputed by every rebuild of the hash part. While it is clear,
+    /// an integer key `i >= 1` outside the array part is absent without a
+    /// probe, and an append (key `alen + 1`) needs no lookup: a table with
+    /// fields and an array (`{n = 0}`, an object with a list) appends
+    /// through the loop's fast path as a plain array does.
+    #[inline(always)]
+    pub(crate) fn hash_ints(&self) -> bool {
+        self.ep & HASH_INTS != 0
+    }
+
+    /// Sets [`Table::hash_ints`].
+    #[inline(always)]
+    fn set_hash_ints(&mut self, on: bool) {
+        self.ep = (self.ep & EPOCH_MASK) | if on { HASH_INTS } else { 0 };
     }
 
     /// Where the body is: the body pointer if it was taken in the store's
@@ -344,7 +371,7 @@ impl Table {
     #[inline(always)]
     fn body_ptr(&self, store: &TableStore) -> *mut Value {
         debug_assert!(self.bp_ok(store));
-        if !store.vals.stale() || self.ep == store.vals.epoch() {
+        if !store.vals.stale() || self.bp_epoch() == store.vals.epoch() {
             self.bp.0
         } else {
             store.vals.block_ptr_cold(self.body)
@@ -368,7 +395,7 @@ impl Table {
     /// The body pointer invariant (debug checks): in the epoch it was
     /// taken in, the body pointer is the body's address.
     fn bp_ok(&self, store: &TableStore) -> bool {
-        let old = store.vals.stale() && self.ep != store.vals.epoch();
+        let old = store.vals.stale() && self.bp_epoch() != store.vals.epoch();
         old || self.bp.0 == store.vals.block_ptr(self.body)
     }
 }
@@ -1230,9 +1257,36 @@ impl<'a, const F: bool> TableView<'a, F> {
 
     /// An integer key outside the array part; out of line, the answer
     /// in registers (see [`Words`]).
+    /// Its own probe, as `find_str`'s for strings: through `get_hash`
+    /// and `probe`, two more calls and a dispatch on the key's type, a
+    /// miss in an empty hash part cost about 55 instructions (the
+    /// `__newindex` and `__index` paths look there for every key).
     #[inline(never)]
     fn get_int_hash(self, i: i64) -> Words {
-        self.get_hash(Value::Int(i))
+        let h = self.t.hcap as usize;
+        if h == 0 || (i >= 1 && !self.t.hash_ints()) {
+            return Words::NIL;
+        }
+        let mask = 2 * h - 1;
+        let mut pos = (int_hash(i) >> self.t.shift) as usize & mask;
+        let p = self.ptr();
+        loop {
+            // SAFETY: as in `find_str`: index slot `pos < 2 * hcap` is in
+            // cell `2 * hcap + pos / 2 < 3 * hcap <= cap`, inside the body
+            // block, where `p` points.
+            let e = islot_of(unsafe { *p.add(2 * h + (pos >> 1)) }, pos);
+            if e == 0 {
+                return Words::NIL;
+            }
+            let k = 2 * (e - 1) as usize;
+            debug_assert!(k < 2 * self.t.elen as usize);
+            // SAFETY (both): as in `find_str`: an index slot names an entry
+            // below `elen`, so `k + 1 < 2 * elen <= cap`.
+            if matches!(unsafe { *p.add(k) }, Value::Int(x) if x == i) {
+                return unsafe { *p.add(k + 1) }.words();
+            }
+            pos = (pos + 1) & mask;
+        }
     }
 
     /// Lookup of a normalized key in the hash part, as words (a nil as
@@ -1285,7 +1339,7 @@ impl<'a, const F: bool> TableView<'a, F> {
             }
             return binsearch(array, 0, n) as i64;
         }
-        if self.t.elen == 0 || self.get_int_hash(n as i64 + 1).value().is_nil() {
+        if !self.t.hash_ints() || self.get_int_hash(n as i64 + 1).value().is_nil() {
             return n as i64;
         }
         self.hash_search(n as u64)

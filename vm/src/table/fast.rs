@@ -133,7 +133,7 @@ impl Tables {
         if t.meta.is_none()
             && i as u64 == u64::from(n) + 1
             && n < t.acap
-            && t.elen == 0
+            && !t.hash_ints()
             && !v.is_nil()
         {
             let (body, bp, cell) =

@@ -12,7 +12,7 @@
 //! so that the dispatch loop runs its fresh instance), or keep them and
 //! leave the store marked stale, each read then testing its pointer's
 //! epoch (a rollback stays proportional to what changed, whatever the
-//! heap's size). The rollback that brings the 16-bit epoch round past 0
+//! heap's size). The rollback that brings the 15-bit epoch round past 0
 //! always refreshes every header, so that no pointer of the epoch's last
 //! round passes for a current one.
 
@@ -29,14 +29,15 @@ impl Tables {
     /// put back (`restored`) take their body pointers again, so that none
     /// taken in an older epoch is ever live; and when the epoch has come
     /// round to one that older pointers may still carry, every live header
-    /// does (once per 65,536 rollbacks that moved a buffer).
+    /// does (once per 32,768 rollbacks that moved a buffer).
     fn refresh_bps(&mut self, before: u16, restored: &[u32]) {
         let now = self.store.vals.epoch();
         let moved = now != before;
         // The epoch came round past 0 (one bump per level rolled back), or
         // a buffer moved and there are few enough headers to take every
         // pointer again (then none is stale).
-        let wrapped = u32::from(before) + u32::from(now.wrapping_sub(before)) > u32::from(u16::MAX);
+        let wrapped = u32::from(before) + u32::from(now.wrapping_sub(before) & EPOCH_MASK)
+            > u32::from(EPOCH_MASK);
         let all = wrapped || (moved && self.arena.capacity_slots() <= EAGER_REFRESH);
         let store = &self.store;
         if all {

@@ -263,6 +263,79 @@ fn queue_pattern_stays_small() {
     assert_eq!(keys(t.view()).len(), 10);
 }
 
+/// `hash_ints` is set by a positive integer key entering the hash part
+/// (a tombstone keeps it), not by other keys, and a rebuild recomputes it.
+#[test]
+fn hash_ints_follows_positive_keys_in_the_hash_part() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    t.set(s(1), int(1)).unwrap();
+    t.set(int(0), int(0)).unwrap();
+    t.set(int(-4), int(0)).unwrap();
+    assert!(!t.hash_ints(), "no positive key");
+    t.set(int(7), int(7)).unwrap();
+    assert!(t.hash_ints());
+    t.set(int(7), Value::Nil).unwrap();
+    assert!(t.hash_ints(), "a tombstone is still a key");
+    t.resize_array(0);
+    assert!(!t.hash_ints(), "the rebuild dropped the tombstone");
+    for i in 1..=40 {
+        t.set_int(i, int(i));
+    }
+    assert!(!t.hash_ints(), "appends go to the array part");
+    t.set(int(100), int(1)).unwrap();
+    t.resize_array(10);
+    assert!(t.hash_ints(), "keys 11..=40 and 100 moved to the hash part");
+}
+
+/// Appending up to a key that is a tombstone in the hash part revives that
+/// entry instead of adding the key a second time.
+#[test]
+fn appends_over_a_tombstoned_key_keep_one_entry() {
+    let mut owned = OwnedTable::new(0, 0);
+    let mut t = owned.view_mut();
+    t.set(s(1), int(1)).unwrap();
+    t.set(int(3), int(3)).unwrap();
+    t.set(int(3), Value::Nil).unwrap();
+    for i in 1..=6 {
+        t.set_int(i, int(10 * i));
+    }
+    let ks = keys(t.view());
+    assert_eq!(ks.len(), 7, "{ks:?}");
+    assert_eq!(ks.iter().filter(|k| key_eq(**k, int(3))).count(), 1);
+    for i in 1..=6 {
+        assert!(t.get_int(i).raw_eq_interned(int(10 * i)));
+    }
+}
+
+/// A table rebuilt from its parts (a saved state loaded) has the flag its
+/// entries call for: set by a positive key, even a tombstone's.
+#[test]
+fn hash_ints_survives_the_parts_round_trip() {
+    for (key, dead) in [(int(5), false), (int(5), true), (int(0), false), (s(2), false)] {
+        let mut owned = OwnedTable::new(0, 0);
+        let mut t = owned.view_mut();
+        t.set(s(1), int(1)).unwrap();
+        t.set(key, int(9)).unwrap();
+        if dead {
+            t.set(key, Value::Nil).unwrap();
+        }
+        let want = t.hash_ints();
+        let parts = t.view().to_parts();
+        drop(t);
+        let mut store = TableStore::default();
+        let mut back = store.table_from_parts(parts).unwrap();
+        assert_eq!(back.hash_ints(), want, "{key:?} dead {dead}");
+        let mut m = store.view_mut(&mut back);
+        for i in 1..=6 {
+            m.set_int(i, int(i));
+        }
+        let n = keys(m.view()).len();
+        // Key 5, live or a tombstone, is one of the six set.
+        assert_eq!(n, if matches!(key, Value::Int(5)) { 7 } else { 8 }, "{key:?}");
+    }
+}
+
 #[test]
 fn sequence_building_uses_array() {
     let mut owned = OwnedTable::new(0, 0);
@@ -809,7 +882,7 @@ fn a_rollback_retires_the_body_pointers_into_swapped_pages() {
     ts.journal_commit_to(0);
     assert_ne!(ts.store.vals.epoch(), before, "the page's buffer was swapped back in");
     assert!(ts.stale(), "too many headers to take every pointer again");
-    assert_ne!(ts.arena.get(b).ep, ts.store.vals.epoch(), "b's header was not put back");
+    assert_ne!(ts.arena.get(b).bp_epoch(), ts.store.vals.epoch(), "b's header was not put back");
     assert!(ts.get(b).get_int(2).raw_eq_interned(int(200)));
     assert!(ts.get(a).get_int(1).raw_eq_interned(int(10)));
     // The loop's in-place stores too.
@@ -822,7 +895,7 @@ fn a_rollback_retires_the_body_pointers_into_swapped_pages() {
     ts.get_mut(a).set(int(5), int(50)).unwrap(); // an append: the header changes
     ts.journal_rollback_to(0);
     ts.journal_commit_to(0);
-    assert_eq!(ts.arena.get(a).ep, ts.store.vals.epoch());
+    assert_eq!(ts.arena.get(a).bp_epoch(), ts.store.vals.epoch());
     assert!(ts.arena.get(a).bp_ok(&ts.store));
 }
 
@@ -841,7 +914,7 @@ fn a_rollback_in_a_small_heap_leaves_no_stale_pointer() {
     assert!(!ts.stale());
     for h in [a, b] {
         let t = ts.arena.get(h);
-        assert_eq!(t.ep, ts.store.vals.epoch(), "every header took its pointer again");
+        assert_eq!(t.bp_epoch(), ts.store.vals.epoch(), "every header took its pointer again");
         assert!(t.bp_ok(&ts.store));
     }
     // SAFETY: `b` is live, and the store holds no stale pointer.
@@ -866,19 +939,19 @@ fn a_rollback_in_a_small_heap_leaves_no_stale_pointer() {
 }
 
 /// Each rollback that swaps a page's buffer back in moves the epoch by
-/// one, and it wraps after 65,536 of them, the tables reading right all
-/// along.
+/// one, and it wraps after 32,768 of them (15 bits), the tables reading
+/// right all along.
 #[test]
 fn the_buffer_epoch_counts_the_rollbacks_that_move_a_buffer() {
     let (mut ts, a, _) = two_small_tables();
     let start = ts.store.vals.epoch();
-    for round in 0..=u32::from(u16::MAX) {
+    for round in 0..=u32::from(EPOCH_MASK) {
         ts.journal_begin();
         ts.get_mut(a).set(int(1), int(1000 + i64::from(round))).unwrap();
         ts.journal_rollback_to(0);
         ts.journal_commit_to(0);
-        let moved = ts.store.vals.epoch().wrapping_sub(start);
-        assert_eq!(u32::from(moved), (round + 1) % 65536, "each rollback moved a buffer");
+        let moved = ts.store.vals.epoch().wrapping_sub(start) & EPOCH_MASK;
+        assert_eq!(u32::from(moved), (round + 1) % 32768, "each rollback moved a buffer");
         assert!(ts.get(a).get_int(1).raw_eq_interned(int(10)));
     }
     assert_eq!(ts.store.vals.epoch(), start, "the epoch came round");
@@ -891,7 +964,7 @@ fn the_buffer_epoch_counts_the_rollbacks_that_move_a_buffer() {
 #[test]
 fn the_rollback_that_wraps_the_epoch_refreshes_every_header() {
     let (mut ts, a, b) = two_small_tables();
-    ts.store.vals.set_epoch(u16::MAX);
+    ts.store.vals.set_epoch(EPOCH_MASK);
     for h in [a, b] {
         let t = ts.arena.cache_mut(h.index()).unwrap();
         t.refresh_bp(&ts.store);

@@ -177,6 +177,7 @@ impl<'a> TableMut<'a> {
     /// Appends an entry (the caller checked `elen < hcap`).
     #[inline]
     fn push_entry(&mut self, key: Value, val: Value) {
+        self.note_key(key);
         let e = self.t.elen as usize;
         *self.cell_mut(2 * e) = key;
         *self.cell_mut(2 * e + 1) = val;
@@ -275,9 +276,13 @@ impl<'a> TableMut<'a> {
     fn set_int_slow(&mut self, i: i64, v: Value) {
         let key = Value::Int(i);
         let h = int_hash(i);
-        if let Probe::Found(pos, e) = self.view().probe(key, h) {
-            self.update(pos, e, v);
-            return;
+        // A positive key is looked for only where the hash part may hold
+        // one (`Table::hash_ints`).
+        if i < 1 || self.t.hash_ints() {
+            if let Probe::Found(pos, e) = self.view().probe(key, h) {
+                self.update(pos, e, v);
+                return;
+            }
         }
         if v.is_nil() {
             return;
@@ -344,6 +349,7 @@ impl<'a> TableMut<'a> {
         }
         // One journaled slice for the three cells written (the entry's key
         // and value, the index cell), not one journal check per cell.
+        self.note_key(key);
         let (hc, e) = (self.t.hcap as usize, self.t.elen as usize);
         let body = self.s.vals.slice_mut(self.t.body, 3 * hc);
         let pos = free_slot(&body[2 * hc..], 2 * hc, self.t.shift, h);
@@ -497,6 +503,15 @@ impl<'a> TableMut<'a> {
             cells[2 * hc..].copy_from_slice(index);
         }
         self.t.elen = entries.len() as u32;
+        self.t.set_hash_ints(entries.iter().any(|&(k, _)| is_positive_int(k)));
+    }
+
+    /// Keeps `hash_ints` true of a key about to enter the hash part.
+    #[inline(always)]
+    fn note_key(&mut self, key: Value) {
+        if is_positive_int(key) {
+            self.t.set_hash_ints(true);
+        }
     }
 
     /// Sets the array part's size to `n` (clamped to 2^27): growing absorbs
@@ -821,4 +836,10 @@ pub(super) fn barrier_for<'a>(
     } else {
         Some(fwd)
     }
+}
+
+/// Whether `k` is an integer key `>= 1` (see `Table::hash_ints`).
+#[inline(always)]
+fn is_positive_int(k: Value) -> bool {
+    matches!(k, Value::Int(i) if i >= 1)
 }
