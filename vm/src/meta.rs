@@ -596,6 +596,13 @@ impl State {
                     return Ok(false);
                 }
             }
+            // An integer key present in the hash part: an update in place.
+            if let Value::Int(n) = key {
+                // SAFETY: as above.
+                if unsafe { self.heap.tables.set_int_existing(h, n, v) } {
+                    return Ok(false);
+                }
+            }
             if self.heap.tables.sets_raw(h) {
                 self.raw_set_checked(h, key, v)?;
                 return Ok(false);

@@ -20,7 +20,11 @@
 //!
 //! Chunks are only ever appended (and truncated by a rollback), so every
 //! page has a stable *global page number*: the store records the number of
-//! each chunk's first page, and the running page count. Every access goes
+//! each chunk's first page, and the running page count. The one exception
+//! is a large block grown where it is ([`Store::grow_in_place`], only while
+//! no snapshot is open): its chunk keeps its number, its buffer is
+//! reallocated, and its pages take new numbers at the end (the old ones
+//! stay unused). Every access goes
 //! through the chunk table (`chunks`, one fat pointer per chunk; the page
 //! numbers are kept apart, they serve only the journal), so it is kept
 //! small and hot.
@@ -45,6 +49,8 @@
 //! then offset `cap`, and so on. Memory is never returned to the allocator
 //! while the store lives: a freed large block goes onto its class's free
 //! list like any other and is reused by the next allocation of that class.
+//! A table's growing array does not leave one behind per size, though: a
+//! large body grows in place (above).
 //!
 //! # The undo journal
 //!
@@ -313,7 +319,9 @@ pub struct Store<T> {
     /// The buffer epoch: bumped (wrapping) by every rollback that gives a
     /// one-page chunk its saved buffer back or drops chunks. A pointer
     /// into the store ([`Store::block_ptr`]) taken at epoch `e` is valid
-    /// while the epoch is `e`: nothing else moves a chunk's buffer.
+    /// while the epoch is `e`, and nothing else moves a chunk's buffer
+    /// but [`Store::grow_in_place`], whose one pointer (into a large block,
+    /// alone in its chunk) its owner takes again at once.
     epoch: u16,
     /// Whether a pointer taken in an older epoch may still be held: set
     /// and cleared by the pointers' owner (`Tables::refresh_bps`), which
@@ -447,6 +455,46 @@ impl<T: Elem> Store<T> {
                 vec![T::default(); Self::PAGE].into_boxed_slice()
             }
         }
+    }
+
+    /// Grows large block `a` of capacity `cap` to capacity `new_cap` where
+    /// it is, when no snapshot is open: its chunk's buffer is reallocated
+    /// (for a large buffer the allocator remaps its pages instead of
+    /// copying them) and the new elements are `T::default()`. The chunk
+    /// keeps its number, so `a` stays the block's address; its pages are
+    /// numbered anew at the end (the old numbers are left unused: page
+    /// numbers serve the journal only, and none is open). The buffer
+    /// moves, so the owner of the block (alone in its chunk) must take
+    /// its pointer again ([`Store::block_ptr`]); no other pointer can
+    /// point into it. False, nothing done, if a snapshot is open or
+    /// either capacity is small: the caller then moves the block.
+    ///
+    /// Growing a table's array this way costs what `realloc` costs
+    /// `ltable.c`: allocating the next class and copying into it kept
+    /// every smaller class's block on its free list (a table grown to
+    /// 2^24 slots held 2^25 slots of blocks) and touched twice the pages.
+    pub fn grow_in_place(&mut self, a: Addr, cap: usize, new_cap: usize) -> bool {
+        if self.on
+            || cap <= Self::PAGE
+            || new_cap <= cap
+            || Self::class(new_cap) == Self::class(cap)
+        {
+            return false;
+        }
+        let (k, new_cap) = (Self::class(new_cap), new_cap.next_power_of_two());
+        let (c, off) = Self::split(a);
+        debug_assert!(off == 0 && self.chunks[c].len() == cap.next_power_of_two());
+        let old = std::mem::replace(&mut self.chunks[c], Chunk::new(Box::default()));
+        let mut v = old.into_box().into_vec();
+        let old_len = v.len();
+        v.reserve_exact(new_cap - old_len);
+        v.resize(new_cap, T::default());
+        self.chunks[c] = Chunk::new(v.into_boxed_slice());
+        debug_assert!(k < NCLASS);
+        self.elems += new_cap - old_len;
+        self.first_pages[c] = self.pages;
+        self.pages += new_cap.div_ceil(Self::PAGE) as u32;
+        true
     }
 
     /// Frees block `a` of capacity `cap` (as passed to `alloc`).
@@ -1112,6 +1160,52 @@ mod tests {
     #[test]
     fn journal_restores_exact_layouts_24_bytes() {
         random_journal::<P24>(0xd1b5_4a32_d192_ed03, 12_000);
+    }
+
+    /// A large block grows where it is when no snapshot is open: same
+    /// address, contents kept, new elements cleared, fresh page numbers;
+    /// a snapshot taken afterwards journals and restores it as any chunk.
+    /// With a snapshot open it refuses, as it does for a small block.
+    #[test]
+    fn large_block_grows_in_place_outside_snapshots() {
+        fn run<T: TestElem>() {
+            let page = Store::<T>::PAGE;
+            let cap = (2 * page).next_power_of_two();
+            let mut s = Store::<T>::new();
+            let small = s.alloc(4);
+            assert!(!s.grow_in_place(small, 4, 8), "a small block");
+            let a = s.alloc(cap);
+            let after = s.alloc(cap);
+            for i in 0..cap {
+                *s.get_mut(a, i) = T::val(i as u64);
+                *s.get_mut(after, i) = T::val(7);
+            }
+            let pages = s.pages;
+            assert!(s.grow_in_place(a, cap, 2 * cap));
+            assert_eq!(s.pages, pages + (2 * cap).div_ceil(page) as u32);
+            assert_eq!(s.reserved_bytes(), (page + 3 * cap) * std::mem::size_of::<T>());
+            for i in 0..cap {
+                assert_eq!(s.get(a, i), T::val(i as u64));
+                assert_eq!(s.get(after, i), T::val(7), "the next chunk untouched");
+            }
+            assert!(s.slice(a, 2 * cap)[cap..].iter().all(|&x| x == T::default()));
+            let before = s.debug_layout();
+            s.journal_begin();
+            assert!(!s.grow_in_place(a, 2 * cap, 4 * cap), "a snapshot is open");
+            *s.get_mut(a, 2 * cap - 1) = T::val(1);
+            *s.get_mut(a, 0) = T::val(2);
+            *s.get_mut(after, 0) = T::val(3);
+            assert_eq!(s.journal_len(), 3);
+            s.journal_rollback_to(0);
+            s.journal_commit_to(0);
+            assert!(s.debug_layout() == before);
+            // Freed, the grown chunk serves its new class.
+            s.free(a, 2 * cap);
+            assert_eq!(s.alloc(2 * cap), a);
+        }
+        run::<u32>();
+        run::<P16>();
+        run::<P24>();
     }
 
     /// A large block partially written is restored exactly, and only the

@@ -203,4 +203,36 @@ impl Tables {
             _ => false,
         }
     }
+
+    /// `t[i] = v` for an integer key in the hash part with a non-nil
+    /// value (an update: raw whatever the metatable), as
+    /// [`Tables::set_str_existing`] does for strings. True if done. For
+    /// SETTABLE and SETI out of the loop (`settable_op`): a counter kept
+    /// at `t[0]`, or any integer key outside the array part, went through
+    /// a `TableMut` and its rehash checks (1.75x lua5.4's time).
+    ///
+    /// # Safety
+    ///
+    /// `h` names a live table (see [`Tables::get_live`]).
+    #[inline]
+    pub unsafe fn set_int_existing(&mut self, h: TableRef, i: i64, v: Value) -> bool {
+        // SAFETY: the caller's contract.
+        let t = unsafe { self.arena.get_unchecked(h) };
+        let (body, bp) = (t.body, t.body_ptr_in::<false>(&self.store));
+        let view = TableView::<'_, false> { t, s: &self.store };
+        match view.find_int_entry(i) {
+            Some((e, old)) if !old.is_nil() => {
+                let cell = 2 * e + 1;
+                if self.owes_hooks(h, v) {
+                    self.fast_write_hooks(h, v, body, cell);
+                }
+                // SAFETY: the layout invariant and the body pointer (see
+                // `array_slot_for_set`), and `cell < 2 * elen <= 2 * hcap
+                // <= cap`.
+                unsafe { *bp.add(cell) = v };
+                true
+            }
+            _ => false,
+        }
+    }
 }

@@ -336,6 +336,41 @@ fn hash_ints_survives_the_parts_round_trip() {
     }
 }
 
+/// An array grown by appends beside a hash part fills its body block
+/// before the block doubles (an array of a power of two plus the hash part
+/// would round the block up to twice that), stays within the saved-state
+/// bound (capacity at most twice the length: the parts round trip works
+/// all along), and grows in place once the block is large.
+#[test]
+fn a_large_array_beside_fields_fills_its_block() {
+    let mut ts = Tables::default();
+    let h = ts.alloc(0, 0);
+    ts.get_mut(h).set(s(1), int(1)).unwrap();
+    ts.get_mut(h).set(int(0), int(0)).unwrap();
+    let mut addrs = Vec::new();
+    for i in 1..=20_000i64 {
+        ts.get_mut(h).set_int(i, int(i));
+        let t = *ts.arena.get(h);
+        assert!(t.acap <= 2 * t.alen, "capacity {} for {} slots", t.acap, t.alen);
+        if i % 4999 == 0 {
+            let mut store = TableStore::default();
+            store.table_from_parts(ts.get(h).to_parts()).unwrap();
+        }
+        if body_cap(t.acap as usize, t.hcap as usize) > Store::<Value>::PAGE {
+            addrs.push(t.body);
+        }
+    }
+    let t = *ts.arena.get(h);
+    assert_eq!(body_cap(t.acap as usize, t.hcap as usize), 32768, "20,006 cells: not 65,536");
+    addrs.dedup();
+    assert_eq!(addrs.len(), 1, "the large block grew where it was");
+    let view = ts.get(h);
+    assert_eq!(view.len(), 20_000);
+    assert!((1..=20_000).all(|i| view.get_int(i).raw_eq_interned(int(i))));
+    assert!(view.get_int(0).raw_eq_interned(int(0)));
+    assert_eq!(keys(view).len(), 20_002);
+}
+
 #[test]
 fn sequence_building_uses_array() {
     let mut owned = OwnedTable::new(0, 0);

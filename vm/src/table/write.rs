@@ -364,13 +364,21 @@ impl<'a> TableMut<'a> {
         if n < self.t.acap as usize {
             return true;
         }
-        let new_cap = (n * 2).clamp(1, MAX_ARRAY);
-        if new_cap <= n {
+        let want = (n * 2).clamp(1, MAX_ARRAY);
+        if want <= n {
             return false;
         }
         let used = self.array().iter().filter(|v| !v.is_nil()).count();
-        if (used + 1) * 2 > new_cap {
-            self.grow_acap(new_cap);
+        if (used + 1) * 2 > want {
+            // The array takes the body block's slack first: the block is
+            // a power of two, and an array of `2n` slots beside a hash
+            // part would round it up to `4n` (half of it never used, and
+            // a table grown to 16 M slots with two fields took 1 GB).
+            // So the array grows to fill its block, then the block
+            // doubles; never past `2n` (a saved state's bound).
+            let hc = self.t.hcap as usize;
+            let fill = body_cap(n + 1, hc) - 3 * hc;
+            self.grow_acap(fill.clamp(n + 1, want));
             true
         } else {
             false
@@ -383,7 +391,11 @@ impl<'a> TableMut<'a> {
     fn grow_acap(&mut self, acap: usize) {
         self.moved = true;
         let hc = self.t.hcap as usize;
-        if body_cap(acap, hc) != body_cap(self.t.acap as usize, hc) {
+        let (old_cap, new_cap) = (body_cap(self.t.acap as usize, hc), body_cap(acap, hc));
+        if new_cap != old_cap && self.s.vals.grow_in_place(self.t.body, old_cap, new_cap) {
+            let body = self.t.body;
+            self.t.set_body(self.s, body);
+        } else if new_cap != old_cap {
             let used = 3 * hc + self.t.alen as usize;
             let b = self.s.alloc_body(acap, hc);
             self.s.vals.copy_block(self.t.body, b, used);
