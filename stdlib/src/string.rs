@@ -500,15 +500,17 @@ fn gmatch(st: &mut State) -> R {
 /// One step of a gmatch iteration (`gmatch_aux`): the upvalues are the
 /// subject, the pattern, the start offset and the last match end (-1).
 fn gmatch_aux(st: &mut State) -> R {
-    let (Value::Str(s), Value::Str(p)) = (st.native_upvalue(0), st.native_upvalue(1)) else {
-        return Ok(Action::Return(0));
+    // The four upvalues read at one lookup of the closure.
+    let (s, p, start, last) = match *st.native_upvalues() {
+        [Value::Str(s), Value::Str(p), start, last, ..] => (s, p, start, last),
+        _ => return Ok(Action::Return(0)),
     };
-    let int_up = |st: &State, i| match st.native_upvalue(i) {
+    let int_up = |v| match v {
         Value::Int(n) => n,
         _ => -1,
     };
-    let start = usize::try_from(int_up(st, 2)).unwrap_or(usize::MAX);
-    let last = usize::try_from(int_up(st, 3)).ok();
+    let start = usize::try_from(int_up(start)).unwrap_or(usize::MAX);
+    let last = usize::try_from(int_up(last)).ok();
     let (heap, mut meter) = st.work_meter();
     let found = gmatch_search(heap.str_bytes(s), heap.str_bytes(p), start, last, &mut meter);
     match found {

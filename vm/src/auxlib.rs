@@ -95,6 +95,15 @@ impl State {
         }
     }
 
+    /// The upvalues of the running Rust closure (empty outside one): one
+    /// lookup of the closure for a native that reads several.
+    pub fn native_upvalues(&self) -> &[Value] {
+        match self.ex.frames.last().map(|c| c.callee) {
+            Some(crate::thread::Callee::Rust(h)) => &self.heap.rust_fns.get(h).upvalues,
+            _ => &[],
+        }
+    }
+
     /// Upvalue `i` (0-based) of the running Rust closure.
     pub fn native_upvalue(&self, i: usize) -> Value {
         match self.ex.frames.last().map(|c| c.callee) {

@@ -365,6 +365,13 @@ pub(crate) const SHORT: usize = 40;
 pub struct Interner {
     short: HashTable<Slot>,
     long: HashTable<Slot>,
+    /// A cache, not state: for each byte, the index of the one-byte
+    /// string of it when last interned through [`Interner::intern_range`]
+    /// (`u32::MAX`: none). Checked before use (the slot holds a live
+    /// string of that one byte, which is then the registered one: short
+    /// strings are never loose and registered contents are unique), so a
+    /// slot freed or reused since is never taken for it.
+    bytes1: [u32; 256],
 }
 
 impl Default for Interner {
@@ -376,7 +383,7 @@ impl Default for Interner {
 impl Interner {
     /// An empty interner.
     pub fn new() -> Interner {
-        Interner { short: HashTable::new(), long: HashTable::new() }
+        Interner { short: HashTable::new(), long: HashTable::new(), bytes1: [u32::MAX; 256] }
     }
 
     /// Number of interned (live) strings.
@@ -470,6 +477,16 @@ impl Interner {
         range: std::ops::Range<usize>,
     ) -> StrRef {
         let bytes = &arena.get(s).as_bytes()[range];
+        // One byte (`s:sub(i, i)`, `gmatch(s, ".")`): the cache first.
+        if let [b] = *bytes {
+            let idx = self.bytes1[usize::from(b)];
+            if arena.try_get(idx).is_some_and(|c| c.as_bytes() == [b]) {
+                return StrRef::from_index(idx);
+            }
+            let r = self.intern(arena, &[b]);
+            self.bytes1[usize::from(b)] = r.index();
+            return r;
+        }
         let hash = hash_bytes(bytes);
         let h32 = hash as u32;
         let key = KeyBytes::of(bytes);
@@ -726,6 +743,30 @@ mod tests {
         // Removing an unknown string is a no-op.
         it.remove(StrRef::from_index(99_999), &LuaStr::new(b"s1", hash_bytes(b"s1")));
         assert_eq!(it.len(), 501);
+    }
+
+    /// A one-byte range is the registered string of that byte, through
+    /// the cache or not: after the cached string is freed and its slot
+    /// reused by another string, the cache is not taken for it.
+    #[test]
+    fn one_byte_ranges_stay_interned_across_slot_reuse() {
+        let mut arena = Arena::new();
+        let mut it = Interner::new();
+        let src = it.intern(&mut arena, b"xyz");
+        let y = it.intern_range(&mut arena, src, 1..2);
+        assert_eq!(arena.get(y).as_bytes(), b"y");
+        assert_eq!(it.intern_range(&mut arena, src, 1..2), y, "the cache");
+        assert_eq!(it.intern(&mut arena, b"y"), y, "the registered one");
+        // Free "y"; its slot goes to "w", then "y" is interned anew.
+        arena.mark(src);
+        arena.sweep(|h, s| it.remove(h, s));
+        let w = it.intern(&mut arena, b"w");
+        assert_eq!(w, y, "the freed slot, reused");
+        let y2 = it.intern_range(&mut arena, src, 1..2);
+        assert_ne!(y2, w);
+        assert_eq!(arena.get(y2).as_bytes(), b"y");
+        assert_eq!(it.find(&arena, b"y"), Some(y2));
+        assert_eq!(it.intern_range(&mut arena, src, 1..2), y2);
     }
 
     #[test]
