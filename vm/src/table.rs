@@ -1268,6 +1268,11 @@ impl<'a, const F: bool> TableView<'a, F> {
     /// and `probe`, two more calls and a dispatch on the key's type, a
     /// miss in an empty hash part cost about 55 instructions (the
     /// `__newindex` and `__index` paths look there for every key).
+    /// Cold: the loop's array reads call it on a miss, and without the
+    /// hint LLVM kept an operand alive across the call on their fast path
+    /// (pal-centroid +0.8 % instructions, +2-6 % time; with it, the table
+    /// programs' counts at or below a185f8c's, `loopcost.py`).
+    #[cold]
     #[inline(never)]
     fn get_int_hash(self, i: i64) -> Words {
         match self.find_int_entry(i) {
