@@ -613,13 +613,9 @@ impl State {
             // through memory to it (`p[i % 100] = i` on such a proxy: the
             // two functions' 274 instructions a store became 226).
             if let Value::Int(n) = key {
-                let tab = self.heap.tables.get(h);
-                if let (Some(mt), true) = (tab.meta, tab.get_int(n).is_nil()) {
-                    let tm = self.fast_tm_inline(mt, TM_NEWINDEX);
-                    if tm.is_function() {
-                        self.call_meta_inline(tm, &[t, key, v], MetaRet::Discard)?;
-                        return Ok(true);
-                    }
+                let absent = self.heap.tables.get(h).get_int(n).is_nil();
+                if self.newindex_fn_at_once(h, absent, [t, key, v])? {
+                    return Ok(true);
                 }
             }
         }
@@ -651,17 +647,36 @@ impl State {
                 Value::Int(i) => tab.get_int(i).is_nil(),
                 _ => tab.get(self.heap.key(key)).is_nil(),
             };
-            if let (Some(mt), true) = (tab.meta, absent) {
-                let tm = self.fast_tm_inline(mt, TM_NEWINDEX);
-                if tm.is_function() {
-                    return self.call_meta_inline(tm, &[t, key, val], MetaRet::Discard);
-                }
+            if self.newindex_fn_at_once(h, absent, [t, key, val])? {
+                return Ok(());
             }
         }
         if let Some((tm, tt)) = self.newindex_chain(t, key, val, o)? {
             self.call_meta_inline(tm, &[tt, key, val], MetaRet::Discard)?;
         }
         Ok(())
+    }
+
+    /// The common case of an assignment through `__newindex` (for
+    /// `settable_op` and `newindex_op`): table `h` lacks the key
+    /// (`absent`) and its metatable's `__newindex` is a function, called
+    /// at once with `args` (table, key, value), without the general walk.
+    /// True if it was called.
+    #[inline(always)]
+    fn newindex_fn_at_once(
+        &mut self,
+        h: TableRef,
+        absent: bool,
+        args: [Value; 3],
+    ) -> Result<bool, Error> {
+        if let (Some(mt), true) = (self.heap.tables.get(h).meta, absent) {
+            let tm = self.fast_tm_inline(mt, TM_NEWINDEX);
+            if tm.is_function() {
+                self.call_meta_inline(tm, &args, MetaRet::Discard)?;
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// `t[key] = val` with metamethods, for natives (nested call).

@@ -498,7 +498,6 @@ impl<T: Elem> Store<T> {
         v.reserve_exact(new_cap - old_len);
         v.resize(new_cap, T::default());
         self.chunks[c] = Chunk::new(v.into_boxed_slice());
-        debug_assert!(k < NCLASS);
         self.elems += new_cap - old_len;
         self.first_pages[c] = self.pages;
         self.pages += new_cap.div_ceil(Self::PAGE) as u32;
