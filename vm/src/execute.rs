@@ -1386,6 +1386,21 @@ impl State {
                         TFORCALL => {
                             let ra = base + i.a() as usize;
                             savepc!();
+                            // A Lua iterator's frame is entered here, as CALL's.
+                            let lua = match (HOOKED, load(at!(&stk, i.a() as usize))) {
+                                (false, Value::LuaFn(f)) => {
+                                    self.tforcall_lua(ra, f, i.c() as i32)?
+                                }
+                                _ => None,
+                            };
+                            if let Some(f) = lua {
+                                // SAFETY: `f` is the callee just pushed (live).
+                                let c = unsafe { self.heap.lua_fns.get_unchecked(f) };
+                                (code, kst, upv) =
+                                    (c.code.as_ptr(), c.k.as_ptr(), c.upvals.as_ptr());
+                                (ci_idx, cl, proto, base, pc) = (ci_idx + 1, f, c.proto, ra + 5, 0);
+                                continue 'reload;
+                            }
                             match self.tforcall_op(ra, i.c() as i32)? {
                                 Pre::Continue => {
                                     if self.ex.frames.len() != ci_idx + 1 {
@@ -1426,22 +1441,7 @@ impl State {
                             continue 'reload;
                         }
                         CLOSURE => {
-                            let p = self.heap.protos.get(proto);
-                            let child = p.protos[i.bx() as usize];
-                            let cp = self.heap.protos.get(child);
-                            let nup = cp.upvals.len();
-                            let mut ups = Vec::with_capacity(nup);
-                            for j in 0..nup {
-                                let d = &self.heap.protos.get(child).upvals[j];
-                                let (in_stack, idx) = (d.in_stack, d.index as usize);
-                                let uv = if in_stack {
-                                    self.find_upval(base + idx)
-                                } else {
-                                    self.heap.lua_fns.get(cl).upvals[idx]
-                                };
-                                ups.push(uv);
-                            }
-                            let f = self.heap.new_lua_fn(child, ups.into_boxed_slice());
+                            let f = self.closure_op(proto, cl, base, i.bx() as usize);
                             rs!(i.a()) = Value::LuaFn(f);
                             gc_check!();
                             continue 'reload;

@@ -28,18 +28,19 @@
 //!
 //! A **Lua iterator** with fixed parameters (`for x in it, s, c`, or a
 //! closure returned by a function such as `range(n)`) is a call, not a
-//! step: its frame is pushed here straight from the closure's copy of its
-//! prototype's sizes, as CALL's fast path does, without `precall`'s
-//! dispatch (`State::enter_lua_iterator`): the same stack, units and
-//! frame as the ordinary call, which still serves a vararg iterator, a
-//! stack about to overflow and, as for the steps, any call while a hook
-//! is set (so that `vm/tests/forcall.rs` can compare both). A `for`
-//! over a three-step Lua iterator cost 1,874 instructions (lua5.4: 1,258)
-//! and now costs 1,604 (`opcost.py`'s `forlua3`; 1,664 before the three
-//! registers were read once, with one bounds check). The loop itself still
-//! enters the frame at `'newframe`: entering it in the loop, as CALL
-//! does, cost 1,337 but moved the loop's register allocation, and the
-//! loop programs lost 0.3 % in all.
+//! step: the loop's TFORCALL arm enters its frame in place, as CALL's
+//! fast path enters a callee (`State::tforcall_lua` pushes the frame
+//! straight from the closure's copy of its prototype's sizes, without
+//! `precall`'s dispatch; the loop sets its locals for the callee): the
+//! same stack, units and frame as the ordinary call, which still serves
+//! a vararg iterator, a stack about to overflow and, as for the steps,
+//! any call while a hook is set (so that `vm/tests/forcall.rs` can
+//! compare both). A closure iterator of 500 steps, 20,000 times
+//! (`citer`): 1.28× lua5.4's time when `tforcall_op` pushed the frame and
+//! the loop reloaded it at `'newframe`, 1.13× entered in place. The test
+//! of the iterator's tag in the loop costs a loop over `ipairs` and
+//! `pairs` with an empty body 1.6 % more instructions (2.6 % time, still
+//! 1.00× lua5.4; RESULTS part 31).
 
 use crate::baselib;
 use crate::call::Pre;
@@ -48,7 +49,7 @@ use crate::execute::{load, store};
 use crate::limits::{CALL_COST, WORK_BYTES};
 use crate::state::State;
 use crate::thread::{cist, u, CallInfo, MetaRet};
-use crate::value::{TableRef, Value};
+use crate::value::{LuaFnRef, TableRef, Value};
 
 impl State {
     /// TFORCALL of the frame on top, its register `ra` in stack slot
@@ -68,30 +69,22 @@ impl State {
         store(&mut st[5], s);
         store(&mut st[6], c);
         if !self.hooks.any {
-            match (f, s) {
-                (Value::LuaFn(f), _) => {
-                    if let Some(pre) = self.enter_lua_iterator(ra, f, nresults)? {
-                        return Ok(pre);
-                    }
+            if let (Value::RustFn(h), Value::Table(t)) = (f, s) {
+                let f = self.native_fn(h);
+                let done = if baselib::is_next(f) {
+                    self.next_inline(ra, t, c, nresults)
+                } else if baselib::is_ipairs_aux(f) {
+                    self.ipairs_inline(ra, t, nresults)
+                } else {
+                    false
+                };
+                if done {
+                    return Ok(Pre::Continue);
                 }
-                (Value::RustFn(h), Value::Table(t)) => {
-                    let f = self.native_fn(h);
-                    let done = if baselib::is_next(f) {
-                        self.next_inline(ra, t, c, nresults)
-                    } else if baselib::is_ipairs_aux(f) {
-                        self.ipairs_inline(ra, t, nresults)
-                    } else {
-                        false
-                    };
-                    if done {
-                        return Ok(Pre::Continue);
-                    }
-                }
-                _ => {}
             }
         }
         // A Lua frame pushed by the ordinary call is flagged here, as
-        // `enter_lua_iterator` flags its own: the loop only goes on at
+        // `tforcall_lua` flags its own: the loop only goes on at
         // `'newframe`.
         let depth = self.ex.frames.len();
         let pre = self.call_op_inline(ra + 4, ra + 7, nresults)?;
@@ -101,22 +94,24 @@ impl State {
         Ok(pre)
     }
 
-    /// A Lua iterator `f` with fixed parameters, its frame pushed as
-    /// `call_op_inline` would push it (the stack cut after the call's
-    /// arguments, the call's units charged, then the frame), but straight
-    /// from the closure's own copy of its prototype's sizes, as CALL's fast
-    /// path does, and flagged `LUA_CALLER` (its return moves the results
-    /// itself). `push_lua_frame` reads the same sizes, but called here
-    /// (inlined into `tforcall_op`) it cost `forlua3` 1650 → 1710
-    /// instructions and `ipairs3` 1691 → 1715. `None`, having done nothing, for a vararg function or a
-    /// stack overflow: the ordinary call handles them.
+    /// TFORCALL of the Lua iterator `f` (register `ra`) with fixed
+    /// parameters, for the loop (which enters the frame in place, as
+    /// CALL's fast path): the iterator, state and control copied to the
+    /// call's slots, then the frame pushed as `call_op_inline` would push
+    /// it (the stack cut after the call's arguments, the call's units
+    /// charged, then the frame), but straight from the closure's own copy
+    /// of its prototype's sizes, and flagged `LUA_CALLER` (its return
+    /// moves the results itself). `f`, or `None` having done nothing for a
+    /// vararg function or a stack about to overflow: `tforcall_op` serves
+    /// them, and other iterators.
     #[inline(always)]
-    fn enter_lua_iterator(
+    pub(crate) fn tforcall_lua(
         &mut self,
         ra: usize,
-        f: crate::value::LuaFnRef,
+        f: LuaFnRef,
         nresults: i32,
-    ) -> Result<Option<Pre>, Error> {
+    ) -> Result<Option<LuaFnRef>, Error> {
+        let st = &mut self.ex.stack[ra..ra + 7];
         // SAFETY: `f` is in a register of the running frame: a live closure.
         let c = unsafe { self.heap.lua_fns.get_unchecked(f) };
         let (func, top) = (ra + 4, ra + 5 + c.max_stack as usize);
@@ -124,13 +119,17 @@ impl State {
             return Ok(None);
         }
         let params_end = func + 1 + c.num_params as usize;
+        let (s, ctl) = (load(&st[1]), load(&st[2]));
+        store(&mut st[4], Value::LuaFn(f));
+        store(&mut st[5], s);
+        store(&mut st[6], ctl);
         self.ex.stack.truncate(ra + 7);
         self.charge(CALL_COST)?;
         self.ex.stack.enter_frame(ra + 7, params_end, top);
         let mut ci = CallInfo::lua(func, func + 1, top, 0, nresults, MetaRet::Call, f);
         ci.status = cist::LUA_CALLER;
         self.ex.frames.push(ci);
-        Ok(Some(Pre::Continue))
+        Ok(Some(f))
     }
 
     /// `next(t, k)`'s step in place, `k` the control as read above (word

@@ -74,7 +74,7 @@ const SCRIPTS: &[&str] = &[
      for k, v in pairs(t) do s = s .. v end
      for k, v in function(_, k) if (k or 0) < 3 then return (k or 0) + 1, 'x' end end do s = s .. v end
      return s",
-    // Lua iterators, entered without `precall` (`enter_lua_iterator`):
+    // Lua iterators, entered without `precall` (`tforcall_lua`):
     // closures with upvalues, fewer and more parameters than the three
     // values, a vararg iterator (the ordinary call), nested loops, an
     // error inside the iterator (its position) and a recursion through
@@ -99,6 +99,24 @@ const SCRIPTS: &[&str] = &[
      local function deep(n) for k in function(_, c) if not c then return deep(n + 1) end end do end end
      local ok2, e2 = pcall(deep, 1)
      return tostring(acc), tostring(e), tostring(ok2), tostring(e2)",
+    // a Lua iterator entered in place that yields from inside its frame,
+    // and a loop over a coroutine's own iterator resumed step by step
+    "local function gen(n)
+       return coroutine.wrap(function() for i = 1, n do coroutine.yield(i) end end)
+     end
+     local co = coroutine.wrap(function()
+       local s = 0
+       for i in function(_, c) if c < 4 then coroutine.yield(c); return c + 1 end end, nil, 0 do
+         s = s + i
+       end
+       return 'done' .. s
+     end)
+     local out = {}
+     for _ = 1, 5 do out[#out + 1] = tostring(co()) end
+     for v in gen(3) do out[#out + 1] = v end
+     local s = out[1]
+     for i = 2, #out do s = s .. ',' .. out[i] end
+     return s",
 ];
 
 #[test]
@@ -119,6 +137,8 @@ fn results_are_lua_s() {
         same(SCRIPTS[8]).result,
         "89,forcall:17: attempt to perform arithmetic on a nil value,false,forcall:18: stack overflow"
     );
+    // The iterator yields before each of its four steps.
+    assert_eq!(same(SCRIPTS[9]).result, "0,1,2,3,done10,1,2,3");
     // As lua5.4 words them.
     assert_eq!(
         same(SCRIPTS[6]).result,

@@ -168,6 +168,35 @@ impl State {
         st.enter_frame(dst + n, dst + 1 + c.num_params as usize, top);
         true
     }
+
+    /// CLOSURE: a new closure of the running function's child prototype
+    /// `k`, its upvalues found in the frame at `base` (open upvalues of its
+    /// registers, shared or created) or taken from the running closure `cl`.
+    #[inline(always)]
+    pub(super) fn closure_op(
+        &mut self,
+        proto: crate::func::ProtoRef,
+        cl: LuaFnRef,
+        base: usize,
+        k: usize,
+    ) -> LuaFnRef {
+        let p = self.heap.protos.get(proto);
+        let child = p.protos[k];
+        let cp = self.heap.protos.get(child);
+        let nup = cp.upvals.len();
+        let mut ups = Vec::with_capacity(nup);
+        for j in 0..nup {
+            let d = &self.heap.protos.get(child).upvals[j];
+            let (in_stack, idx) = (d.in_stack, d.index as usize);
+            let uv = if in_stack {
+                self.find_upval(base + idx)
+            } else {
+                self.heap.lua_fns.get(cl).upvals[idx]
+            };
+            ups.push(uv);
+        }
+        self.heap.new_lua_fn(child, ups.into_boxed_slice())
+    }
 }
 
 /// The end of `return_meta_value` for a metamethod frame inside its
