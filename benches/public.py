@@ -46,6 +46,7 @@ REPOS = {
     "LuaJIT-test-cleanup": "LuaJIT/LuaJIT-test-cleanup",
     "Lua-Benchmarks": "gligneul/Lua-Benchmarks",
     "pallene": "pallene-lang/pallene",
+    "luau": "luau-lang/luau",
 }
 
 AWFY = "are-we-fast-yet/benchmarks/Lua"
@@ -54,6 +55,9 @@ GL = "Lua-Benchmarks"
 # Pallene's benchmarks: BENCH/main.lua requires the module named by its
 # first argument; "lua" is BENCH/lua.lua, the plain Lua version.
 PAL = "pallene/benchmarks/"
+# Luau's benchmark suite, bench/tests: the programs that run on Lua 5.4
+# given LUAU_SHIM (see there).
+LU = "luau/bench/tests"
 # The Are-We-Fast-Yet harness prints the time of each iteration in microseconds.
 US = r"[0-9]+us"
 
@@ -134,11 +138,56 @@ MANIFEST = [
     ("pal-queen", PAL + "queen", "main.lua", ["lua", "{n}"], 12, None),
     ("pal-sieve", PAL + "sieve", "main.lua", ["lua", "100000", "{n}"], 300, None),
     ("pal-spectralnorm", PAL + "spectralnorm", "main.lua", ["lua", "{n}"], 800, None),
+    # luau-lang/luau, bench/tests (LUAU_SHIM: n is the number of runs of
+    # each test's function).
+    ("luau-life", LU, "life.lua", [], 16, None),
+    ("luau-ack", LU + "/shootout", "ack.lua", [], 22, None),
+    ("luau-binary-trees", LU + "/shootout", "binary-trees.lua", [], 32, None),
+    ("luau-fannkuch-redux", LU + "/shootout", "fannkuch-redux.lua", [], 92, None),
+    ("luau-fixpoint-fact", LU + "/shootout", "fixpoint-fact.lua", [], 8, None),
+    ("luau-heapsort", LU + "/shootout", "heapsort.lua", [], 43, None),
+    ("luau-mandel", LU + "/shootout", "mandel.lua", [], 11, None),
+    ("luau-n-body", LU + "/shootout", "n-body.lua", [], 30, None),
+    ("luau-qt", LU + "/shootout", "qt.lua", [], 13, None),
+    ("luau-queen", LU + "/shootout", "queen.lua", [], 532, None),
+    ("luau-scimark", LU + "/shootout", "scimark.lua", [], 18, None),
+    ("luau-spectral-norm", LU + "/shootout", "spectral-norm.lua", [], 69, None),
+    ("luau-sieve", LU, "sieve.lua", [], 5, None),
+    ("luau-ss-3d-cube", LU + "/sunspider", "3d-cube.lua", [], 119, None),
+    ("luau-ss-3d-morph", LU + "/sunspider", "3d-morph.lua", [], 107, None),
+    ("luau-ss-3d-raytrace", LU + "/sunspider", "3d-raytrace.lua", [], 68, None),
+    ("luau-ss-controlflow-recursive", LU + "/sunspider", "controlflow-recursive.lua", [], 226, None),
+    ("luau-ss-fannkuch", LU + "/sunspider", "fannkuch.lua", [], 43, None),
+    ("luau-ss-math-partial-sums", LU + "/sunspider", "math-partial-sums.lua", [], 142, None),
+    ("luau-ss-crypto-aes", LU + "/sunspider", "crypto-aes.lua", [], 22, None),
+    ("luau-ss-math-cordic", LU + "/sunspider", "math-cordic.lua", [], 16, None),
+    ("luau-tictactoe", LU, "tictactoe.lua", [], 4, None),
+    ("luau-vm-http", LU + "/vibemark67", "http.lua", [], 2, None),
+    ("luau-vm-luau-interp", LU + "/vibemark67", "luau_interp.lua", [], 9, None),
+    ("luau-vm-raytrace", LU + "/vibemark67", "raytrace.lua", [], 1, None),
+    ("luau-vm-regex", LU + "/vibemark67", "regex.lua", [], 2, None),
+    ("luau-vm-typeset", LU + "/vibemark67", "typeset.lua", [], 4, None),
+    ("luau-zef-air", LU + "/zefbench", "air.lua", [], 1, None),
+    ("luau-zef-basic", LU + "/zefbench", "basic.lua", [], 1, None),
+    ("luau-zef-cdx", LU + "/zefbench", "cdx.lua", [], 1, None),
+    ("luau-zef-richards", LU + "/zefbench", "richards.lua", [], 1, None),
+    ("luau-base64", LU, "base64.lua", [], 16, None),
+    ("luau-chess", LU, "chess.lua", [], 3, None),
+    ("luau-sha256", LU, "sha256.lua", [], 3, None),
+    ("luau-matrixmult", LU, "matrixmult.lua", [], 62, None),
+    ("luau-qsort", LU, "qsort.lua", [], 9, None),
+    ("luau-trig", LU, "trig.lua", [], 30, None),
+    ("luau-pollard-rho-bit32", LU + "/integers", "pollard_rho_bit32.lua", [], 1, None),
 ]
 
 # The 5.1 functions some LuaJIT programs call, defined before the script
 # runs (`-e`), the same for every interpreter.
 SHIM = "loadstring = load; unpack = table.unpack"
+
+# Luau's tests `require("bench_support")` and call Luau's library
+# extensions (bit32, table.create...): benches/luau_shim.lua, our stand-in
+# for both, is run first (`-e`) with LUAU_REPS set to the program's size.
+LUAU_SHIM = os.path.join(here, "luau_shim.lua")
 
 # name -> (what its standard input is, whether it needs SHIM). For a program
 # that reads standard input, its size n is the size of that input: "fasta"
@@ -298,6 +347,9 @@ def main():
         kind, shim = EXTRA.get(name, (None, False))
         stdin = input_file(kind, n, ref) if kind else None
         pre = ["-e", SHIM] if shim else []
+        if d.startswith(LU):
+            with open(LUAU_SHIM) as f:
+                pre = ["-e", "LUAU_REPS = %d\n" % n + f.read()]
         sys.stderr.write("running %s %s...\n" % (name, " ".join(a)))
         sys.stderr.flush()
         best, outs, errs = {}, {}, {}
