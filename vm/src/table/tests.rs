@@ -371,6 +371,52 @@ fn a_large_array_beside_fields_fills_its_block() {
     assert_eq!(keys(view).len(), 20_002);
 }
 
+/// A key added to the hash part beside a large appended array keeps the
+/// body in its block class: the array's slack makes room for the hash
+/// part. (It took the next class, twice the memory, and a copy: a 5 M
+/// array and `t[0]` held 256 MB where lua5.4 holds 128 MB.)
+#[test]
+fn a_field_beside_a_large_appended_array_keeps_its_block_class() {
+    let mut ts = Tables::default();
+    let h = ts.alloc(0, 0);
+    for i in 1..=100_000i64 {
+        ts.get_mut(h).set_int(i, int(i));
+    }
+    let t = *ts.arena.get(h);
+    let class = body_cap(t.acap as usize, t.hcap as usize);
+    ts.get_mut(h).set(int(0), int(0)).unwrap();
+    ts.get_mut(h).set(s(1), int(1)).unwrap();
+    let t = *ts.arena.get(h);
+    assert_eq!(body_cap(t.acap as usize, t.hcap as usize), class);
+    let view = ts.get(h);
+    assert_eq!(view.len(), 100_000);
+    assert!((0..=100_000).all(|i| view.get_int(i).raw_eq_interned(int(i))));
+    assert!(view.get(s(1)).raw_eq_interned(int(1)));
+}
+
+/// A rehash that sizes a large array as Lua does (a power of two, its top
+/// cells nil) beside a hash part cuts it to the room of the block class
+/// its keys need, rather than doubling the block for the nil cells.
+#[test]
+fn a_rehashed_large_array_is_cut_to_its_keys_class() {
+    let mut ts = Tables::default();
+    let h = ts.alloc(0, 0);
+    // In reverse: the keys go to the hash part, then rehashes move them
+    // to an array of 131,072 slots, 70,000 of them used.
+    for i in (1..=70_000i64).rev() {
+        ts.get_mut(h).set_int(i, int(i));
+    }
+    for k in 1..=3 {
+        ts.get_mut(h).set(s(k), int(k as i64)).unwrap();
+    }
+    let t = *ts.arena.get(h);
+    assert!(body_cap(t.acap as usize, t.hcap as usize) <= 131_072, "{} cells", t.acap);
+    let view = ts.get(h);
+    assert_eq!(view.len(), 70_000);
+    assert!((1..=70_000).all(|i| view.get_int(i).raw_eq_interned(int(i))));
+    assert!((1..=3).all(|k| view.get(s(k)).raw_eq_interned(int(k as i64))));
+}
+
 /// Building the same large array over and over (a new table each round,
 /// the last one freed) reaches a steady state: the blocks the growth
 /// freed serve the next round, none is added after the first rounds. (Growing

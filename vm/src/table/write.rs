@@ -416,7 +416,7 @@ impl<'a> TableMut<'a> {
         };
         let na = self.view().optimal_array_size(extra_int);
         let extra_in_hash = !matches!(extra_int, Some(k) if k <= na as u64);
-        self.rebuild(na, usize::from(extra_in_hash));
+        self.rebuild(na, usize::from(extra_in_hash), true);
         match key {
             Value::Int(i) => self.set_int(i, v),
             _ => self.insert_new(key, key_hash(key), v),
@@ -428,8 +428,10 @@ impl<'a> TableMut<'a> {
     /// order), tombstones and dead entries are dropped, and the hash part
     /// gets room for its live keys plus `reserve` more. The body is
     /// rewritten in place when neither capacity changes, else moved to a new
-    /// block.
-    fn rebuild(&mut self, na: usize, reserve: usize) {
+    /// block. With `trim` (a rehash, not a size asked for), a large array
+    /// whose top cells would be nil is cut to the room its block class has
+    /// beside the hash part ([`trimmed_array`]).
+    fn rebuild(&mut self, na: usize, reserve: usize, trim: bool) {
         self.moved = true;
         let view = self.view();
         // A small table's entries and index stay on the Rust stack, filled
@@ -464,6 +466,7 @@ impl<'a> TableMut<'a> {
             // Churn: keep a quarter free so rehashes stay amortized O(1).
             cap *= 2;
         }
+        let na = if trim { trimmed_array(&view, na, cap, &absorbed) } else { na };
         let mut index = Index::new();
         build_index(&entries, cap, &mut index);
         if na == old_len && cap == self.t.hcap as usize {
@@ -475,8 +478,8 @@ impl<'a> TableMut<'a> {
         // from a small hash part into the array usually does), else into a
         // new block (no intermediate vector either way: a large array is in
         // memory at most twice while it moves).
-        let acap = if na == old_len { self.t.acap as usize } else { na };
         let old = self.t;
+        let acap = if na == old_len { kept_acap(&old, na, cap) } else { na };
         let (from, to, keep) = (3 * old.hcap as usize, 3 * cap, na.min(old_len));
         let body = if body_cap(acap, cap) == body_cap(old.acap as usize, old.hcap as usize) {
             self.s.vals.move_cells(old.body, from, to, keep);
@@ -531,7 +534,7 @@ impl<'a> TableMut<'a> {
     /// the end of the hash order (ascending). Rebuilds the hash part, so it
     /// drops tombstones: do not call it during a traversal that deletes keys.
     pub fn resize_array(&mut self, n: usize) {
-        self.rebuild(n.min(MAX_ARRAY), 0);
+        self.rebuild(n.min(MAX_ARRAY), 0, false);
     }
 
     /// Keeps only the live pairs for which `f(key, value)` is true (for weak
@@ -855,3 +858,47 @@ pub(super) fn barrier_for<'a>(
 fn is_positive_int(k: Value) -> bool {
     matches!(k, Value::Int(i) if i >= 1)
 }
+
+/// The array size a rehash gives a table, `na` as `optimal_array_size`
+/// chose it (a power of two) beside a hash part of capacity `hcap`, cut
+/// for a large array whose top cells would be nil: to the room of the
+/// smallest block class that holds its highest key (the array's kept
+/// cells or `absorbed` hash keys) with the hash part. Without the cut, a
+/// key added to the hash part of an array of 5 M appended values (8 M
+/// slots with the nil ones) moved it to a block of 16 M cells, 256 MB,
+/// where lua5.4 (whose hash part is an allocation of its own) keeps
+/// 128 MB. Small arrays keep Lua's sizes, and with them the borders `#`
+/// finds in a table with holes.
+fn trimmed_array(
+    view: &TableView<'_>,
+    na: usize,
+    hcap: usize,
+    absorbed: &[(usize, Value)],
+) -> usize {
+    if body_cap(na, hcap) < TRIM_MIN {
+        return na;
+    }
+    let array = view.array();
+    let kept = &array[..na.min(array.len())];
+    let top_kept = kept.iter().rposition(|v| !v.is_nil()).map_or(0, |i| i + 1);
+    let top = absorbed.iter().map(|&(i, _)| i + 1).fold(top_kept, usize::max);
+    na.min(body_cap(top, hcap) - 3 * hcap)
+}
+
+/// The array capacity a rebuild keeps for an array of unchanged size
+/// `alen`: the old capacity, less the slack the new hash part (capacity
+/// `hcap`) needs to stay in the block's class. Appends fill a block's
+/// slack (`array_room_for_one`), so a key added beside a large appended
+/// array otherwise took the next class: twice the memory, and a copy.
+fn kept_acap(old: &Table, alen: usize, hcap: usize) -> usize {
+    let acap = old.acap as usize;
+    let room = body_cap(acap, old.hcap as usize).saturating_sub(3 * hcap);
+    if room >= alen {
+        acap.min(room)
+    } else {
+        acap
+    }
+}
+
+/// The smallest body (cells) whose array a rehash may cut ([`trimmed_array`]).
+const TRIM_MIN: usize = 1 << 16;
