@@ -863,12 +863,12 @@ fn is_positive_int(k: Value) -> bool {
 /// chose it (a power of two) beside a hash part of capacity `hcap`, cut
 /// for a large array whose top cells would be nil: to the room of the
 /// smallest block class that holds its highest key (the array's kept
-/// cells or `absorbed` hash keys) with the hash part. Without the cut, a
-/// key added to the hash part of an array of 5 M appended values (8 M
-/// slots with the nil ones) moved it to a block of 16 M cells, 256 MB,
-/// where lua5.4 (whose hash part is an allocation of its own) keeps
-/// 128 MB. Small arrays keep Lua's sizes, and with them the borders `#`
-/// finds in a table with holes.
+/// cells or `absorbed` hash keys) with the hash part. Without the cut, the
+/// array of 70,000 keys set in reverse order (131,072 slots, the top ones
+/// nil) took a block of 262,144 cells beside its hash part, where lua5.4
+/// (whose hash part is an allocation of its own) keeps 131,072 slots.
+/// Small arrays keep Lua's sizes, and with them the borders `#` finds in
+/// a table with holes.
 fn trimmed_array(
     view: &TableView<'_>,
     na: usize,
