@@ -37,10 +37,13 @@
 //! any call while a hook is set (so that `vm/tests/forcall.rs` can
 //! compare both). A closure iterator of 500 steps, 20,000 times
 //! (`citer`): 1.28× lua5.4's time when `tforcall_op` pushed the frame and
-//! the loop reloaded it at `'newframe`, 1.13× entered in place. The test
+//! the loop reloaded it at `'newframe`, 1.15× entered in place. The test
 //! of the iterator's tag in the loop costs a loop over `ipairs` and
-//! `pairs` with an empty body 1.6 % more instructions (2.6 % time, still
-//! 1.00× lua5.4; RESULTS part 31).
+//! `pairs` with an empty body about 1 % (still 1.00× lua5.4).
+//! `tforcall_lua` is out of line: inline, it saved a little more on
+//! closure iterators but moved the loop's code, and the four fannkuch
+//! programs, which iterate over nothing, ran 10 % slower with the same
+//! instructions (RESULTS part 31).
 
 use crate::baselib;
 use crate::call::Pre;
@@ -104,7 +107,7 @@ impl State {
     /// moves the results itself). `f`, or `None` having done nothing for a
     /// vararg function or a stack about to overflow: `tforcall_op` serves
     /// them, and other iterators.
-    #[inline(always)]
+    #[inline(never)]
     pub(crate) fn tforcall_lua(
         &mut self,
         ra: usize,
