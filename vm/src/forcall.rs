@@ -37,7 +37,7 @@
 //! any call while a hook is set (so that `vm/tests/forcall.rs` can
 //! compare both). A closure iterator of 500 steps, 20,000 times
 //! (`citer`): 1.28× lua5.4's time when `tforcall_op` pushed the frame and
-//! the loop reloaded it at `'newframe`, 1.15× entered in place. The test
+//! the loop reloaded it at `'newframe`, 1.16× entered in place. The test
 //! of the iterator's tag in the loop costs a loop over `ipairs` and
 //! `pairs` with an empty body about 1 % (still 1.00× lua5.4).
 //! `tforcall_lua` is out of line: inline, it saved a little more on
