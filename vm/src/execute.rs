@@ -41,15 +41,16 @@
 //! code (`func::Code`), so that one pointer reaches both (a pointer of its
 //! own cost a register: `benches/RESULTS.md`, part 11).
 //!
-//! Calls and returns never recurse on the Rust stack. A CALL or TAILCALL of
-//! a Lua function with fixed parameters pushes (or rewrites) the frame and
-//! sets the callee's locals in place; other calls push a frame and jump to
-//! `'newframe`, which reloads the locals from the top frame, as does a slow
-//! path that pushed a metamethod frame. RETURN, RETURN0 and RETURN1 to a Lua
-//! caller move the results inline (`return_fast`, `execute/calls.rs`); other
-//! returns go through `poscall`. (Setting the caller's locals in place after
-//! a return saved 0.4-0.8 % of call-heavy programs' instructions but cost 8 %
-//! CPU time on `nbody` and `heapsort` through the loop's layout: not done.)
+//! Calls and returns never recurse on the Rust stack. A CALL, TAILCALL or
+//! TFORCALL of a Lua function with fixed parameters pushes (or rewrites)
+//! the frame and sets the callee's locals in place; other calls push a
+//! frame and jump to `'newframe`, which reloads the locals from the top
+//! frame, as does a slow path that pushed a metamethod frame. RETURN,
+//! RETURN0 and RETURN1 to a Lua caller move the results inline
+//! (`return_fast`, `execute/calls.rs`); other returns go through
+//! `poscall`. (Setting the caller's locals in place after a return saved
+//! 0.4-0.8 % of call-heavy programs' instructions but cost 8 % CPU time
+//! on `nbody` and `heapsort` through the loop's layout: not done.)
 //! When the top frame is a native waiting in a continuation, `'newframe`
 //! runs the continuation.
 //!
