@@ -106,12 +106,7 @@ impl State {
 
     /// Upvalue `i` (0-based) of the running Rust closure.
     pub fn native_upvalue(&self, i: usize) -> Value {
-        match self.ex.frames.last().map(|c| c.callee) {
-            Some(crate::thread::Callee::Rust(h)) => {
-                self.heap.rust_fns.get(h).upvalues.get(i).copied().unwrap_or(Value::Nil)
-            }
-            _ => Value::Nil,
-        }
+        self.native_upvalues().get(i).copied().unwrap_or(Value::Nil)
     }
 
     /// Ensures room for `n` more values (`luaL_checkstack`).
