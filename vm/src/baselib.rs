@@ -337,7 +337,7 @@ fn pcall(st: &mut State) -> R {
     Ok(Action::Call { nargs, nresults: -1, k: Some((pcall_k, 0)) })
 }
 
-fn pcall_k(st: &mut State, status: Status, _ctx: i64) -> R {
+pub(crate) fn pcall_k(st: &mut State, status: Status, _ctx: i64) -> R {
     let base = st.arg_base();
     if status == Status::Error {
         st.ex.stack[base] = Value::Bool(false);
@@ -362,7 +362,7 @@ fn xpcall(st: &mut State) -> R {
     Ok(Action::Call { nargs, nresults: -1, k: Some((xpcall_k, 0)) })
 }
 
-fn xpcall_k(st: &mut State, status: Status, _ctx: i64) -> R {
+pub(crate) fn xpcall_k(st: &mut State, status: Status, _ctx: i64) -> R {
     let base = st.arg_base();
     if status == Status::Error {
         st.ex.stack[base + 1] = Value::Bool(false);
