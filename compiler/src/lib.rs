@@ -67,40 +67,54 @@ pub const ID_SIZE: usize = 60;
 
 /// Formats a chunk name for messages, exactly as `luaO_chunkid`:
 /// `=name` → `name`, `@file` → `file` (keeping the end of a long name, with
-/// a leading `...`), anything else → `[string "first line..."]`.
+/// a leading `...`), anything else → `[string "first line..."]`. As text:
+/// bytes that are not UTF-8 are replaced ([`chunkid_into`] keeps them).
 pub fn chunkid(source: &[u8]) -> String {
+    let mut out = Vec::with_capacity(ID_SIZE);
+    chunkid_into(source, &mut out);
+    match String::from_utf8(out) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
+/// [`chunkid`]'s bytes, appended to `out` as the source holds them (the
+/// VM's error messages are Lua strings, built without a text conversion).
+pub fn chunkid_into(source: &[u8], out: &mut Vec<u8>) {
     let bufflen = ID_SIZE - 1; // room for visible text
-    let s = String::from_utf8_lossy;
     if let Some(rest) = source.strip_prefix(b"=") {
         let n = rest.len().min(bufflen);
-        return s(&rest[..n]).into_owned();
+        out.extend_from_slice(&rest[..n]);
+        return;
     }
     if let Some(rest) = source.strip_prefix(b"@") {
         if rest.len() <= bufflen {
-            return s(rest).into_owned();
+            out.extend_from_slice(rest);
+            return;
         }
         let keep = bufflen - 3;
-        return format!("...{}", s(&rest[rest.len() - keep..]));
+        out.extend_from_slice(b"...");
+        out.extend_from_slice(&rest[rest.len() - keep..]);
+        return;
     }
     // [string "source"]
-    const PRE: &str = "[string \"";
-    const POS: &str = "\"]";
-    const RETS: &str = "...";
+    const PRE: &[u8] = b"[string \"";
+    const POS: &[u8] = b"\"]";
+    const RETS: &[u8] = b"...";
     let nl = source.iter().position(|&c| c == b'\n');
     let avail = bufflen - PRE.len() - RETS.len() - POS.len();
-    let mut out = String::from(PRE);
+    out.extend_from_slice(PRE);
     if source.len() < avail && nl.is_none() {
-        out.push_str(&s(source));
+        out.extend_from_slice(source);
     } else {
         let mut l = nl.unwrap_or(source.len());
         if l > avail {
             l = avail;
         }
-        out.push_str(&s(&source[..l]));
-        out.push_str(RETS);
+        out.extend_from_slice(&source[..l]);
+        out.extend_from_slice(RETS);
     }
-    out.push_str(POS);
-    out
+    out.extend_from_slice(POS);
 }
 
 #[cfg(test)]

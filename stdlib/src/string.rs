@@ -137,7 +137,8 @@ fn ret_bytes(st: &mut State, b: &[u8]) -> R {
 
 /// A `luaL_error` whose message is given as bytes.
 fn error_bytes(st: &mut State, msg: &[u8]) -> Error {
-    let mut text = st.where_(1).into_bytes();
+    let mut text = Vec::with_capacity(64 + msg.len());
+    st.where_into(1, &mut text);
     text.extend_from_slice(msg);
     st.error_string(&text)
 }

@@ -304,7 +304,8 @@ fn assert_failed(st: &mut State) -> R {
     // As luaB_assert, which calls `error` with level 1: a string message
     // gets the position of assert's caller (none for a native caller).
     if let Value::Str(s) = msg {
-        let mut w = st.where_(1).into_bytes();
+        let mut w = Vec::new();
+        st.where_into(1, &mut w);
         if !w.is_empty() {
             w.extend_from_slice(st.heap.str(s));
             return Err(st.error_string(&w));
@@ -318,7 +319,8 @@ fn error(st: &mut State) -> R {
     let mut v = st.arg(1);
     if let Value::Str(s) = v {
         if level > 0 {
-            let mut w = st.where_(level as usize).into_bytes();
+            let mut w = Vec::new();
+            st.where_into(level as usize, &mut w);
             if !w.is_empty() {
                 w.extend_from_slice(st.heap.str(s));
                 v = st.new_string(&w);

@@ -339,7 +339,8 @@ fn auxwrap(st: &mut State) -> R {
                 }
             }
             if let Value::Str(s) = ev {
-                let mut w = st.where_(1).into_bytes();
+                let mut w = Vec::new();
+                st.where_into(1, &mut w);
                 w.extend_from_slice(st.heap.str(s));
                 ev = st.new_string(&w);
             }

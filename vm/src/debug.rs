@@ -285,31 +285,52 @@ impl State {
     /// `chunkid:line: ` of the frame at `level`, or `""` for a Rust frame
     /// (`luaL_where`).
     pub fn where_(&self, level: usize) -> String {
-        let Some(ci) = self.frame_at(level) else { return String::new() };
-        let Some(p) = self.frame_proto(ci) else { return String::new() };
-        let src = luprex_compiler::chunkid(self.heap.str(p.source));
-        match frame_line(p, ci.pc) {
-            Some(line) => format!("{src}:{line}: "),
+        let mut out = Vec::new();
+        self.where_into(level, &mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// [`State::where_`]'s bytes, appended to `out` (the chunk name as
+    /// its source holds it).
+    pub fn where_into(&self, level: usize, out: &mut Vec<u8>) {
+        let Some(ci) = self.frame_at(level) else { return };
+        let Some(p) = self.frame_proto(ci) else { return };
+        let line = match frame_line(p, ci.pc) {
+            Some(line) => i64::from(line),
             // Level 0 is the VM's own error position (`luaG_addinfo`),
             // which shows line -1 for code without line information.
-            None if level == 0 => format!("{src}:-1: "),
-            None => String::new(),
-        }
+            None if level == 0 => -1,
+            None => return,
+        };
+        luprex_compiler::chunkid_into(self.heap.str(p.source), out);
+        out.push(b':');
+        crate::number::fmt_number(Value::Int(line), out);
+        out.extend_from_slice(b": ");
     }
 
     /// ` (local 'x')`-style description of an operand of the running Lua
     /// frame, or `""` (`varinfo`).
     pub(crate) fn varinfo(&self, op: Operand) -> String {
-        let Some(ci) = self.ex.frames.last() else { return String::new() };
-        let Some(p) = self.frame_proto(ci) else { return String::new() };
+        let mut out = Vec::new();
+        self.varinfo_into(op, &mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// [`State::varinfo`]'s bytes, appended to `out`.
+    pub(crate) fn varinfo_into(&self, op: Operand, out: &mut Vec<u8>) {
+        let Some(ci) = self.ex.frames.last() else { return };
+        let Some(p) = self.frame_proto(ci) else { return };
         let found = match op {
             Operand::Upval(i) => Some(("upvalue", upvalname(p, i))),
             Operand::Reg(r) => getobjname(self, p, (ci.pc as usize).saturating_sub(1), r),
             Operand::None => None,
         };
-        match found {
-            Some((kind, name)) => format!(" ({kind} '{name}')"),
-            None => String::new(),
+        if let Some((kind, name)) = found {
+            out.extend_from_slice(b" (");
+            out.extend_from_slice(kind.as_bytes());
+            out.extend_from_slice(b" '");
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(b"')");
         }
     }
 

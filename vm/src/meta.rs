@@ -333,8 +333,14 @@ impl State {
     #[cold]
     pub(crate) fn type_error(&mut self, v: Value, op: &str, o: Operand) -> Error {
         let t = self.obj_typename(v);
-        let vi = self.varinfo(o);
-        self.rt_error(format!("attempt to {op} a {t} value{vi}"))
+        let mut msg = Vec::with_capacity(64);
+        msg.extend_from_slice(b"attempt to ");
+        msg.extend_from_slice(op.as_bytes());
+        msg.extend_from_slice(b" a ");
+        msg.extend_from_slice(t.as_bytes());
+        msg.extend_from_slice(b" value");
+        self.varinfo_into(o, &mut msg);
+        self.rt_error_bytes(&msg)
     }
 
     /// Pushes a metamethod frame: calls `f(args)` with one result handled
