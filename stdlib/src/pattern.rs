@@ -407,6 +407,9 @@ impl<'a> Matcher<'a> {
         last: Option<usize>,
         fuel: &mut F,
     ) -> Result<Option<Match>, PatternError> {
+        if let Some(m) = self.one_byte_search(start, last, fuel) {
+            return Ok(Some(m));
+        }
         self.run(fuel, |st| {
             let lead = st.lead();
             let mut src = start;
@@ -424,6 +427,55 @@ impl<'a> Matcher<'a> {
             }
             Ok(None)
         })
+    }
+
+    /// The search of a pattern that is one single-character item without
+    /// a suffix (`.`, `x`, `%a`, `[%w_]`), whose every match is one byte:
+    /// the first byte of the class at or after `start`, found by a scan,
+    /// charged what the general search charges for it (a step per
+    /// position passed over, two for the match) without building the
+    /// matcher's state. `None`, with nothing charged, for any other
+    /// pattern and wherever the general search must decide: no byte of the
+    /// class left, a match ending at `last`, or a check of the budget due
+    /// within the charge (the general search meets it at the step where
+    /// it falls). `gmatch(s, ".")` spent 380 of its 880 instructions a
+    /// match in that state and its searches.
+    #[inline]
+    fn one_byte_search<F: Fuel>(
+        &self,
+        start: usize,
+        last: Option<usize>,
+        fuel: &mut F,
+    ) -> Option<Match> {
+        #[cfg(test)]
+        if tests::NO_LEAD.with(std::cell::Cell::get) {
+            return None;
+        }
+        let pat = self.pattern;
+        let first = *pat.first()?;
+        match first {
+            b'(' | b')' => return None,
+            b'$' if pat.len() == 1 => return None,
+            L_ESC if matches!(pbyte(pat, 1), b'b' | b'f' | b'0'..=b'9') => return None,
+            _ => {}
+        }
+        if class_end(pat, 0).ok()? != pat.len() {
+            return None;
+        }
+        let rest = self.subject.get(start..)?;
+        let skipped = if first == b'.' {
+            0
+        } else {
+            rest.iter().position(|&c| class_has(pat, c, 0, pat.len()))?
+        };
+        let at = start + skipped;
+        let steps = skipped as u64 + 2;
+        if at >= self.subject.len() || Some(at + 1) == last || steps >= fuel.headroom() {
+            return None;
+        }
+        // Below the headroom: no check is due, so the charge cannot fail.
+        fuel.burn(steps).ok()?;
+        Some(Match { start: at, end: at + 1, slots: Vec::new() })
     }
 
     /// Tries `match_at` at `start`, `start + 1`, ... up to the end of the
@@ -681,7 +733,19 @@ impl Gsub {
         fuel: &mut F,
     ) -> Result<Option<Match>, PatternError> {
         let pat = if self.anchored { pattern.get(1..).unwrap_or(&[]) } else { pattern };
-        Matcher::new(subject, pat).run(fuel, |st| {
+        let matcher = Matcher::new(subject, pat);
+        if !self.anchored && !self.done && self.count < self.max {
+            if let Some(m) = matcher.one_byte_search(self.src, self.lastmatch, fuel) {
+                // The bytes passed over are copied, as the failed attempts
+                // there would copy them.
+                out.extend_from_slice(&subject[self.src..m.start()]);
+                self.count += 1;
+                self.src = m.end();
+                self.lastmatch = Some(m.end());
+                return Ok(Some(m));
+            }
+        }
+        matcher.run(fuel, |st| {
             let lead = if self.anchored { Lead::Any } else { st.lead() };
             while !self.done && self.count < self.max {
                 self.done = self.anchored;
@@ -1038,8 +1102,8 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
         }
         let ep = self.class_end(p)?;
         let previous = if s == 0 { 0 } else { self.sbyte(s - 1) };
-        if !self.match_bracket_class(previous, p, ep - 1)
-            && self.match_bracket_class(self.sbyte(s), p, ep - 1)
+        if !match_bracket_class(self.pat, previous, p, ep - 1)
+            && match_bracket_class(self.pat, self.sbyte(s), p, ep - 1)
         {
             Ok(Step::Next(s, ep))
         } else {
@@ -1071,35 +1135,7 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
 
     /// Returns the offset just past the single-character class at `p`.
     fn class_end(&self, p: usize) -> Result<usize, PatternError> {
-        let c = self.pbyte(p);
-        let mut p = p + 1;
-        match c {
-            L_ESC => {
-                if p >= self.pat.len() {
-                    return Err(PatternError::EndsWithEscape);
-                }
-                Ok(p + 1)
-            }
-            b'[' => {
-                if self.pbyte(p) == b'^' {
-                    p += 1;
-                }
-                loop {
-                    if p >= self.pat.len() {
-                        return Err(PatternError::MissingBracket);
-                    }
-                    let c = self.pbyte(p);
-                    p += 1;
-                    if c == L_ESC && p < self.pat.len() {
-                        p += 1;
-                    }
-                    if self.pbyte(p) == b']' {
-                        return Ok(p + 1);
-                    }
-                }
-            }
-            _ => Ok(p),
-        }
+        class_end(self.pat, p)
     }
 
     /// Does the subject byte at `s` match the class `p..ep`?
@@ -1110,43 +1146,7 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
     /// Does byte `c` match the single-character class `p..ep`?
     #[inline]
     fn class_has(&self, c: u8, p: usize, ep: usize) -> bool {
-        match self.pbyte(p) {
-            b'.' => true,
-            L_ESC => match_class(c, self.pbyte(p + 1)),
-            b'[' => self.match_bracket_class(c, p, ep - 1),
-            pc => pc == c,
-        }
-    }
-
-    /// Does `c` belong to the set `[...]` starting at `p` whose closing
-    /// `]` is at `ec`?
-    fn match_bracket_class(&self, c: u8, p: usize, ec: usize) -> bool {
-        let mut p = p;
-        let mut sig = true;
-        if self.pbyte(p + 1) == b'^' {
-            sig = false;
-            p += 1;
-        }
-        loop {
-            p += 1;
-            if p >= ec {
-                return !sig;
-            }
-            let pc = self.pbyte(p);
-            if pc == L_ESC {
-                p += 1;
-                if match_class(c, self.pbyte(p)) {
-                    return sig;
-                }
-            } else if self.pbyte(p + 1) == b'-' && p + 2 < ec {
-                p += 2;
-                if pc <= c && c <= self.pbyte(p) {
-                    return sig;
-                }
-            } else if pc == c {
-                return sig;
-            }
-        }
+        class_has(self.pat, c, p, ep)
     }
 
     /// `%bxy` with `p` pointing at `x`.
@@ -1211,7 +1211,9 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
                     }
                 }
             }
-            b'[' => rest.iter().take_while(|&&c| self.match_bracket_class(c, p, ep - 1)).count(),
+            b'[' => {
+                rest.iter().take_while(|&&c| match_bracket_class(self.pat, c, p, ep - 1)).count()
+            }
             lit => rest.iter().take_while(|&&c| c == lit).count(),
         }
     }
@@ -1289,6 +1291,89 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
             }
         }
     }
+}
+
+/// Returns the offset just past the single-character class at `p` of
+/// `pat`.
+fn class_end(pat: &[u8], p: usize) -> Result<usize, PatternError> {
+    let c = pbyte(pat, p);
+    let mut p = p + 1;
+    match c {
+        L_ESC => {
+            if p >= pat.len() {
+                return Err(PatternError::EndsWithEscape);
+            }
+            Ok(p + 1)
+        }
+        b'[' => {
+            if pbyte(pat, p) == b'^' {
+                p += 1;
+            }
+            loop {
+                if p >= pat.len() {
+                    return Err(PatternError::MissingBracket);
+                }
+                let c = pbyte(pat, p);
+                p += 1;
+                if c == L_ESC && p < pat.len() {
+                    p += 1;
+                }
+                if pbyte(pat, p) == b']' {
+                    return Ok(p + 1);
+                }
+            }
+        }
+        _ => Ok(p),
+    }
+}
+
+/// Does byte `c` match the single-character class `p..ep`?
+#[inline]
+fn class_has(pat: &[u8], c: u8, p: usize, ep: usize) -> bool {
+    match pbyte(pat, p) {
+        b'.' => true,
+        L_ESC => match_class(c, pbyte(pat, p + 1)),
+        b'[' => match_bracket_class(pat, c, p, ep - 1),
+        pc => pc == c,
+    }
+}
+
+/// Does `c` belong to the set `[...]` starting at `p` whose closing
+/// `]` is at `ec`?
+fn match_bracket_class(pat: &[u8], c: u8, p: usize, ec: usize) -> bool {
+    let mut p = p;
+    let mut sig = true;
+    if pbyte(pat, p + 1) == b'^' {
+        sig = false;
+        p += 1;
+    }
+    loop {
+        p += 1;
+        if p >= ec {
+            return !sig;
+        }
+        let pc = pbyte(pat, p);
+        if pc == L_ESC {
+            p += 1;
+            if match_class(c, pbyte(pat, p)) {
+                return sig;
+            }
+        } else if pbyte(pat, p + 1) == b'-' && p + 2 < ec {
+            p += 2;
+            if pc <= c && c <= pbyte(pat, p) {
+                return sig;
+            }
+        } else if pc == c {
+            return sig;
+        }
+    }
+}
+
+/// Pattern byte at `i` of `pat`, or the implicit `'\0'` terminator past
+/// the end.
+#[inline(always)]
+fn pbyte(pat: &[u8], i: usize) -> u8 {
+    pat.get(i).copied().unwrap_or(0)
 }
 
 /// Does byte `c` belong to class letter `cl` (`%a`, `%D`, ...), using the C

@@ -228,6 +228,24 @@ fn push_match(st: &mut State, s: StrRef, m: &pattern::Match) -> Result<usize, Er
     Ok(n)
 }
 
+/// [`push_match`] into `out` instead of the stack: the values of a match's
+/// captures (or of the whole match), their count returned. They are
+/// handed to a call at once (no collection runs in between: natives
+/// allocate without reaching a safe point).
+fn match_values(
+    st: &mut State,
+    s: StrRef,
+    m: &pattern::Match,
+    out: &mut [Value; pattern::MAX_CAPTURES],
+) -> Result<usize, Error> {
+    let n = m.capture_count().max(1);
+    for (i, slot) in out.iter_mut().enumerate().take(n) {
+        let c = m.capture(i).map_err(|e| pattern_error(st, e))?;
+        *slot = capture_value(st, s, c);
+    }
+    Ok(n)
+}
+
 // ----- simple functions ----------------------------------------------------
 
 fn len(st: &mut State) -> R {
@@ -676,6 +694,13 @@ fn gsub_run(st: &mut State, mut gs: GsubState) -> R {
                 let c = m.capture(0).map_err(|e| pattern_error(st, e))?;
                 let key = capture_value(st, s, c);
                 st.index_value(repl, key)?
+            }
+            _ if !st.is_yieldable() => {
+                // Nothing could yield: the replacement function is a
+                // nested call (C's `lua_call`), the state stays here.
+                let mut args = [Value::Nil; pattern::MAX_CAPTURES];
+                let n = match_values(st, s, &m, &mut args)?;
+                st.call_value1(repl, &args[..n])?
             }
             _ => {
                 st.push(repl);

@@ -162,7 +162,8 @@ fn deep_patterns_do_not_overflow() {
 }
 
 thread_local! {
-    /// Set by the lead tests: searches try every position.
+    /// Set by the lead tests: searches try every position, and none takes
+    /// the one-byte search.
     pub(super) static NO_LEAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
@@ -267,5 +268,42 @@ mod lead {
         assert_eq!((m.start, m.end), (10_000, 10_002));
         // One step per position passed over, as the attempts there charged.
         assert_eq!(fuel.used, 10_000 + 3);
+    }
+}
+
+mod one_byte {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Patterns of one item, most of them single-byte classes without a
+    /// suffix (the ones `one_byte_search` takes), some of them not.
+    const ITEMS: &[&str] = &[
+        ".", "a", "x", "%a", "%d", "%A", "%x", "[ab]", "[^a]", "[%d]", "[a-c]", "]", "*", "-", "+",
+        "?", "^", "%%", "%.", "$", "%z", "%", "[a", "(", ")", "a*", ".-", "%a+", "()",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// The one-byte search gives the same matches, errors and charged
+        /// steps as the general one, for every entry point that takes it
+        /// (gmatch, gsub) and the others, also when the fuel runs out or a
+        /// check falls within its charge.
+        #[test]
+        fn one_byte_search_changes_no_result_nor_charge(
+            subject in prop::collection::vec(prop::sample::select(b"ab1x.%]".as_slice()), 0..40),
+            item in prop::sample::select(ITEMS),
+            init in 0usize..42,
+            grant in prop_oneof![1u64..12, Just(u64::MAX)],
+            limit in prop::sample::select(vec![3u64, 10, 25, 60, u64::MAX]),
+        ) {
+            let init = init.min(subject.len() + 1);
+            let pattern = item.as_bytes();
+            let with = all_searches(&subject, pattern, init, grant, limit);
+            NO_LEAD.with(|c| c.set(true));
+            let without = all_searches(&subject, pattern, init, grant, limit);
+            NO_LEAD.with(|c| c.set(false));
+            prop_assert_eq!(with, without);
+        }
     }
 }
