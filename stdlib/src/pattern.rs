@@ -486,6 +486,11 @@ impl<'a> Matcher<'a> {
         anchored: bool,
         fuel: &mut F,
     ) -> Result<Option<Match>, PatternError> {
+        if !anchored {
+            if let Some(m) = self.one_byte_search(start, None, fuel) {
+                return Ok(Some(m));
+            }
+        }
         self.run(fuel, |st| {
             let lead = if anchored { Lead::Any } else { st.lead() };
             let mut pos = start;
