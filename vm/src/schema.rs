@@ -180,35 +180,35 @@ pub enum FieldClass {
 #[macro_export]
 macro_rules! state_schema {
     (@$mode:ident $(#[$sm:meta])* $v:vis struct $S:ident { $($body:tt)* }) => {
-        $crate::state_schema!{@munch $mode [$(#[$sm])* $v struct $S] [] [] [] ; $($body)*}
+        $crate::state_schema!{@munch $mode [$(#[$sm])* $v struct $S] [] [] [] [] ; $($body)*}
     };
-    (@munch $mode:ident $hdr:tt [$($all:tt)*] [$($w:tt)*] [$($s:tt)*] ;
+    (@munch $mode:ident $hdr:tt [$($all:tt)*] [$($w:tt)*] [$($s:tt)*] $h:tt ;
         $(#[$m:meta])* [world] $fv:vis $name:ident : $ty:ty, $($rest:tt)*) => {
         $crate::state_schema!{@munch $mode $hdr [$($all)* $(#[$m])* $fv $name : $ty = World,]
-            [$($w)* $name : $ty,] [$($s)*] ; $($rest)*}
+            [$($w)* $name : $ty,] [$($s)*] $h ; $($rest)*}
     };
-    (@munch $mode:ident $hdr:tt [$($all:tt)*] $w:tt $s:tt ;
+    (@munch $mode:ident $hdr:tt [$($all:tt)*] $w:tt $s:tt [$($h:tt)*] ;
         $(#[$m:meta])* [heap] $fv:vis $name:ident : $ty:ty, $($rest:tt)*) => {
         $crate::state_schema!{@munch $mode $hdr [$($all)* $(#[$m])* $fv $name : $ty = Heap,]
-            $w $s ; $($rest)*}
+            $w $s [$($h)* $name : $ty,] ; $($rest)*}
     };
-    (@munch $mode:ident $hdr:tt [$($all:tt)*] $w:tt $s:tt ;
+    (@munch $mode:ident $hdr:tt [$($all:tt)*] $w:tt $s:tt $h:tt ;
         $(#[$m:meta])* [host] $fv:vis $name:ident : $ty:ty, $($rest:tt)*) => {
         $crate::state_schema!{@munch $mode $hdr [$($all)* $(#[$m])* $fv $name : $ty = Host,]
-            $w $s ; $($rest)*}
+            $w $s $h ; $($rest)*}
     };
-    (@munch $mode:ident $hdr:tt [$($all:tt)*] $w:tt [$($s:tt)*] ;
+    (@munch $mode:ident $hdr:tt [$($all:tt)*] $w:tt [$($s:tt)*] $h:tt ;
         $(#[$m:meta])* [scratch] $fv:vis $name:ident : $ty:ty, $($rest:tt)*) => {
         $crate::state_schema!{@munch $mode $hdr [$($all)* $(#[$m])* $fv $name : $ty = Scratch,]
-            $w [$($s)* $name : $ty,] ; $($rest)*}
+            $w [$($s)* $name : $ty,] $h ; $($rest)*}
     };
     (@munch fields $hdr:tt
-        [$($(#[$m:meta])* $fv:vis $name:ident : $ty:ty = $class:ident,)*] $w:tt $s:tt ;) => {
+        [$($(#[$m:meta])* $fv:vis $name:ident : $ty:ty = $class:ident,)*] $w:tt $s:tt $h:tt ;) => {
         &[$((stringify!($name), $crate::raw::FieldClass::$class)),*]
     };
     (@munch state [$($hdr:tt)*]
         [$($(#[$m:meta])* $fv:vis $name:ident : $ty:ty = $class:ident,)*]
-        [$($wn:ident : $wt:ty,)*] [$($sn:ident : $st:ty,)*] ;) => {
+        [$($wn:ident : $wt:ty,)*] [$($sn:ident : $st:ty,)*] [$hn:ident : $ht:ty,] ;) => {
         $($hdr)* {
             $($(#[$m])* $fv $name: $ty,)*
         }
@@ -222,6 +222,13 @@ macro_rules! state_schema {
             /// Describes every world field, in declaration order.
             pub(crate) fn visit_world<V: $crate::schema::Visit>(&self, v: &mut V) {
                 $($crate::schema::WorldField::visit(&self.$wn, v);)*
+            }
+
+            /// Every world field borrowed, beside the heap borrowed
+            /// mutably: the collector marks the roots the fields hold as
+            /// [`State::visit_world`] meets them, without a list.
+            pub(crate) fn world_and_heap(&mut self) -> (WorldRefs<'_>, &mut $ht) {
+                (WorldRefs { $($wn: &self.$wn,)* }, &mut self.$hn)
             }
 
             /// Writes every world field, in declaration order.
@@ -259,6 +266,19 @@ macro_rules! state_schema {
                     return Some(stringify!($sn));
                 })*
                 None
+            }
+        }
+
+        /// The world fields of a state, borrowed
+        /// ([`State::world_and_heap`]).
+        pub(crate) struct WorldRefs<'a> {
+            $($wn: &'a $wt,)*
+        }
+
+        impl WorldRefs<'_> {
+            /// [`State::visit_world`] of the borrowed fields.
+            pub(crate) fn visit<V: $crate::schema::Visit>(&self, v: &mut V) {
+                $($crate::schema::WorldField::visit(self.$wn, v);)*
             }
         }
 

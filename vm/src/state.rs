@@ -255,10 +255,9 @@ crate::state_schema! { @state
         [scratch] pub(crate) buf: Vec<u8>,
         /// Whether the state is closing (no more finalizer registration).
         [scratch] pub(crate) closing: bool,
-        /// The collector's buffer for the roots it marks (`gc.rs`'s
-        /// `mark_roots`) and, in a minor collection, for the objects listed
-        /// `old1` (`gc/generational.rs`): kept, so that a minor collection
-        /// allocates nothing for them; empty between uses.
+        /// The collector's buffer, in a minor collection, for the objects
+        /// listed `old1` (`gc/generational.rs`): kept, so that a minor
+        /// collection allocates nothing for them; empty between uses.
         [scratch] pub(crate) gc_roots: Vec<crate::schema::ObjRef>,
         /// The snapshot journal (`snapshot.rs`).
         [host] pub(crate) journal: crate::snapshot::Journal,

@@ -210,9 +210,9 @@ impl State {
 
     /// The objects every arena listed `old1` at the last minor collection,
     /// in the heap's arena order; each arena lists instead the objects its
-    /// barrier unmarked since (`Arena::take_old1`). In the roots' buffer
-    /// (`State::gc_roots`, empty after `mark_roots`), which the caller
-    /// gives back: a minor collection allocates nothing for these.
+    /// barrier unmarked since (`Arena::take_old1`). In the buffer kept for
+    /// them (`State::gc_roots`, empty between collections), which the
+    /// caller gives back: a minor collection allocates nothing for these.
     fn take_old1(&mut self) -> Vec<ObjRef> {
         let mut out = std::mem::take(&mut self.gc_roots);
         macro_rules! take {
