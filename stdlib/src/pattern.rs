@@ -44,7 +44,14 @@
 //! headroom is used up (the charge that makes the check) and when a search
 //! ends. A search also keeps one matcher state across the start positions
 //! it tries, resetting only the capture level and the depth (as C's
-//! `do_match` caller does), instead of building one per position.
+//! `do_match` caller does), instead of building one per position. A
+//! pattern that is one single-character item without a suffix (`.`,
+//! `%a`, `[%w_]`: every match is one byte) is searched without a matcher
+//! state at all (`Matcher::one_byte_search`): a scan for the first byte
+//! of the class, charged the steps the general search charges for the
+//! same positions, and taken only where no budget check falls within
+//! the charge, so that the charge, the check and every result are the
+//! general search's (a property test compares them).
 //!
 //! # Invariants
 //!

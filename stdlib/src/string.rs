@@ -11,11 +11,16 @@
 //! specification; `%c` checks the specification first). Strings are byte
 //! strings: nothing here assumes UTF-8, `lower`/`upper` use the C locale.
 //!
-//! **Calling Lua without nesting.** `gsub` with a function replacement
-//! calls the function through the native ABI ([`Action::Call`] with a
-//! continuation), so a coroutine can yield inside the replacement function
-//! (an extension: C Lua raises `attempt to yield across a C-call
-//! boundary`). The state of the substitution — the [`pattern::Gsub`]
+//! **Calling Lua without nesting.** `gsub` with a function replacement,
+//! where the running code can yield (in a coroutine, no nested call
+//! below), calls the function through the native ABI ([`Action::Call`]
+//! with a continuation), so a coroutine can yield inside the replacement
+//! function (an extension: C Lua raises `attempt to yield across a C-call
+//! boundary`). Where nothing could yield (the main thread, or below a
+//! nested call, where a yield is the same error either way) it calls the
+//! function nested (`call_value1`, C's `lua_call`), the state in Rust
+//! locals: a continuation per match cost `gsub(s, ".", f)` 2.35× lua5.4's
+//! time, the nested call 1.31×. On the continuation's path, the state of the substitution — the [`pattern::Gsub`]
 //! driver, the output built so far and the current match — lives in a
 //! private userdata in slot 5 of the native's stack window (the subject,
 //! pattern and function stay in slots 1-3, rooted), created only when a

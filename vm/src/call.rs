@@ -16,6 +16,10 @@
 //!   caller according to the frame's [`MetaRet`]: ordinary calls move them
 //!   to the function slot (adjusting to the wanted count), metamethod frames
 //!   store them in a register, decide a jump or continue a concatenation.
+//!   A Lua function that `pcall` or `xpcall` called, returning without a
+//!   hook, pops both frames at once (`State::pcall_return`): its results
+//!   go to `pcall`'s caller behind `true`, what the continuation returns,
+//!   without the native frame's turn in the loop.
 //! * `State::run` drives the loop for the frames above a given depth and
 //!   implements protected calls: an `Err` coming out of the loop is caught
 //!   here, the innermost `pcall`/`xpcall` frame of the running thread is
