@@ -12,23 +12,24 @@
 //! strings: nothing here assumes UTF-8, `lower`/`upper` use the C locale.
 //!
 //! **Calling Lua without nesting.** `gsub` with a function replacement,
-//! where the running code can yield (in a coroutine, no nested call
-//! below), calls the function through the native ABI ([`Action::Call`]
-//! with a continuation), so a coroutine can yield inside the replacement
-//! function (an extension: C Lua raises `attempt to yield across a C-call
+//! where the running code can yield (in a coroutine, no nested call below),
+//! calls the function through the native ABI ([`Action::Call`] with a
+//! continuation), so a coroutine can yield inside the replacement function
+//! (an extension: C Lua raises `attempt to yield across a C-call
 //! boundary`). Where nothing could yield (the main thread, or below a
 //! nested call, where a yield is the same error either way) it calls the
 //! function nested (`call_value1`, C's `lua_call`), the state in Rust
 //! locals: a continuation per match cost `gsub(s, ".", f)` 2.35× lua5.4's
-//! time, the nested call 1.31×. On the continuation's path, the state of the substitution — the [`pattern::Gsub`]
-//! driver, the output built so far and the current match — lives in a
-//! private userdata in slot 5 of the native's stack window (the subject,
-//! pattern and function stay in slots 1-3, rooted), created only when a
-//! function replacement is first called. Its payload is host data, so a
-//! heap snapshot taken while a coroutine is suspended *inside* a
-//! replacement function would not capture it (unlike `table.sort`, whose
-//! machine is plain Lua values). String and table replacements run inline
-//! (a table's `__index` is a nested call, as `lua_gettable` is in C).
+//! time, the nested call 1.31×. On the continuation's path, the state of
+//! the substitution — the [`pattern::Gsub`] driver, the output built so far
+//! and the current match — lives in a private userdata in slot 5 of the
+//! native's stack window (the subject, pattern and function stay in slots
+//! 1-3, rooted), created only when a function replacement is first called.
+//! Its payload is host data, so a heap snapshot taken while a coroutine is
+//! suspended *inside* a replacement function would not capture it (unlike
+//! `table.sort`, whose machine is plain Lua values). String and table
+//! replacements run inline (a table's `__index` is a nested call, as
+//! `lua_gettable` is in C).
 //!
 //! **gmatch** keeps its whole state in the iterator's upvalues: the
 //! subject, the pattern, the next start offset and the end of the last
@@ -243,7 +244,8 @@ fn match_values(
     m: &pattern::Match,
     out: &mut [Value; pattern::MAX_CAPTURES],
 ) -> Result<usize, Error> {
-    let n = m.capture_count().max(1);
+    // (The matcher never holds more than `MAX_CAPTURES` captures.)
+    let n = m.capture_count().max(1).min(pattern::MAX_CAPTURES);
     for (i, slot) in out.iter_mut().enumerate().take(n) {
         let c = m.capture(i).map_err(|e| pattern_error(st, e))?;
         *slot = capture_value(st, s, c);

@@ -521,7 +521,8 @@ impl State {
         // Invariant: both continuations asked for all the callee's
         // results, which they return behind the `true` just below the
         // callee's slot; the slot below `first` is the callee's (its
-        // function slot or a dead register: a RETURN that closes nothing).
+        // function slot or one of its registers), dead now that it returns
+        // (RETURN closed its upvalues and variables before coming here).
         debug_assert!(ci.nresults < 0 && first > u(ci.func));
         debug_assert!(matches!(self.ex.stack[u(ci.func) - 1], Value::Bool(true)));
         let (status, func, nresults) = (p.status, u(p.func), p.nresults);
