@@ -322,10 +322,7 @@ fn pack(st: &mut State) -> R {
     let n = st.nargs();
     st.charge_work(n as u64)?;
     let h = st.new_table_sized(n, 1);
-    for i in 1..=n {
-        let v = st.arg(i);
-        st.raw_set_int(h, i as i64, v);
-    }
+    st.raw_set_list_from_args(h, n);
     let k = st.intern(b"n");
     st.raw_set_str(h, k, Value::Int(n as i64));
     st.push(Value::Table(h));

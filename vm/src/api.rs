@@ -322,6 +322,28 @@ impl State {
         self.heap.table_write(t, |tab| tab.set_int(i, v));
     }
 
+    /// Raw `t[1], ..., t[n] = ` the running native's first `n` arguments
+    /// (at most as many as it has), as SETLIST stores a constructor's
+    /// values: one copy when the array part holds them all, one table
+    /// write otherwise (`table.pack`: `raw_set_int` per value cost 160
+    /// instructions each).
+    pub fn raw_set_list_from_args(&mut self, t: TableRef, n: usize) {
+        let base = self.arg_base();
+        let n = n.min(self.ex.stack.len().saturating_sub(base));
+        let vals = &self.ex.stack[base..base + n];
+        if self.heap.tables.set_list_simple(t, 0, vals) {
+            return;
+        }
+        self.heap.table_write(t, |tab| {
+            if n > tab.array_len_raw() {
+                tab.resize_array(n);
+            }
+            for (j, &v) in vals.iter().enumerate() {
+                tab.set_int(j as i64 + 1, v);
+            }
+        });
+    }
+
     /// Whether the running code may yield (`lua_isyieldable`): it runs in
     /// a coroutine, with no nested call from Rust in between.
     pub fn is_yieldable(&self) -> bool {
