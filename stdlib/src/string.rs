@@ -245,7 +245,7 @@ fn match_values(
     out: &mut [Value; pattern::MAX_CAPTURES],
 ) -> Result<usize, Error> {
     // (The matcher never holds more than `MAX_CAPTURES` captures.)
-    let n = m.capture_count().max(1).min(pattern::MAX_CAPTURES);
+    let n = m.capture_count().clamp(1, pattern::MAX_CAPTURES);
     for (i, slot) in out.iter_mut().enumerate().take(n) {
         let c = m.capture(i).map_err(|e| pattern_error(st, e))?;
         *slot = capture_value(st, s, c);
