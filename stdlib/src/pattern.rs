@@ -292,7 +292,7 @@ impl Match {
         out: &mut Vec<u8>,
     ) -> Result<(), PatternError> {
         let mut i = 0;
-        while let Some(off) = repl.get(i..).and_then(|r| r.iter().position(|&b| b == L_ESC)) {
+        while let Some(off) = repl.get(i..).and_then(|r| memchr::memchr(L_ESC, r)) {
             out.extend_from_slice(&repl[i..i + off]);
             let esc = i + off;
             match repl.get(esc + 1).copied().unwrap_or(0) {
@@ -470,10 +470,10 @@ impl<'a> Matcher<'a> {
             return None;
         }
         let rest = self.subject.get(start..)?;
-        let skipped = if first == b'.' {
-            0
-        } else {
-            rest.iter().position(|&c| class_has(pat, c, 0, pat.len()))?
+        let skipped = match first {
+            b'.' => 0,
+            b'[' | L_ESC => rest.iter().position(|&c| class_has(pat, c, 0, pat.len()))?,
+            _ => memchr::memchr(first, rest)?,
         };
         let at = start + skipped;
         let steps = skipped as u64 + 2;
@@ -595,7 +595,7 @@ fn memfind<F: Fuel>(
     const CHUNK: usize = WORK_BYTES as usize;
     let mut i = 0;
     while i <= last {
-        let Some(k) = hay[i..=last].iter().position(|&b| b == first) else {
+        let Some(k) = memchr::memchr(first, &hay[i..=last]) else {
             fuel.burn(((last + 1 - i) / CHUNK) as u64)?;
             return Ok(None);
         };
@@ -977,7 +977,7 @@ impl<'a, 'f, F: Fuel> State<'a, 'f, F> {
         let affordable = usize::try_from(self.left.max(0) as u64 / steps).unwrap_or(usize::MAX);
         let end = len.min(s.saturating_add(affordable));
         let found = match lead {
-            Lead::Byte { byte, .. } => self.src[s..end].iter().position(|&b| b == byte),
+            Lead::Byte { byte, .. } => memchr::memchr(byte, &self.src[s..end]),
             Lead::Class { p, ep, .. } => self.scan_class(s, end, p, ep),
             Lead::Any => None,
         };
