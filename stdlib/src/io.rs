@@ -774,7 +774,7 @@ fn g_read_with(
 /// Pushes what [`read_one`] read.
 fn push_piece(st: &mut State, p: Piece, buf: &[u8]) {
     let v = match p {
-        Piece::Bytes => st.new_string(buf),
+        Piece::Bytes => st.new_loose_string(buf),
         Piece::Number(v) => v,
     };
     st.push(v);
@@ -828,7 +828,7 @@ fn write_to(st: &mut State, file: Value, data: &[u8]) -> bool {
         Some(Target::Done(ok)) => ok,
         Some(Target::Stdout(m)) => {
             st.write_stdout(data);
-            if m == BufMode::No || (m == BufMode::Line && data.contains(&b'\n')) {
+            if m == BufMode::No || (m == BufMode::Line && memchr::memchr(b'\n', data).is_some()) {
                 st.flush_stdout();
             }
             true
@@ -919,7 +919,8 @@ fn write_stdout_args(
             }
             _ => match st.check_str(i) {
                 Ok(s) => {
-                    newline = newline || (m == BufMode::Line && st.str_bytes(s).contains(&b'\n'));
+                    newline = newline
+                        || (m == BufMode::Line && memchr::memchr(b'\n', st.str_bytes(s)).is_some());
                     st.write_stdout_str(s);
                 }
                 Err(e) => r = Err(e),

@@ -261,7 +261,7 @@ impl Stream {
         }
         while self.fill() {
             let avail = &self.rbuf[self.rpos..];
-            match avail.iter().position(|&c| c == b'\n') {
+            match memchr::memchr(b'\n', avail) {
                 Some(i) => {
                     out.extend_from_slice(&avail[..i]);
                     if keep_nl {
@@ -335,7 +335,7 @@ impl Stream {
         self.wbuf.extend_from_slice(data);
         let due = match self.mode {
             BufMode::No => true,
-            BufMode::Line => data.contains(&b'\n'),
+            BufMode::Line => memchr::memchr(b'\n', data).is_some(),
             BufMode::Full => self.wbuf.len() >= self.size,
         };
         if due {
