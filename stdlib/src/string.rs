@@ -135,9 +135,12 @@ fn ret1(st: &mut State, v: Value) -> R {
     Ok(Action::Return(1))
 }
 
-/// Pushes a new string and returns it as the single result.
+/// Pushes a new string and returns it as the single result: loose past
+/// 40 bytes (`State::new_loose_string`), as lstrlib's results are long
+/// strings there, not interned (a million distinct `format` results kept
+/// in a table cost 1.30× lua5.4's time interned).
 fn ret_bytes(st: &mut State, b: &[u8]) -> R {
-    let v = st.new_string(b);
+    let v = st.new_loose_string(b);
     ret1(st, v)
 }
 
@@ -784,7 +787,7 @@ fn gsub_finish(st: &mut State, s: StrRef, mut gs: GsubState) -> R {
     let result = if gs.changed {
         gs.g.finish(st.str_bytes(s), &mut gs.out);
         st.charge_bytes(gs.out.len())?;
-        st.new_string(&gs.out)
+        st.new_loose_string(&gs.out)
     } else {
         Value::Str(s)
     };

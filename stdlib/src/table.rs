@@ -313,7 +313,7 @@ fn concat(st: &mut State) -> R {
     if i == last {
         add_field(st, t, i, &mut out, 0)?;
     }
-    let v = st.new_string(&out);
+    let v = st.new_loose_string(&out);
     st.push(v);
     Ok(Action::Return(1))
 }
