@@ -1,4 +1,5 @@
-//! Byte strings: interned ones, and the loose results of long concatenations.
+//! Byte strings: interned ones, and the loose long results of concatenations
+//! and of the natives that make text.
 //!
 //! Strings are arbitrary bytes (not UTF-8) and immutable. Almost every
 //! string in the heap is *registered* in the [`Interner`]: there is at most
@@ -8,12 +9,17 @@
 //!
 //! # Loose strings
 //!
-//! The one exception is the result of a concatenation longer than
-//! [`SHORT`] bytes, which is made *loose*: allocated, never registered,
-//! freed without leaving the interner. `s = s .. x` in a loop (a text built
-//! piece by piece) makes one long string per step that is garbage at the
-//! next; registering each and taking it out at the sweep cost more than the
-//! copy itself (RESULTS part 20), and Lua 5.4 does not intern its long
+//! The exceptions are the result of a concatenation longer than
+//! [`SHORT`] bytes and the long text natives make through
+//! `State::new_loose_string` (`io.read`'s lines, the string library's
+//! results, `table.concat`): such a string is *loose*: allocated, never
+//! registered, freed without leaving the interner. `s = s .. x` in a loop
+//! (a text built piece by piece) makes one long string per step that is
+//! garbage at the next; registering each and taking it out at the sweep
+//! cost more than the copy itself (RESULTS part 20). A file's 300,000
+//! lines registered cost twice lua5.4's time with the same instruction
+//! count: the insertions into a table that large, and the removals at
+//! the sweep, miss the caches (part 32). Lua 5.4 does not intern its long
 //! strings either. What that gives up is handle equality, so:
 //!
 //! * **Invariant: every string of at most [`SHORT`] bytes is registered**,
