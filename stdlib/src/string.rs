@@ -227,33 +227,41 @@ fn push_captures(st: &mut State, s: StrRef, caps: &[Capture]) -> Result<usize, E
 /// (`push_captures` with the whole-match range), and returns their count.
 /// An unfinished capture raises its error where C raises it.
 fn push_match(st: &mut State, s: StrRef, m: &pattern::Match) -> Result<usize, Error> {
-    let n = m.capture_count().max(1);
-    st.check_stack(n, "too many captures")?;
+    st.check_stack(m.capture_count().max(1), "too many captures")?;
+    each_match_value(st, s, m, |st, _, v| st.push(v))
+}
+
+/// Hands each value of a match's captures (or of the whole match) to
+/// `f` with its index, and returns their count (at most
+/// `MAX_CAPTURES`). An unfinished capture raises its error where C
+/// raises it.
+#[inline(always)]
+fn each_match_value(
+    st: &mut State,
+    s: StrRef,
+    m: &pattern::Match,
+    mut f: impl FnMut(&mut State, usize, Value),
+) -> Result<usize, Error> {
+    // (The matcher never holds more than `MAX_CAPTURES` captures.)
+    let n = m.capture_count().clamp(1, pattern::MAX_CAPTURES);
     for i in 0..n {
         let c = m.capture(i).map_err(|e| pattern_error(st, e))?;
         let v = capture_value(st, s, c);
-        st.push(v);
+        f(st, i, v);
     }
     Ok(n)
 }
 
-/// [`push_match`] into `out` instead of the stack: the values of a match's
-/// captures (or of the whole match), their count returned. They are
-/// handed to a call at once (no collection runs in between: natives
-/// allocate without reaching a safe point).
+/// [`push_match`] into `out` instead of the stack, their count returned.
+/// They are handed to a call at once (no collection runs in between:
+/// natives allocate without reaching a safe point).
 fn match_values(
     st: &mut State,
     s: StrRef,
     m: &pattern::Match,
     out: &mut [Value; pattern::MAX_CAPTURES],
 ) -> Result<usize, Error> {
-    // (The matcher never holds more than `MAX_CAPTURES` captures.)
-    let n = m.capture_count().clamp(1, pattern::MAX_CAPTURES);
-    for (i, slot) in out.iter_mut().enumerate().take(n) {
-        let c = m.capture(i).map_err(|e| pattern_error(st, e))?;
-        *slot = capture_value(st, s, c);
-    }
-    Ok(n)
+    each_match_value(st, s, m, |_, i, v| out[i] = v)
 }
 
 // ----- simple functions ----------------------------------------------------

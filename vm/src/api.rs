@@ -345,18 +345,7 @@ impl State {
     pub fn raw_set_list_from_args(&mut self, t: TableRef, n: usize) {
         let base = self.arg_base();
         let n = n.min(self.ex.stack.len().saturating_sub(base));
-        let vals = &self.ex.stack[base..base + n];
-        if self.heap.tables.set_list_simple(t, 0, vals) {
-            return;
-        }
-        self.heap.table_write(t, |tab| {
-            if n > tab.array_len_raw() {
-                tab.resize_array(n);
-            }
-            for (j, &v) in vals.iter().enumerate() {
-                tab.set_int(j as i64 + 1, v);
-            }
-        });
+        self.set_list_at(t, base, n, 0);
     }
 
     /// Whether the running code may yield (`lua_isyieldable`): it runs in

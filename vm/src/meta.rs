@@ -249,10 +249,17 @@ impl State {
     #[inline(never)]
     pub(crate) fn set_list(&mut self, ra: usize, n: usize, last: usize) {
         let Value::Table(h) = self.ex.stack[ra] else { return };
-        if self.heap.tables.set_list_simple(h, last, &self.ex.stack[ra + 1..ra + 1 + n]) {
+        self.set_list_at(h, ra + 1, n, last);
+    }
+
+    /// Raw `h[last + 1 ..= last + n] = stack[from .. from + n]`, as SETLIST
+    /// stores them (also `table.pack`'s stores, through
+    /// `State::raw_set_list_from_args`).
+    pub(crate) fn set_list_at(&mut self, h: TableRef, from: usize, n: usize, last: usize) {
+        let vals = &self.ex.stack[from..from + n];
+        if self.heap.tables.set_list_simple(h, last, vals) {
             return;
         }
-        let vals = &self.ex.stack[ra + 1..ra + 1 + n];
         self.heap.table_write(h, |tab| {
             if last + n > tab.array_len_raw() {
                 tab.resize_array(last + n);
