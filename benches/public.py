@@ -20,6 +20,10 @@ installed. For each program the interpreters run alternately, --runs times
 lua5.4's (after masking the timings that some harnesses print, see `mask`),
 FAIL when ours exits non-zero. The geometric means leave those rows out.
 `--scale F` multiplies each program's size argument (rounded) for quick runs.
+The maximum resident size of each run is recorded too (`%M`): after the
+table, the geometric mean of ours/lua5.4 (and before/lua5.4) and a table of
+the programs above 1.5 or moved by more than 10 % against before (a change
+to allocation needs a memory check, docs/PROFILING.md item 65).
 `--before BIN` also runs another build of ours (say, of the previous commit,
 copied aside) in the same alternation, for a before/after comparison under
 the same machine load: an extra column before/lua5.4 and its geometric mean.
@@ -259,23 +263,45 @@ def fetch(mirror):
 
 
 def run(cmd, cwd, stdin=None):
-    """(ok, stdout, stderr, cpu seconds) of one run, CPU from /usr/bin/time;
-    standard input from the file `stdin` (none: empty)."""
+    """(ok, stdout, stderr, cpu seconds, max RSS in KB) of one run, CPU and
+    memory from /usr/bin/time; standard input from the file `stdin` (none:
+    empty)."""
     with open(stdin or os.devnull, "rb") as inp:
         p = subprocess.run(
-            ["/usr/bin/time", "-f", "@@@ %U %S"] + cmd,
+            ["/usr/bin/time", "-f", "@@@ %U %S %M"] + cmd,
             cwd=cwd,
             stdin=inp,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
     err = p.stderr.decode(errors="replace")
-    m = re.search(r"@@@ ([0-9.]+) ([0-9.]+)\s*$", err)
+    m = re.search(r"@@@ ([0-9.]+) ([0-9.]+) ([0-9]+)\s*$", err)
     cpu = float(m.group(1)) + float(m.group(2)) if m else 0.0
+    rss = int(m.group(3)) if m else 0
     if m:
         err = err[: m.start()]
     ok = p.returncode == 0 and "Command exited with non-zero status" not in err
-    return ok, p.stdout, err, cpu
+    return ok, p.stdout, err, cpu, rss
+
+
+def report_memory(mem):
+    """Maximum resident size, ours against lua5.4 (and before, if run):
+    geometric means, and the programs whose ratio is above 1.5 or moved by
+    more than 10 % against before."""
+    print()
+    print("Max RSS ours/lua5.4: geometric mean %.2f" % gmean([o / l for _, l, o, _ in mem if l > 0]))
+    with_before = [m for m in mem if m[3]]
+    if with_before:
+        print("Max RSS before/lua5.4: geometric mean %.2f"
+              % gmean([b / l for _, l, _, b in with_before if l > 0]))
+    shown = [m for m in mem if m[1] > 0 and (m[2] / m[1] > 1.5 or (m[3] and abs(m[2] / m[3] - 1) > 0.1))]
+    if shown:
+        print()
+        print("| program | lua5.4 MB | ours MB | ours/lua5.4 | before MB |")
+        print("|---|---:|---:|---:|---:|")
+        for name, l, o, b in shown:
+            print("| %s | %.1f | %.1f | %.2f | %s |"
+                  % (name, l / 1024, o / 1024, o / l, "%.1f" % (b / 1024) if b else "-"))
 
 
 def masked(out, mask):
@@ -337,6 +363,7 @@ def main():
                             stdout=subprocess.PIPE).stdout.decode().strip()
     rows, jit_r, before_r, notes = [], [], [], []
     ours_named = []  # (ratio ours/lua5.4, program)
+    mem = []  # (program, max RSS in KB of lua5.4, ours, before or None)
     for name, d, script, argv, n, mask in MANIFEST:
         if only and name not in only:
             continue
@@ -352,10 +379,11 @@ def main():
                 pre = ["-e", "LUAU_REPS = %d\n" % n + f.read()]
         sys.stderr.write("running %s %s...\n" % (name, " ".join(a)))
         sys.stderr.flush()
-        best, outs, errs = {}, {}, {}
+        best, outs, errs, rss = {}, {}, {}, {}
         for _ in range(runs):
             for who, cmd in interps:
-                ok, out, err, cpu = run(cmd + pre + [script] + a, cwd, stdin)
+                ok, out, err, cpu, kb = run(cmd + pre + [script] + a, cwd, stdin)
+                rss[who] = max(rss.get(who, 0), kb)
                 if not ok:
                     errs.setdefault(who, err.strip().split("\n")[-1][:200])
                 outs.setdefault(who, masked(out, mask))
@@ -378,6 +406,7 @@ def main():
         row = [name, shown, "%.3f" % best["lua5.4"], "%.3f" % best["ours"], "%.2f" % r]
         if status == "ok" and best["lua5.4"] > 0:
             ours_named.append((r, name))
+            mem.append((name, rss["lua5.4"], rss["ours"], rss.get("before")))
         if have_jit:
             j = best["luajit"] / best["lua5.4"] if best["lua5.4"] > 0 else float("nan")
             jflag = ""
@@ -423,6 +452,8 @@ def main():
               % (gmean(before_r), len(before_r), before))
     if jit_r:
         print("Geometric mean luajit -joff/lua5.4: %.2f over %d program(s)" % (gmean(jit_r), len(jit_r)))
+    if mem:
+        report_memory(mem)
     if notes:
         print()
         for n in notes:

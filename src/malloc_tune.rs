@@ -13,16 +13,32 @@
 //! system time (`benches/RESULTS.md`, part 17). The pad is at most 1 MB
 //! of memory kept, not touched until used.
 //!
+//! Setting the pad turns off glibc's *dynamic* thresholds, though. By
+//! default a `free` of a block that glibc had mapped apart (128 KB or
+//! more) raises the size above which blocks are mapped apart to that
+//! block's size, up to 32 MB, and the trim threshold to twice that: a
+//! program that builds and drops a 2 MB table at every round then reuses
+//! heap memory. With fixed thresholds each such block was mapped, faulted
+//! in page by page and unmapped again: since the table store gives large
+//! blocks back (`vm/src/store.rs`, "Released chunks"), Pallene's `sieve`
+//! made 154,000 page faults against lua5.4's 2,900 (`benches/RESULTS.md`,
+//! part 33). So [`tune`] sets both thresholds where the dynamic ones end:
+//! 32 MB and 64 MB. Larger blocks (a 5 M-element table's 128 MB) are
+//! still mapped apart and unmapped when freed.
+//!
 //! The binaries call [`tune`] first thing; the VM, a library, leaves the
 //! process's allocator to its embedder.
 
-/// Sets glibc's top pad (see the module docs); nothing elsewhere.
+/// Sets glibc's top pad and thresholds (see the module docs); nothing
+/// elsewhere.
 pub fn tune() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: `mallopt` only sets a parameter of glibc's allocator, called
+    // SAFETY: `mallopt` only sets parameters of glibc's allocator, called
     // before this process allocates from another thread; any value is
-    // valid for M_TOP_PAD.
+    // valid for these three.
     unsafe {
         libc::mallopt(libc::M_TOP_PAD, 1 << 20);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 64 << 20);
     }
 }

@@ -44,13 +44,27 @@
 //! the blocks themselves (the link is stored in the block's first element,
 //! [`Elem::from_link`]; the heads are a fixed array, `u32::MAX` = empty);
 //! allocation is therefore a pure function of the sequence of `alloc` and
-//! `free` calls (determinism). When a small class's list is empty, a new
-//! page is cut into blocks, threaded so that offset 0 is allocated first,
-//! then offset `cap`, and so on. Memory is never returned to the allocator
-//! while the store lives: a freed large block goes onto its class's free
-//! list like any other and is reused by the next allocation of that class.
-//! A table's growing array does not leave one behind per size, though: a
-//! large body grows in place (above).
+//! `free` calls and of the snapshots opened and closed between them
+//! (determinism). When a small class's list is empty, a new page is cut
+//! into blocks, threaded so that offset 0 is allocated first, then offset
+//! `cap`, and so on. Small pages are kept while the store lives.
+//!
+//! # Released chunks
+//!
+//! A large block is freed back to the allocator when no snapshot is open:
+//! its chunk keeps its number but drops its buffer, and the number goes
+//! onto a LIFO list of *vacant* chunks, which the next new chunk (of any
+//! class) takes while no snapshot is open, with fresh page numbers at the
+//! end, as [`Store::grow_in_place`] gives. A program that builds and drops
+//! a 5 M-element table at every round thus holds what `ltable.c`'s
+//! `free` would leave it, not one block per class it went through. With a
+//! snapshot open, a freed large block goes onto its class's free list like
+//! any other (the rollback may need it back); closing the outermost level
+//! releases whatever the large classes' lists then hold. So while no
+//! snapshot is open, those lists are empty. Unused page numbers (those of
+//! released or regrown chunks) are reclaimed by numbering the pages again
+//! from zero once they outnumber the used ones, which is free of
+//! consequence while no level is open.
 //!
 //! # The undo journal
 //!
@@ -103,7 +117,9 @@
 //! **Invariants:**
 //! * a small block lies within one page; a large block is its chunk;
 //! * every free block is on exactly one free list (its class's), and no
-//!   live block is;
+//!   live block is; no large block is free while no snapshot is open;
+//! * a vacant chunk has an empty buffer and is on the vacant list, once;
+//!   every vacant chunk number is below every open level's chunk count;
 //! * every chunk is a whole number of pages, except possibly the last page
 //!   of a large chunk when `PAGE` is not a power of two; a one-page chunk
 //!   and every pool buffer hold exactly `PAGE` elements;
@@ -312,6 +328,11 @@ pub struct Store<T> {
     pages: u32,
     /// Elements of all chunks.
     elems: usize,
+    /// Pages of the chunks that hold a buffer (at most `pages`).
+    used_pages: u32,
+    /// Chunks whose buffers were released, the last released first out
+    /// (see the module docs, "Released chunks").
+    vacant: Vec<u32>,
     /// Free-list heads, one per size class (`END`: empty).
     heads: [u32; NCLASS],
     /// Whether a snapshot is open (the one branch of the hot paths).
@@ -321,7 +342,8 @@ pub struct Store<T> {
     /// into the store ([`Store::block_ptr`]) taken at epoch `e` is valid
     /// while the epoch is `e`, and nothing else moves a chunk's buffer
     /// but [`Store::grow_in_place`], whose one pointer (into a large block,
-    /// alone in its chunk) its owner takes again at once.
+    /// alone in its chunk) its owner takes again at once, and the release
+    /// of a freed large block (whose owner holds no pointer any more).
     epoch: u16,
     /// Whether a pointer taken in an older epoch may still be held: set
     /// and cleared by the pointers' owner (`Tables::refresh_bps`), which
@@ -361,6 +383,8 @@ impl<T: Elem> Store<T> {
             first_pages: Vec::new(),
             pages: 0,
             elems: 0,
+            used_pages: 0,
+            vacant: Vec::new(),
             heads: [END; NCLASS],
             on: false,
             epoch: 0,
@@ -407,13 +431,15 @@ impl<T: Elem> Store<T> {
         a
     }
 
-    /// Appends a chunk for class `k`, whose list is empty, and returns its
+    /// Makes a chunk for class `k`, whose list is empty, and returns its
     /// first block (already cleared); the other blocks of a new page go
-    /// onto the free list.
+    /// onto the free list. The chunk is the last vacant one while no
+    /// snapshot is open, else a new one at the end.
     #[cold]
     #[inline(never)]
     fn grow(&mut self, k: usize) -> Addr {
-        let c = self.chunks.len();
+        let reused = if self.on { None } else { self.vacant.pop() };
+        let c = reused.map_or(self.chunks.len(), |c| c as usize);
         assert!(
             (c as u64) < Self::MAX_CHUNKS,
             "luprex-vm: table store full ({c} chunks of {} bytes)",
@@ -437,10 +463,65 @@ impl<T: Elem> Store<T> {
             (vec![T::default(); cap].into_boxed_slice(), cap.div_ceil(Self::PAGE) as u32)
         };
         self.elems += data.len();
-        self.chunks.push(Chunk::new(data));
-        self.first_pages.push(self.pages);
+        if reused.is_some() {
+            self.chunks[c] = Chunk::new(data);
+            self.first_pages[c] = self.pages;
+        } else {
+            self.chunks.push(Chunk::new(data));
+            self.first_pages.push(self.pages);
+        }
         self.pages += npages;
+        self.used_pages += npages;
+        if !self.on {
+            self.reclaim_page_numbers();
+        }
         base
+    }
+
+    /// Pages of a chunk of `len` elements.
+    fn pages_of(len: usize) -> u32 {
+        len.div_ceil(Self::PAGE) as u32
+    }
+
+    /// Releases chunk `c`'s buffer (a large block's, freed while no
+    /// snapshot is open) and makes the chunk vacant.
+    fn release(&mut self, c: usize) {
+        debug_assert!(!self.on && self.chunks[c].len() > Self::PAGE);
+        let old = std::mem::replace(&mut self.chunks[c], Chunk::new(Box::default()));
+        self.elems -= old.len();
+        self.used_pages -= Self::pages_of(old.len());
+        self.vacant.push(c as u32);
+    }
+
+    /// Releases every block of the large classes' free lists (when the
+    /// outermost snapshot closes).
+    fn release_free_large(&mut self) {
+        for k in 0..NCLASS {
+            if (1usize << k) <= Self::PAGE {
+                continue;
+            }
+            while self.heads[k] != END {
+                let a = self.heads[k];
+                self.heads[k] = self.get(a, 0).link();
+                self.release(Self::split(a).0);
+            }
+        }
+    }
+
+    /// Numbers the pages again from zero, chunk after chunk, once the
+    /// unused numbers outnumber the used ones (no level may be open: page
+    /// numbers serve the journal only).
+    fn reclaim_page_numbers(&mut self) {
+        debug_assert!(!self.on);
+        if self.pages <= 2 * self.used_pages + 4096 {
+            return;
+        }
+        let mut next = 0;
+        for (first, chunk) in self.first_pages.iter_mut().zip(&self.chunks) {
+            *first = next;
+            next += Self::pages_of(chunk.len());
+        }
+        self.pages = next;
     }
 
     /// A page buffer from the pool, or a new one (contents unspecified).
@@ -466,13 +547,13 @@ impl<T: Elem> Store<T> {
     /// numbers serve the journal only, and none is open). The buffer
     /// moves, so the owner of the block (alone in its chunk) must take
     /// its pointer again ([`Store::block_ptr`]); no other pointer can
-    /// point into it. False, nothing done, if a snapshot is open, either
-    /// capacity is small, or a free block of the new class waits to be
-    /// reused: the caller then moves the block (which frees the old one
-    /// for the next table growing through that class; growing in place
-    /// while a free block waited left it unused, and a program building
-    /// the same large array over and over added a chunk at every round:
-    /// awfy-sieve 1.04 -> 1.48 of lua5.4's time).
+    /// point into it. False, nothing done, if a snapshot is open or either
+    /// capacity is small: the caller then moves the block. (No free block
+    /// of a large class waits while no snapshot is open, "Released
+    /// chunks"; before they were released, growing in place while one
+    /// waited left it unused, and a program building the same large array
+    /// over and over added a chunk at every round: awfy-sieve 1.04 -> 1.48
+    /// of lua5.4's time.)
     ///
     /// Growing a table's array this way costs what `realloc` costs
     /// `ltable.c`: allocating the next class and copying into it kept
@@ -486,10 +567,8 @@ impl<T: Elem> Store<T> {
         {
             return false;
         }
-        let (k, new_cap) = (Self::class(new_cap), new_cap.next_power_of_two());
-        if self.heads[k] != END {
-            return false;
-        }
+        let new_cap = new_cap.next_power_of_two();
+        debug_assert!(self.heads[Self::class(new_cap)] == END);
         let (c, off) = Self::split(a);
         debug_assert!(off == 0 && self.chunks[c].len() == cap.next_power_of_two());
         let old = std::mem::replace(&mut self.chunks[c], Chunk::new(Box::default()));
@@ -500,16 +579,24 @@ impl<T: Elem> Store<T> {
         self.chunks[c] = Chunk::new(v.into_boxed_slice());
         self.elems += new_cap - old_len;
         self.first_pages[c] = self.pages;
-        self.pages += new_cap.div_ceil(Self::PAGE) as u32;
+        self.pages += Self::pages_of(new_cap);
+        self.used_pages += Self::pages_of(new_cap) - Self::pages_of(old_len);
+        self.reclaim_page_numbers();
         true
     }
 
-    /// Frees block `a` of capacity `cap` (as passed to `alloc`).
+    /// Frees block `a` of capacity `cap` (as passed to `alloc`). A large
+    /// block's memory goes back to the allocator if no snapshot is open
+    /// (see the module docs, "Released chunks").
     pub fn free(&mut self, a: Addr, cap: usize) {
         if cap == 0 {
             return;
         }
         let k = Self::class(cap);
+        if !self.on && (1usize << k) > Self::PAGE {
+            self.release(Self::split(a).0);
+            return;
+        }
         *self.get_mut(a, 0) = T::from_link(self.heads[k]);
         self.heads[k] = a;
     }
@@ -806,6 +893,7 @@ impl<T: Elem> Store<T> {
         self.first_pages.truncate(top.chunks as usize);
         for chunk in self.chunks.drain(top.chunks as usize..) {
             self.elems -= chunk.len();
+            self.used_pages -= Self::pages_of(chunk.len());
             if chunk.len() == Self::PAGE && pool.len() < bound as usize {
                 pool.push(chunk.into_box());
             }
@@ -836,6 +924,7 @@ impl<T: Elem> Store<T> {
             }
             jr.limit = 0;
             self.on = false;
+            self.release_free_large();
             return;
         };
         let (pstart, plimit) = (parent.start, parent.pages);
@@ -1036,6 +1125,29 @@ mod tests {
             }
         }
 
+        /// `op` with its block named by its place in `live` instead of its
+        /// address: the same in every store fed the same operations.
+        fn logical(&self, op: Op) -> Op {
+            let at = |a: Addr| self.live.iter().position(|l| l.0 == a).unwrap() as Addr;
+            match op {
+                Op::Alloc(_) => op,
+                Op::Free(a, cap) => Op::Free(at(a), cap),
+                Op::Write(a, i, v) => Op::Write(at(a), i, v),
+                Op::Fill(a, from, len, v) => Op::Fill(at(a), from, len, v),
+            }
+        }
+
+        /// The inverse of [`Sim::logical`] for this store.
+        fn physical(&self, op: Op) -> Op {
+            let at = |i: Addr| self.live[i as usize].0;
+            match op {
+                Op::Alloc(_) => op,
+                Op::Free(i, cap) => Op::Free(at(i), cap),
+                Op::Write(i, j, v) => Op::Write(at(i), j, v),
+                Op::Fill(i, from, len, v) => Op::Fill(at(i), from, len, v),
+            }
+        }
+
         fn check_live(&self) {
             for (a, cap, data) in &self.live {
                 assert_eq!(self.s.slice(*a, *cap), &data[..], "block {a:#x}");
@@ -1086,10 +1198,13 @@ mod tests {
     /// rollbacks and commits. Every rollback must restore the exact layout
     /// of its level (every chunk's elements, page count, free-list heads),
     /// the contents of every live block, and the addresses of the next
-    /// allocations. At the end, the store must equal one fed only the
-    /// operations that were not rolled back (no journaling at all), and a
-    /// twin store fed the same operations and levels (but not the probes,
-    /// so its pool differs) must have the same layout throughout.
+    /// allocations. At the end, a store fed only the operations that were
+    /// not rolled back (no journaling at all) must hold the same blocks
+    /// with the same contents (not at the same addresses: a large block
+    /// freed outside a snapshot is released, inside one it waits on its
+    /// free list), and a twin store fed the same operations and levels
+    /// (but not the probes, so its pool differs) must have the same
+    /// layout throughout.
     fn random_journal<T: TestElem>(seed: u64, steps: u64) {
         let mut r = Rng(seed);
         let mut sim = Sim::<T>::new();
@@ -1133,9 +1248,9 @@ mod tests {
                 }
                 _ => {
                     let op = sim.random_op(&mut r, step);
+                    log.push(sim.logical(op));
                     sim.apply(op);
                     apply_raw(&mut twin, op);
-                    log.push(op);
                 }
             }
             assert_eq!(sim.s.journal_depth(), snaps.len());
@@ -1149,9 +1264,11 @@ mod tests {
         sim.check_live();
         let mut replay = Sim::<T>::new();
         for &op in &log {
-            replay.apply(op);
+            replay.apply(replay.physical(op));
         }
-        assert!(replay.s.debug_layout() == sim.s.debug_layout(), "replay differs");
+        replay.check_live();
+        let blocks = |sim: &Sim<T>| sim.live.iter().map(|l| (l.1, l.2.clone())).collect::<Vec<_>>();
+        assert!(blocks(&replay) == blocks(&sim), "replay differs");
     }
 
     #[test]
@@ -1196,12 +1313,6 @@ mod tests {
                 assert_eq!(s.get(after, i), T::val(7), "the next chunk untouched");
             }
             assert!(s.slice(a, 2 * cap)[cap..].iter().all(|&x| x == T::default()));
-            // A free block of the new class is reused instead.
-            let spare = s.alloc(4 * cap);
-            s.free(spare, 4 * cap);
-            assert!(!s.grow_in_place(a, 2 * cap, 4 * cap), "a block of the class is free");
-            assert_eq!(s.alloc(4 * cap), spare);
-            s.free(spare, 4 * cap);
             let before = s.debug_layout();
             s.journal_begin();
             assert!(!s.grow_in_place(a, 2 * cap, 4 * cap), "a snapshot is open");
@@ -1212,9 +1323,61 @@ mod tests {
             s.journal_rollback_to(0);
             s.journal_commit_to(0);
             assert!(s.debug_layout() == before);
-            // Freed, the grown chunk serves its new class.
-            s.free(a, 2 * cap);
-            assert_eq!(s.alloc(2 * cap), a);
+        }
+        run::<u32>();
+        run::<P16>();
+        run::<P24>();
+    }
+
+    /// A large block freed while no snapshot is open gives its memory
+    /// back at once, and its chunk number serves the next new chunk; freed
+    /// inside a snapshot it waits on its free list (a rollback gives it
+    /// back, contents and all) until the outermost level closes. Page
+    /// numbers freed by releases are reclaimed.
+    #[test]
+    fn freed_large_blocks_are_released_outside_snapshots() {
+        fn run<T: TestElem>() {
+            let page = Store::<T>::PAGE;
+            let cap = (2 * page).next_power_of_two();
+            let bytes = |n: usize| n * std::mem::size_of::<T>();
+            let mut s = Store::<T>::new();
+            let a = s.alloc(cap);
+            let b = s.alloc(cap);
+            *s.get_mut(a, 3) = T::val(5);
+            s.free(a, cap);
+            assert_eq!(s.reserved_bytes(), bytes(cap), "a's memory released");
+            let c = s.alloc(2 * cap);
+            assert_eq!(c, a, "the vacant chunk serves any class");
+            assert!(s.slice(c, 2 * cap).iter().all(|&x| x == T::default()));
+            s.free(c, 2 * cap);
+            let small = s.alloc(4);
+            assert_eq!(small, a, "and a small page too");
+            // Inside a snapshot: kept, restored, released at the end.
+            for i in 0..cap {
+                *s.get_mut(b, i) = T::val(i as u64);
+            }
+            s.journal_begin();
+            s.free(b, cap);
+            assert_eq!(s.reserved_bytes(), bytes(page + cap));
+            s.journal_rollback_to(0);
+            assert!((0..cap).all(|i| s.get(b, i) == T::val(i as u64)));
+            s.free(b, cap);
+            s.journal_begin();
+            s.journal_commit_to(1);
+            assert_eq!(s.reserved_bytes(), bytes(page + cap), "an inner level closed");
+            s.journal_commit_to(0);
+            assert_eq!(s.reserved_bytes(), bytes(page), "released when the last closes");
+            assert_eq!(s.alloc(cap), b);
+            // A thousand rounds of grow-and-drop keep the page numbers bounded.
+            for _ in 0..1000 {
+                let x = s.alloc(cap);
+                assert!(s.grow_in_place(x, cap, 4 * cap));
+                s.free(x, 4 * cap);
+            }
+            let used = s.chunks.iter().map(|c| c.len().div_ceil(page) as u32).sum::<u32>();
+            assert_eq!(used, s.used_pages);
+            assert!(s.pages <= 2 * used + 4096 + (4 * cap / page) as u32, "{} pages", s.pages);
+            assert_eq!(s.reserved_bytes(), bytes(page + cap));
         }
         run::<u32>();
         run::<P16>();
