@@ -537,6 +537,9 @@ impl<T> Arena<T> {
     /// and lists instead those the barrier unmarked since, which this
     /// collection traverses again.
     pub(crate) fn take_old1(&mut self, f: impl FnMut(u32)) {
+        if self.marks.old1.is_empty() && self.marks.again.is_empty() {
+            return;
+        }
         self.marks.old1.drain(..).for_each(f);
         self.marks.old1.extend_from_slice(&self.marks.again);
     }
@@ -554,6 +557,9 @@ impl<T> Arena<T> {
     /// listed in `old1`, a marked young one is unmarked and listed as
     /// survival. Returns the number freed.
     pub(crate) fn sweep_minor(&mut self, mut on_free: impl FnMut(Handle<T>, &T)) -> usize {
+        if self.marks.survival.is_empty() && self.marks.young.is_empty() {
+            return 0;
+        }
         let survival = std::mem::take(&mut self.marks.survival);
         let young = std::mem::take(&mut self.marks.young);
         let mut freed = 0;

@@ -445,6 +445,13 @@ pub(crate) trait Visit {
     /// A value held weakly: not a root, but hashed and validated.
     #[inline(always)]
     fn weak(&mut self, _v: Value) {}
+    /// The names a state interns for its whole life (metamethod and type
+    /// names): references like any other, which a minor collection may
+    /// skip, since they are old (`gc/generational.rs`).
+    #[inline(always)]
+    fn fixed_names(&mut self, names: &[StrRef]) {
+        names.iter().for_each(|&s| self.obj(ObjRef::Str(s)));
+    }
     /// An optional table (a metatable).
     #[inline(always)]
     fn opt_table(&mut self, t: Option<TableRef>) {
@@ -785,7 +792,7 @@ macro_rules! interned_names {
         impl WorldField for [StrRef; $n] {
             snapshot_by_copy!();
             fn visit<V: Visit>(&self, v: &mut V) {
-                self.iter().for_each(|&s| v.obj(ObjRef::Str(s)));
+                v.fixed_names(self);
             }
             fn save(&self, w: &mut Writer<'_>) -> WResult {
                 self.iter().for_each(|s| w.u32(s.index()));

@@ -27,7 +27,9 @@
 //!   listed `old1` for the one after (5.4's `TOUCHED1` and `TOUCHED2`).
 //!   The invariant is what `check_heap` verifies in this mode (`gc/io.rs`).
 //! * **A minor collection** ([`State::minor_gen`]), whole in one go: mark
-//!   the roots (marking stops at old objects); traverse again the objects
+//!   the roots (marking stops at old objects; the metamethod and type
+//!   names, old since the first major collection, are skipped, as 5.4
+//!   fixes them with `luaC_fix`); traverse again the objects
 //!   listed `old1` by the last one; drain the barriers' lists; finish as
 //!   the incremental atomic step does (ephemerons, weak tables cleared,
 //!   unreachable objects flagged for finalization resurrected); then sweep
@@ -159,7 +161,7 @@ impl State {
         let before = self.heap.bytes;
         self.gc.phase = Phase::Propagate;
         self.set_barriers(false);
-        self.mark_roots();
+        self.mark_roots(true);
         let mut old1 = self.take_old1();
         let mode_name = self.tm_names[TM_MODE];
         let mut m = Marker::new(&mut self.heap, &mut self.gc.cycle, mode_name);
@@ -184,7 +186,7 @@ impl State {
         self.reset_cycle();
         self.gc.phase = Phase::Propagate;
         self.set_barriers(false);
-        self.mark_roots();
+        self.mark_roots(false);
         self.finish_marking();
         self.sweep_keep_marks();
         self.heap.bytes = self.gc.cycle.live;
