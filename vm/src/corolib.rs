@@ -77,6 +77,14 @@ impl State {
     /// from its `Thread` into `self.ex`, the resumer's into its own
     /// `Thread`, whose slot holds an empty state while it runs; arguments
     /// and results are copied straight from one stack to the other.
+    ///
+    /// `heap.bytes` counts a thread object with the state it holds
+    /// (`Thread::estimated_bytes`), and the running state apart
+    /// (`State::stack_bytes`): each move adds the state parked and takes
+    /// off the state taken out, as it was counted. Counted at creation
+    /// only, a coroutine grown while it ran was freed for more than it had
+    /// added, and a program making short-lived generators drove the count
+    /// to zero and collected at every allocation (RESULTS part 33).
     #[inline]
     fn resume_lead(
         &mut self,
@@ -112,12 +120,15 @@ impl State {
         // The arguments go straight into the coroutine's stack, then each
         // state moves once: the resumer's into its own slot (which held an
         // empty state while it ran), the coroutine's out of its slot.
+        let co_bytes = th.ex.logical_bytes();
         th.ex.stack.unpark(epoch);
         th.ex.stack.extend_from_slice(&self.ex.stack[args_start..]);
         self.ex.stack.truncate(args_start);
         self.ex.stack.park(epoch);
+        let prev_bytes = self.ex.logical_bytes();
         ExecState::rotate(&mut pth.ex, &mut self.ex, &mut th.ex);
         self.running = co;
+        self.heap.bytes = self.heap.bytes.saturating_add(prev_bytes).saturating_sub(co_bytes);
         // `lua_resume`: the resumer's count plus one, the coroutine's
         // pending frames holding nothing (`ccount.rs`).
         let saved = (self.n_ccalls, self.ccall_mark, self.ccall_base);
@@ -204,6 +215,7 @@ impl State {
         pth.status = CoStatus::Running;
         th.status = st;
         // The moves of `resume_lead` in reverse, the results copied first.
+        let prev_bytes = pth.ex.logical_bytes();
         pth.ex.stack.unpark(epoch);
         let res = match outcome {
             Ok(()) => {
@@ -227,6 +239,8 @@ impl State {
             Ok(_) if st == CoStatus::Dead => th.ex = Default::default(),
             Ok(_) => {}
         }
+        let co_bytes = th.ex.logical_bytes();
+        self.heap.bytes = self.heap.bytes.saturating_add(co_bytes).saturating_sub(prev_bytes);
         Ok(res)
     }
 
@@ -242,9 +256,12 @@ impl State {
             return Some(self.new_string(b"cannot close a running coroutine"));
         }
         self.ex.stack.park(self.stack_epoch);
+        let prev_bytes = self.ex.logical_bytes();
         std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(prev).ex);
         std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(co).ex);
         self.ex.stack.unpark(self.stack_epoch);
+        let co_bytes = self.ex.logical_bytes();
+        self.heap.bytes = self.heap.bytes.saturating_add(prev_bytes).saturating_sub(co_bytes);
         self.running = co;
         self.heap.threads.get_mut(prev).status = CoStatus::Normal;
         let th = self.heap.threads.get_mut(co);
@@ -260,6 +277,7 @@ impl State {
         std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(co).ex);
         std::mem::swap(&mut self.ex, &mut self.heap.threads.get_mut(prev).ex);
         self.ex.stack.unpark(self.stack_epoch);
+        self.heap.bytes = self.heap.bytes.saturating_sub(self.ex.logical_bytes());
         self.running = prev;
         self.heap.threads.get_mut(prev).status = CoStatus::Running;
         let th = self.heap.threads.get_mut(co);
