@@ -302,20 +302,80 @@ fn concat(st: &mut State) -> R {
         Some(s) => st.str_bytes(s).to_vec(),
         None => Vec::new(),
     };
-    let mut i = st.opt_int(3, 1)?;
+    let first = st.opt_int(3, 1)?;
     let last = st.opt_int(4, last)?;
-    let mut out = Vec::new();
+    // The state's scratch buffer, as `luaL_Buffer` starts on the C stack:
+    // a result of a few hundred bytes grew a new vector seven times.
+    let mut out = st.take_buf();
+    let r = concat_into(st, t, first, last, &sep, &mut out);
+    if r.is_ok() {
+        let v = st.new_loose_string(&out);
+        st.push(v);
+    }
+    st.put_buf(out);
+    r.map(|()| Action::Return(1))
+}
+
+/// The loop of `tconcat`: elements `i..=last` of `t` and the separators
+/// between them, appended to `out`.
+fn concat_into(
+    st: &mut State,
+    t: Value,
+    mut i: i64,
+    last: i64,
+    sep: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), Error> {
+    if let Value::Table(h) = t {
+        i = concat_strings(st, h, i, last, sep, out)?;
+    }
     while i < last {
-        add_field(st, t, i, &mut out, sep.len())?;
-        out.extend_from_slice(&sep);
+        add_field(st, t, i, out, sep.len())?;
+        out.extend_from_slice(sep);
         i += 1;
     }
     if i == last {
-        add_field(st, t, i, &mut out, 0)?;
+        add_field(st, t, i, out, 0)?;
     }
-    let v = st.new_loose_string(&out);
-    st.push(v);
-    Ok(Action::Return(1))
+    Ok(())
+}
+
+/// The elements of table `h` from `i` on that are strings (raw: a present
+/// value needs no `__index`), with their separators, appended in one
+/// borrow of the heap and charged as [`add_field`] charges them (through
+/// the work meter, so the budget hook waits for the next check, as in the
+/// pattern matcher). Returns the index of the first element not taken (a
+/// number, an absent one or an error, which the general loop handles).
+fn concat_strings(
+    st: &mut State,
+    h: luprex_vm::raw::TableRef,
+    mut i: i64,
+    last: i64,
+    sep: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<i64, Error> {
+    let (view, mut meter) = st.work_meter();
+    let tab = view.table(h);
+    let mut stopped = None;
+    while i <= last {
+        let Value::Str(s) = tab.get_int(i) else { break };
+        let b = view.str_bytes(s);
+        let sep = if i < last { sep } else { &[][..] };
+        if let Err(w) = meter
+            .charge(1)
+            .and_then(|()| meter.charge((b.len() + sep.len()) as u64 / luprex_vm::raw::WORK_BYTES))
+        {
+            stopped = Some(w);
+            break;
+        }
+        out.extend_from_slice(b);
+        out.extend_from_slice(sep);
+        i += 1;
+    }
+    match stopped {
+        Some(w) => Err(st.work_error(w)),
+        None => Ok(i),
+    }
 }
 
 fn pack(st: &mut State) -> R {
