@@ -676,7 +676,10 @@ fn gsub(st: &mut State) -> R {
     }
     st.set_top(GSUB_SLOT);
     let g = Gsub::new(srcl, st.str_bytes(p), Some(max));
-    gsub_run(st, GsubState { g, out: Vec::new(), changed: false, cur: (0, 0) })
+    // The result is built in the state's scratch buffer (a new vector
+    // grew by doubling for every call).
+    let out = st.take_buf();
+    gsub_run(st, GsubState { g, out, changed: false, cur: (0, 0) })
 }
 
 /// Runs the substitution until it needs to call the replacement function
@@ -799,6 +802,7 @@ fn gsub_finish(st: &mut State, s: StrRef, mut gs: GsubState) -> R {
     } else {
         Value::Str(s)
     };
+    st.put_buf(gs.out);
     st.push(result);
     st.push(Value::Int(count));
     Ok(Action::Return(2))
