@@ -327,7 +327,10 @@ fn concat_into(
     out: &mut Vec<u8>,
 ) -> Result<(), Error> {
     if let Value::Table(h) = t {
-        i = concat_strings(st, h, i, last, sep, out)?;
+        match concat_strings(st, h, i, last, sep, out)? {
+            Some(next) => i = next,
+            None => return Ok(()),
+        }
     }
     while i < last {
         add_field(st, t, i, out, sep.len())?;
@@ -345,7 +348,9 @@ fn concat_into(
 /// borrow of the heap and charged as [`add_field`] charges them (through
 /// the work meter, so the budget hook waits for the next check, as in the
 /// pattern matcher). Returns the index of the first element not taken (a
-/// number, an absent one or an error, which the general loop handles).
+/// number, an absent one or an error, which the general loop handles), or
+/// `None` when it took them all: `i` does not step past `last`, which may
+/// be `math.maxinteger`.
 fn concat_strings(
     st: &mut State,
     h: luprex_vm::raw::TableRef,
@@ -353,11 +358,14 @@ fn concat_strings(
     last: i64,
     sep: &[u8],
     out: &mut Vec<u8>,
-) -> Result<i64, Error> {
+) -> Result<Option<i64>, Error> {
     let (view, mut meter) = st.work_meter();
     let tab = view.table(h);
     let mut stopped = None;
-    while i <= last {
+    if i > last {
+        return Ok(None);
+    }
+    loop {
         let Value::Str(s) = tab.get_int(i) else { break };
         let b = view.str_bytes(s);
         let sep = if i < last { sep } else { &[][..] };
@@ -370,11 +378,14 @@ fn concat_strings(
         }
         out.extend_from_slice(b);
         out.extend_from_slice(sep);
+        if i == last {
+            return Ok(None);
+        }
         i += 1;
     }
     match stopped {
         Some(w) => Err(st.work_error(w)),
-        None => Ok(i),
+        None => Ok(Some(i)),
     }
 }
 

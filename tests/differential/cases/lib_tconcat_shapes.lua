@@ -38,3 +38,10 @@ show(hash, ".", 1, 3)
 show(hash, ".", 99, 100)
 print(table.concat({}, "x"), table.concat({}, "x", 1, 0))
 print(pcall(table.concat, {1, 2}, {}))
+-- Ranges at the ends of the integers: the index must not step past last.
+local maxi, mini = math.maxinteger, math.mininteger
+print(table.concat({[maxi] = "alo", [maxi - 1] = "y"}, "-", maxi - 1, maxi))
+print(table.concat({[maxi] = "alo"}, "x", maxi, maxi))
+print(table.concat({[mini] = "a", [mini + 1] = "b"}, "", mini, mini + 1))
+print(pcall(table.concat, {[maxi] = 1, [maxi - 1] = "s"}, "+", maxi - 1, maxi))
+print(table.concat({}, "x", maxi, maxi - 1), table.concat({}, "x", maxi, mini))
