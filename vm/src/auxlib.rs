@@ -75,11 +75,14 @@ impl State {
 
     /// Replaces argument/slot `i` (1-based) of the running native's stack
     /// window (`lua_replace`); does nothing if the slot does not exist.
+    /// Written word by word ([`crate::execute::store`]): a native's value
+    /// is often a spill written in pieces, which a 16-byte copy waits on
+    /// (`table.sort` rooting its pivot before each Lua comparison).
     #[inline]
     pub fn set_arg(&mut self, i: usize, v: Value) {
         let Some(slot) = (self.arg_base() + i).checked_sub(1) else { return };
         if let Some(x) = self.ex.stack.get_mut(slot) {
-            *x = v;
+            crate::execute::store(x, v);
         }
     }
 

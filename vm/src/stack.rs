@@ -185,6 +185,28 @@ impl Stack {
         }
     }
 
+    /// Pushes a callee and its arguments for a nested call from Rust,
+    /// with one test of the capacity, reading each argument word by word
+    /// ([`crate::execute::load`]): a native passes values it has just
+    /// built, and a plain copy reads them with 16-byte loads, which wait
+    /// for narrower stores to reach the cache.
+    #[inline(always)]
+    pub(crate) fn push_call_words(&mut self, f: Value, args: &[Value]) {
+        self.reserve(1 + args.len());
+        let len = self.v.len();
+        // SAFETY: `1 + args.len()` slots are reserved past `len`: each
+        // write is within the capacity, and the length covers them once
+        // written.
+        unsafe {
+            let p = self.v.as_mut_ptr().add(len);
+            p.write(f);
+            for (i, a) in args.iter().enumerate() {
+                p.add(1 + i).write(crate::execute::load(a));
+            }
+            self.v.set_len(len + 1 + args.len());
+        }
+    }
+
     /// `Vec::insert` (a reallocation forgets what is kept).
     #[inline]
     pub fn insert(&mut self, at: usize, x: Value) {

@@ -172,6 +172,17 @@ impl Value {
 }
 
 impl Value {
+    /// A copy of the value read as two 8-byte words ([`crate::execute::load`]).
+    ///
+    /// For natives that take a value from where it was just written in
+    /// pieces — a result merged from a fast and a slow path, a slot
+    /// filled field by field: a plain copy reads it with one 16-byte load,
+    /// which waits for the narrower stores to reach the cache.
+    #[inline(always)]
+    pub fn copy_words(&self) -> Value {
+        crate::execute::load(self)
+    }
+
     /// The value's basic type.
     #[inline]
     pub fn type_of(self) -> Type {

@@ -92,6 +92,51 @@ impl State {
         true
     }
 
+    /// The return of a frame entered from Rust (`FRESH`) by an ordinary
+    /// call — a native's nested call (`call_value`: `table.sort`'s
+    /// comparator, `gsub`'s replacement function) — when no hook is set,
+    /// its results at `stack[first..first + n]`: they move down to the
+    /// callee's slot, padded with nil to the count wanted, and end the
+    /// stack, as `move_results_to` leaves them for a caller that is not a
+    /// Lua frame; the frame is popped. It holds no C-call level (the Rust
+    /// nesting counted it, `ccount.rs`). This is `poscall`'s work without
+    /// its dispatch on the frame's kind and the tests of `pcall_return`
+    /// (a third of the return's instructions). False, with nothing
+    /// changed, for any other frame.
+    #[inline(always)]
+    pub(crate) fn return_fresh(&mut self, first: usize, n: usize) -> bool {
+        let frames = &self.ex.frames;
+        let Some(ci) = frames.last() else { return false };
+        if ci.status & cist::FRESH == 0
+            || ci.ret != MetaRet::Call
+            || self.hooks.any
+            || first + n > self.ex.stack.len()
+        {
+            return false;
+        }
+        let (func, wanted) = (u(ci.func), ci.nresults);
+        let count = if wanted < 0 { n } else { wanted as usize };
+        let ncopy = n.min(count);
+        let st = &mut self.ex.stack;
+        debug_assert!(func < first);
+        // Downwards, word by word (see `load`).
+        for j in 0..ncopy {
+            // SAFETY: `func + j < first + j < first + n <= len` (tested
+            // above; `func` is below the frame's registers).
+            unsafe {
+                let v = load(st.get_unchecked(first + j));
+                store(st.get_unchecked_mut(func + j), v);
+            }
+        }
+        let end = func + count;
+        st.set_len_keep(end);
+        if ncopy < count {
+            st[func + ncopy..end].fill(Value::Nil);
+        }
+        self.ex.frames.pop();
+        true
+    }
+
     /// `poscall`'s work for a metamethod frame of an arithmetic, unary or
     /// comparison event (`ret` is `Reg` or `Cond`), on top, whose results
     /// are `stack[first..first + n]`: the frame popped, the stack set back
