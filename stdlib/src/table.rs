@@ -365,8 +365,7 @@ fn concat_strings(
     if i > last {
         return Ok(None);
     }
-    loop {
-        let Value::Str(s) = tab.get_int(i) else { break };
+    while let Value::Str(s) = tab.get_int(i) {
         let b = view.str_bytes(s);
         let sep = if i < last { sep } else { &[][..] };
         if let Err(w) = meter
