@@ -228,8 +228,10 @@ impl Tables {
                 }
                 // SAFETY: the layout invariant and the body pointer (see
                 // `array_slot_for_set`), and `cell < 2 * elen <= 2 * hcap
-                // <= cap`.
-                unsafe { *bp.add(cell) = v };
+                // <= cap`. Word by word: `settable_op` holds `v` spilled as
+                // two words, and a 16-byte copy of them waited for both
+                // stores (half of its time on `t[0] = t[0] + 1`).
+                crate::execute::store(unsafe { &mut *bp.add(cell) }, v);
                 true
             }
             _ => false,
