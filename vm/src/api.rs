@@ -112,6 +112,14 @@ impl State {
     }
 
     /// A string value.
+    ///
+    /// This and the other thin constructors of values are inlined, the
+    /// work done out of line returning a handle: a `Value` returned out
+    /// of line came back through memory written in pieces (a tag byte, a
+    /// 4-byte handle), and the native's `push` copied it with one 16-byte
+    /// load that waited for those stores (half of `string.sub`'s and of
+    /// `string.char`'s time).
+    #[inline(always)]
     pub fn new_string(&mut self, bytes: &[u8]) -> Value {
         Value::Str(self.heap.intern(bytes))
     }
@@ -124,21 +132,21 @@ impl State {
     /// cost an insertion into a large hash table and a removal at the
     /// sweep, both cache misses (`io.lines` over 300,000 lines of 55 bytes:
     /// 1.93× lua5.4's time with the same instruction count).
+    #[inline(always)]
     pub fn new_loose_string(&mut self, bytes: &[u8]) -> Value {
-        if bytes.len() <= crate::string::SHORT {
-            return Value::Str(self.heap.intern(bytes));
-        }
-        Value::Str(self.heap.concat_str_owned(bytes.into()))
+        Value::Str(self.heap.loose_str(bytes))
     }
 
     /// The string of the bytes `range` of string `s` (`string.sub`): the
     /// same value as `new_string` of those bytes, without a copy of them
     /// when the string exists. Panics if `range` is not within `s`.
+    #[inline(always)]
     pub fn new_substring(&mut self, s: StrRef, range: std::ops::Range<usize>) -> Value {
         Value::Str(self.heap.intern_range(s, range))
     }
 
     /// A new empty table.
+    #[inline(always)]
     pub fn new_table(&mut self) -> Value {
         Value::Table(self.heap.new_table(0, 0))
     }
@@ -325,6 +333,7 @@ impl State {
     }
 
     /// Raw `t[k]` (nil for a non-table `t`).
+    #[inline]
     pub fn table_get(&self, t: Value, k: Value) -> Value {
         match t {
             Value::Table(h) => self.heap.tables.get(h).get(self.heap.key(k)),

@@ -143,6 +143,15 @@ impl Heap {
         self.interned(s, before)
     }
 
+    /// A string of `bytes`: interned up to [`crate::string::SHORT`]
+    /// bytes, loose past that (`State::new_loose_string`).
+    pub fn loose_str(&mut self, bytes: &[u8]) -> StrRef {
+        if bytes.len() <= crate::string::SHORT {
+            return self.intern(bytes);
+        }
+        self.concat_str_owned(bytes.into())
+    }
+
     /// [`Heap::concat_str`] of bytes in an allocation of their own
     /// ([`Interner::concat_owned`]).
     pub fn concat_str_owned(&mut self, bytes: Box<[u8]>) -> StrRef {

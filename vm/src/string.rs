@@ -600,29 +600,77 @@ impl StrSource for Box<[u8]> {
 }
 
 /// The bytes a lookup compares interned strings with, in the form a
-/// string of their length keeps them: at most [`INLINE`] bytes as a
-/// zero-padded buffer (a string's inline buffer is zero past its length,
-/// see [`LuaStr::new`]), compared whole, in a few wide compares and without
-/// a call to `bcmp` (whose call cost a lookup a dozen spills and reloads
-/// around it); longer ones as a slice.
+/// string of their length keeps them: at most [`INLINE`] bytes as three
+/// little-endian words, zero past their end (a string's inline buffer is
+/// zero past its length, see [`LuaStr::new`]), compared whole, in three
+/// word compares and without a call to `bcmp` (whose call cost a lookup a
+/// dozen spills and reloads around it); longer ones as a slice.
+///
+/// The words are read from the bytes with loads alone ([`le_word`]): a
+/// padded copy built on the Rust stack by `memcpy` and then copied whole
+/// into the key waited for `memcpy`'s narrower stores (store forwarding:
+/// half of `intern`'s time in `tostring(t)`).
 enum KeyBytes<'a> {
-    Inline(u8, [u8; INLINE]),
+    Inline(u8, [u64; 3]),
     Heap(&'a [u8]),
 }
 
 impl<'a> KeyBytes<'a> {
     #[inline(always)]
     fn of(bytes: &'a [u8]) -> KeyBytes<'a> {
-        if bytes.len() <= INLINE {
-            KeyBytes::Inline(bytes.len() as u8, padded(bytes))
+        let n = bytes.len();
+        if n <= INLINE {
+            let (a, rest) = bytes.split_at(n.min(8));
+            let (b, c) = rest.split_at(rest.len().min(8));
+            KeyBytes::Inline(n as u8, [le_word(a), le_word(b), le_word(c)])
         } else {
             KeyBytes::Heap(bytes)
         }
     }
 }
 
+/// The at most 8 bytes `b` as a little-endian word, zero above them, read
+/// with two overlapping loads (the bytes they share are the same, so
+/// their union is the word).
+#[inline(always)]
+fn le_word(b: &[u8]) -> u64 {
+    let n = b.len();
+    debug_assert!(n <= 8);
+    if n >= 4 {
+        let lo = u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        let hi = u64::from(u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]));
+        lo | hi << (8 * (n - 4))
+    } else if n > 0 {
+        u64::from(b[0])
+            | u64::from(b[n / 2]) << (8 * (n / 2))
+            | u64::from(b[n - 1]) << (8 * (n - 1))
+    } else {
+        0
+    }
+}
+
+/// A string's inline buffer as [`KeyBytes`]' three words (the last holds
+/// bytes 16 to 21, read as the top six bytes of the word at 14).
+#[inline(always)]
+fn buf_words(buf: &[u8; INLINE]) -> [u64; 3] {
+    const _: () = assert!(INLINE == 22);
+    let w = |i: usize| {
+        u64::from_le_bytes([
+            buf[i],
+            buf[i + 1],
+            buf[i + 2],
+            buf[i + 3],
+            buf[i + 4],
+            buf[i + 5],
+            buf[i + 6],
+            buf[i + 7],
+        ])
+    };
+    [w(0), w(8), w(14) >> 16]
+}
+
 /// `bytes` (at most [`INLINE`]) in an inline buffer, zero past their end:
-/// the form an inline string keeps, which [`KeyBytes`] compares whole.
+/// the form an inline string keeps.
 #[inline(always)]
 fn padded(bytes: &[u8]) -> [u8; INLINE] {
     let mut buf = [0u8; INLINE];
@@ -635,7 +683,10 @@ fn padded(bytes: &[u8]) -> [u8; INLINE] {
 #[inline(always)]
 fn slot_bytes_eq(arena: &Arena<LuaStr>, idx: u32, key: &KeyBytes<'_>) -> bool {
     arena.try_get(idx).is_some_and(|s| match (&s.bytes, key) {
-        (Bytes::Inline { len, buf }, KeyBytes::Inline(klen, kbuf)) => len == klen && buf == kbuf,
+        (Bytes::Inline { len, buf }, KeyBytes::Inline(klen, kw)) => {
+            let w = buf_words(buf);
+            len == klen && (w[0] ^ kw[0]) | (w[1] ^ kw[1]) | (w[2] ^ kw[2]) == 0
+        }
         (Bytes::Heap(b), KeyBytes::Heap(k)) => **b == **k,
         _ => false,
     })
@@ -644,6 +695,25 @@ fn slot_bytes_eq(arena: &Arena<LuaStr>, idx: u32, key: &KeyBytes<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn key_words_are_the_padded_buffer() {
+        // Every length an inline string can have, bytes with every bit
+        // pattern in every position: the key read from the bytes is the
+        // stored string's buffer read as words.
+        for n in 0..=INLINE {
+            for seed in 0..64u32 {
+                let bytes: Vec<u8> = (0..n as u32)
+                    .map(|i| (i.wrapping_mul(97) ^ seed.wrapping_mul(131)).wrapping_add(seed) as u8)
+                    .collect();
+                let KeyBytes::Inline(len, words) = KeyBytes::of(&bytes) else {
+                    panic!("{n} bytes are inline");
+                };
+                assert_eq!(usize::from(len), n);
+                assert_eq!(words, buf_words(&padded(&bytes)), "{bytes:?}");
+            }
+        }
+    }
 
     #[test]
     fn hash_is_fixed_and_portable() {
