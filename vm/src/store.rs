@@ -426,9 +426,38 @@ impl<T: Elem> Store<T> {
         if a == END {
             return self.grow(k);
         }
-        self.heads[k] = self.get(a, 0).link();
+        let next = self.get(a, 0).link();
+        self.heads[k] = next;
+        if next != END {
+            self.prefetch(next);
+        }
         self.slice_mut(a, 1 << k).fill(T::default());
         a
+    }
+
+    /// Asks the processor to bring the first cell of block `a` (the next
+    /// block of a free list) into the cache. A free block was usually freed
+    /// by a sweep long before, and reading its link to pop it was a cache
+    /// miss on every allocation in a row (most of `alloc_body`'s time in
+    /// AWFY's Havlak); fetched one allocation ahead, it overlaps with the
+    /// work between the two.
+    #[inline(always)]
+    fn prefetch(&self, a: Addr) {
+        let (c, off) = Self::split(a);
+        if let Some(chunk) = self.chunks.get(c) {
+            let p = chunk.elem_ptr(off);
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: a prefetch is a hint that reads nothing into the
+            // program and cannot fault, whatever the address; SSE, which
+            // it needs, is part of the x86_64 baseline.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    p.cast::<i8>().cast_const(),
+                );
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            let _ = p;
+        }
     }
 
     /// Makes a chunk for class `k`, whose list is empty, and returns its
