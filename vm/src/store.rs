@@ -445,18 +445,7 @@ impl<T: Elem> Store<T> {
     fn prefetch(&self, a: Addr) {
         let (c, off) = Self::split(a);
         if let Some(chunk) = self.chunks.get(c) {
-            let p = chunk.elem_ptr(off);
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: a prefetch is a hint that reads nothing into the
-            // program and cannot fault, whatever the address; SSE, which
-            // it needs, is part of the x86_64 baseline.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    p.cast::<i8>().cast_const(),
-                );
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            let _ = p;
+            crate::prefetch::prefetch_read(chunk.elem_ptr(off));
         }
     }
 
