@@ -69,17 +69,9 @@ impl State {
         }
         let ncopy = n.min(count);
         let st = &mut self.ex.stack;
-        debug_assert!(func < first);
-        // Downwards (`first > func`), word by word: the results were
-        // usually written by the instructions just before (see `load`).
-        for j in 0..ncopy {
-            // SAFETY: `func + j < first + j < first + n <= len` (tested
-            // above; `func` is below the frame's registers).
-            unsafe {
-                let v = load(st.get_unchecked(first + j));
-                store(st.get_unchecked_mut(func + j), v);
-            }
-        }
+        // SAFETY: `first + n <= len` (tested above), `ncopy <= n`, and
+        // `func` is below the frame's registers, so below `first`.
+        unsafe { move_results_down(st, first, func, ncopy) };
         st.set_len_keep(ctop);
         if ncopy < count {
             st[func + ncopy..func + count].fill(Value::Nil);
@@ -118,16 +110,8 @@ impl State {
         let count = if wanted < 0 { n } else { wanted as usize };
         let ncopy = n.min(count);
         let st = &mut self.ex.stack;
-        debug_assert!(func < first);
-        // Downwards, word by word (see `load`).
-        for j in 0..ncopy {
-            // SAFETY: `func + j < first + j < first + n <= len` (tested
-            // above; `func` is below the frame's registers).
-            unsafe {
-                let v = load(st.get_unchecked(first + j));
-                store(st.get_unchecked_mut(func + j), v);
-            }
-        }
+        // SAFETY: as in `return_fast`.
+        unsafe { move_results_down(st, first, func, ncopy) };
         let end = func + count;
         st.set_len_keep(end);
         if ncopy < count {
@@ -265,5 +249,25 @@ fn cut_and_fill(
     st.resize(top, Value::Nil);
     if let MetaRet::Reg(a) = ret {
         store(&mut st[cbase + a as usize], v.value());
+    }
+}
+
+/// Moves `n` results from `stack[first..]` down to `stack[func..]`, word
+/// by word: the results were usually written by the instructions just
+/// before (see `load`).
+///
+/// # Safety
+///
+/// `func < first` and `first + n <= stack.len()`.
+#[inline(always)]
+unsafe fn move_results_down(stack: &mut [Value], first: usize, func: usize, n: usize) {
+    debug_assert!(func < first && first + n <= stack.len());
+    for j in 0..n {
+        // SAFETY: `func + j < first + j < first + n <= len` (the caller's
+        // contract).
+        unsafe {
+            let v = load(stack.get_unchecked(first + j));
+            store(stack.get_unchecked_mut(func + j), v);
+        }
     }
 }
