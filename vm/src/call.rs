@@ -458,13 +458,12 @@ impl State {
     /// it. A metamethod frame whose one result goes to a register or a
     /// jump of its caller, or is dropped (`__newindex`), the frequent
     /// case, takes `return_meta_value` (inline here), without `poscall`'s
-    /// entry (six registers saved); any other frame [`State::poscall`].
+    /// entry (six registers saved); a frame entered from Rust
+    /// `return_fresh`, one `pcall` called `pcall_return`; any other frame
+    /// [`State::poscall`].
     #[inline(never)]
     pub(crate) fn poscall_loop(&mut self, first: usize, n: usize) -> Result<(), Error> {
         // Invariant: only called by the returning frame, which is on top.
-        if self.return_fresh(first, n) {
-            return Ok(());
-        }
         // `ret` is matched in place, each payload read as the byte it is:
         // a copy of the whole `MetaRet` reads its two payload bytes in one
         // load, which spans two of the stores that wrote the frame (a
@@ -476,7 +475,10 @@ impl State {
             MetaRet::Cond(k) => MetaRet::Cond(k),
             MetaRet::Discard => MetaRet::Discard,
             _ => {
-                if self.pcall_return(first, n) {
+                // A frame entered from Rust or by `pcall` (both ordinary
+                // calls): a metamethod's return, above, does not pay the
+                // tests.
+                if self.return_fresh(first, n) || self.pcall_return(first, n) {
                     return Ok(());
                 }
                 return self.poscall(first, n);
