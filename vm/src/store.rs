@@ -1,7 +1,7 @@
 //! Paged block stores: where the contents of tables live.
 //!
 //! A [`Store<T>`] holds variable-sized *blocks* of `T` (capacities are
-//! powers of two) inside *chunks*. A block is named by an [`Addr`]
+//! powers of two, or three times one) inside *chunks*. A block is named by an [`Addr`]
 //! (`chunk << SHIFT | offset`, see [`Store::SHIFT`]), never by a pointer,
 //! so the store is plain data and relocatable. The heap's tables keep
 //! their contents in one `Store<Value>`, one block (the *body*: hash
@@ -10,10 +10,17 @@
 //! # Size classes and chunks
 //!
 //! A page is `PAGE_BYTES` bytes: [`Store::PAGE`] elements. A block of
-//! capacity `cap = 2^k` belongs to size class `k` (0 to 27). A class with
-//! `cap <= PAGE` is *small*: its blocks are cut out of one-page chunks
-//! dedicated to the class (`PAGE / cap` blocks per page, at offsets that are
-//! multiples of `cap`), so a small block never crosses a page boundary. A
+//! capacity `cap = 2^k` belongs to size class `k` (0 to 27), one of
+//! capacity `3 * 2^j` to class `28 + j` (0 to 25); any other capacity is
+//! rounded up to a power of two. The second series is for tables without
+//! an array part, whose body is exactly three cells per hash slot
+//! (`table.rs`): rounded up to a power of two, a quarter of every such
+//! body was never used (lua5.4's nodes are 24 bytes a slot, ours 48).
+//! A class with `cap <= PAGE` is *small*: its blocks are cut out of
+//! one-page chunks dedicated to the class (`PAGE / cap` blocks per page,
+//! at offsets that are multiples of `cap`; for `3 * 2^j` the page's last
+//! `PAGE % cap` elements stay unused), so a small block never crosses a
+//! page boundary. A
 //! class with `cap > PAGE` is *large*: each block is a chunk of its own, of
 //! exactly `cap` elements (several pages; when `PAGE` is not a power of two,
 //! its last page is partial).
@@ -152,10 +159,13 @@ pub const EPOCH_MASK: u16 = 0x7fff;
 /// The bit above the epoch, for its holders' use (`Table::hash_ints`).
 pub const HASH_INTS: u16 = 0x8000;
 
-/// Number of size classes: capacities 2^0 to 2^27.
-const NCLASS: usize = 28;
+/// Number of power-of-two size classes: capacities 2^0 to 2^27.
+const NPOW2: usize = 28;
+/// Number of size classes: the powers of two, then capacities 3 * 2^0 to
+/// 3 * 2^25 (classes `NPOW2 + j`).
+const NCLASS: usize = NPOW2 + 26;
 /// The largest capacity.
-const MAX_CAP: usize = 1 << (NCLASS - 1);
+const MAX_CAP: usize = 1 << (NPOW2 - 1);
 /// End of a free list, and an empty class's head.
 const END: u32 = u32::MAX;
 
@@ -407,16 +417,34 @@ impl<T: Elem> Store<T> {
         ((a >> Self::SHIFT) as usize, (a & Self::MASK) as usize)
     }
 
-    /// The size class of capacity `cap` (rounded up to a power of two).
+    /// The size class of capacity `cap`: its own if it is three times a
+    /// power of two, else that of `cap` rounded up to a power of two.
+    #[inline]
     fn class(cap: usize) -> usize {
         assert!(cap <= MAX_CAP, "luprex-vm: store block of {cap} elements (at most 2^27)");
-        cap.next_power_of_two().trailing_zeros() as usize
+        let tz = cap.trailing_zeros() as usize;
+        if cap >> tz == 3 {
+            NPOW2 + tz
+        } else {
+            cap.next_power_of_two().trailing_zeros() as usize
+        }
     }
 
-    /// Allocates a block of capacity `cap` (a power of two, at least 1, at
-    /// most 2^27), every element `T::default()`. Another `cap` is rounded
-    /// up to a power of two; `cap` 0 gives [`EMPTY`]. Panics if `cap`
-    /// exceeds 2^27 or the store is full (see the module docs' bounds).
+    /// The capacity of size class `k`.
+    #[inline]
+    fn class_cap(k: usize) -> usize {
+        if k < NPOW2 {
+            1 << k
+        } else {
+            3 << (k - NPOW2)
+        }
+    }
+
+    /// Allocates a block of capacity `cap` (a power of two or three times
+    /// one, at least 1, at most 2^27), every element `T::default()`.
+    /// Another `cap` is rounded up to a power of two; `cap` 0 gives
+    /// [`EMPTY`]. Panics if `cap` exceeds 2^27 or the store is full (see
+    /// the module docs' bounds).
     pub fn alloc(&mut self, cap: usize) -> Addr {
         if cap == 0 {
             return EMPTY;
@@ -431,7 +459,7 @@ impl<T: Elem> Store<T> {
         if next != END {
             self.prefetch(next);
         }
-        self.slice_mut(a, 1 << k).fill(T::default());
+        self.slice_mut(a, Self::class_cap(k)).fill(T::default());
         a
     }
 
@@ -464,7 +492,7 @@ impl<T: Elem> Store<T> {
             PAGE_BYTES
         );
         let base = (c as u32) << Self::SHIFT;
-        let cap = 1usize << k;
+        let cap = Self::class_cap(k);
         let (data, npages) = if cap <= Self::PAGE {
             let mut data = self.page_buf();
             data.fill(T::default());
@@ -515,7 +543,7 @@ impl<T: Elem> Store<T> {
     /// outermost snapshot closes).
     fn release_free_large(&mut self) {
         for k in 0..NCLASS {
-            if (1usize << k) <= Self::PAGE {
+            if Self::class_cap(k) <= Self::PAGE {
                 continue;
             }
             while self.heads[k] != END {
@@ -581,6 +609,7 @@ impl<T: Elem> Store<T> {
         if self.on
             || cap <= Self::PAGE
             || new_cap <= cap
+            || !cap.is_power_of_two()
             || Self::class(new_cap) == Self::class(cap)
         {
             return false;
@@ -611,7 +640,7 @@ impl<T: Elem> Store<T> {
             return;
         }
         let k = Self::class(cap);
-        if !self.on && (1usize << k) > Self::PAGE {
+        if !self.on && Self::class_cap(k) > Self::PAGE {
             self.release(Self::split(a).0);
             return;
         }

@@ -32,7 +32,9 @@
 //! entry `e` being the cells `2e` (key) and `2e + 1` (value), and each index
 //! cell holding two `u32` slots as the halves of an integer (a nil cell is
 //! two empty slots, so a fresh block needs no initialization). The block's
-//! capacity is `acap + 3 * hcap` rounded up to a power of two; the array is
+//! capacity is `acap + 3 * hcap` rounded up to a power of two, or exactly
+//! `3 * hcap` for a table without an array part (a record, a map: the
+//! store has size classes of three times a power of two for them); the array is
 //! last, so it grows into the slack without moving, and one table's
 //! contents are one contiguous run of memory (one cache-miss chain per
 //! access: header, body). A rehash that changes a capacity moves the
@@ -320,12 +322,15 @@ impl PartialEq for Table {
 }
 
 /// Capacity of the body block of a table with array capacity `acap` and
-/// hash capacity `hcap` (0: no block).
+/// hash capacity `hcap` (0: no block): a power of two, so that an array
+/// grows into the slack, but exactly `3 * hcap` without an array part
+/// (the store's classes of three times a power of two): a record's or a
+/// map's body is then three quarters of the power of two it took.
 #[inline]
 fn body_cap(acap: usize, hcap: usize) -> usize {
-    match acap + 3 * hcap {
-        0 => 0,
-        n => n.next_power_of_two(),
+    match (acap, 3 * hcap) {
+        (0, h) => h,
+        (a, h) => (a + h).next_power_of_two(),
     }
 }
 

@@ -95,9 +95,13 @@ impl<T: TestElem> Sim<T> {
         let n = self.live.len();
         match r.below(10) {
             0..=3 if n < 300 || r.below(3) == 0 => {
-                let cap = match r.below(8) {
+                let cap = match r.below(10) {
                     0 => page.next_power_of_two() * (1 + r.below(2)),
                     1 => (page / 2).max(1),
+                    // Three times a power of two: a class of its own,
+                    // small or (above a page) large.
+                    2 => 3 << r.below(5),
+                    3 => 3 * page.next_power_of_two() / 2,
                     _ => 1 << r.below(6),
                 };
                 Op::Alloc(cap)
@@ -523,12 +527,46 @@ fn small_pages_are_cut_in_order_and_lifo() {
     s.free(a[3], 4);
     s.free(a[1], 4);
     assert_eq!(s.alloc(4), a[1]);
-    assert_eq!(s.alloc(3), a[3]);
+    // 3 is a class of its own (a new page), 4 and 2 + 1 are not.
+    let three = s.alloc(3);
+    assert_eq!(three, 2 << Store::<u32>::SHIFT);
+    assert_eq!(s.alloc(3), three + 3);
+    s.free(three, 3);
+    assert_eq!(s.alloc(3), three);
+    assert_eq!(s.alloc(4), a[3]);
     assert_eq!(s.alloc(0), EMPTY);
     assert!(s.slice(EMPTY, 0).is_empty());
     assert!(s.slice_mut(EMPTY, 0).is_empty());
     s.free(EMPTY, 0);
-    assert_eq!(s.reserved_bytes(), 2 * PAGE_BYTES);
+    assert_eq!(s.reserved_bytes(), 3 * PAGE_BYTES);
+}
+
+#[test]
+fn classes_of_three_times_a_power_of_two() {
+    // Rounding: exact for 2^k and 3 * 2^j, else up to a power of two.
+    let class = Store::<u32>::class;
+    assert_eq!(Store::<u32>::class_cap(class(12)), 12);
+    assert_eq!(Store::<u32>::class_cap(class(16)), 16);
+    assert_eq!(Store::<u32>::class_cap(class(13)), 16);
+    assert_eq!(Store::<u32>::class_cap(class(5)), 8);
+    assert_eq!(Store::<u32>::class_cap(class(3 << 25)), 3 << 25);
+    assert_ne!(class(12), class(16));
+    // A small one cuts its page in whole blocks; a large one is a chunk of
+    // its own, released when freed outside a snapshot.
+    let page = Store::<u32>::PAGE;
+    let mut s = Store::<u32>::new();
+    let cap = 3 << 7;
+    let blocks: Vec<Addr> = (0..page / cap + 1).map(|_| s.alloc(cap)).collect();
+    assert_eq!(blocks[page / cap], 1 << Store::<u32>::SHIFT, "a page holds {} blocks", page / cap);
+    let big = 3 * page;
+    let b = s.alloc(big);
+    s.slice_mut(b, big)[big - 1] = 7;
+    let before = s.reserved_bytes();
+    s.free(b, big);
+    assert_eq!(s.reserved_bytes(), before - big * 4);
+    // A large block of this kind does not grow in place.
+    let b = s.alloc(big);
+    assert!(!s.grow_in_place(b, big, 4 * page));
 }
 
 #[test]
