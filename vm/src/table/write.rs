@@ -433,6 +433,9 @@ impl<'a> TableMut<'a> {
     /// beside the hash part ([`trimmed_array`]).
     fn rebuild(&mut self, na: usize, reserve: usize, trim: bool) {
         self.moved = true;
+        if self.grow_hash(na, reserve, trim) {
+            return;
+        }
         let view = self.view();
         // A small table's entries and index stay on the Rust stack, filled
         // in place (a `SmallVec` collected or returned is moved with a
@@ -503,6 +506,48 @@ impl<'a> TableMut<'a> {
         for (i, v) in absorbed {
             *self.cell_mut(to + i) = v;
         }
+    }
+
+    /// The common rebuild of a table past [`GROW_MIN`] entries: its hash
+    /// part, every entry live, grows to a new block and its array stays
+    /// as it is. The entries are copied from the old block to the new one
+    /// as they are, and the index is built in the new block from them:
+    /// collected on the side first, as `rebuild` does, a table of 2^17
+    /// keys held 8 MB of entries and index beside its old and new bodies
+    /// (k-nucleotide's peak), and each entry was moved twice. False, with
+    /// nothing done, for any other rebuild.
+    fn grow_hash(&mut self, na: usize, reserve: usize, trim: bool) -> bool {
+        let old = self.t;
+        let (elen, alen) = (old.elen as usize, old.alen as usize);
+        if na != alen || elen < GROW_MIN {
+            return false;
+        }
+        let view = self.view();
+        if view.hash_pairs().count() != elen {
+            return false; // tombstones or dead entries: `rebuild` drops them
+        }
+        let cap = (elen + reserve).next_power_of_two().max(MIN_HASH);
+        if cap <= old.hcap as usize || (trim && trimmed_array(&view, na, cap, &[]) != na) {
+            return false;
+        }
+        let acap = kept_acap(&old, na, cap);
+        if body_cap(acap, cap) == body_cap(old.acap as usize, old.hcap as usize) {
+            return false;
+        }
+        let body = self.s.alloc_body(acap, cap);
+        self.s.vals.copy_cells(old.body, 0, body, 0, 2 * elen);
+        self.s.vals.copy_cells(old.body, 3 * old.hcap as usize, body, 3 * cap, alen);
+        self.s.free_body(&old);
+        let t = &mut self.t;
+        (t.acap, t.hcap, t.shift) = (acap as u32, cap as u32, shift_for(cap));
+        t.set_body(self.s, body);
+        let (ents, index) = self.s.vals.slice_mut(body, 3 * cap).split_at_mut(2 * cap);
+        let shift = shift_for(cap);
+        for (e, kv) in ents[..2 * elen].chunks_exact(2).enumerate() {
+            let p = free_slot(index, 2 * cap, shift, key_hash(kv[0]));
+            index[p >> 1] = with_islot(index[p >> 1], p, e as u32 + 1);
+        }
+        true
     }
 
     /// Writes the entries and index cells of the hash part (capacity
@@ -777,6 +822,11 @@ fn append_entry(cells: &mut [Value], hc: usize, pos: usize, e: usize, key: Value
 
 /// A rebuild's hash entries, on the Rust stack up to 8 (see `rebuild`).
 pub(super) type Entries = smallvec::SmallVec<[(Value, Value); 8]>;
+
+/// Entries from which a growing hash part is copied block to block
+/// ([`TableMut::grow_hash`]) rather than collected: above the
+/// [`Entries`] kept on the Rust stack.
+const GROW_MIN: usize = 9;
 
 /// A hash index's cells, on the Rust stack up to 8 (a hash part of 8).
 pub(super) type Index = smallvec::SmallVec<[Value; 8]>;
