@@ -371,6 +371,47 @@ fn a_large_array_beside_fields_fills_its_block() {
     assert_eq!(keys(view).len(), 20_002);
 }
 
+/// A map (no array part) grows block to block: its body is exactly three
+/// cells a hash slot (the store's classes of three times a power of two),
+/// its keys keep their insertion order and values through every growth,
+/// a table with an array part beside them grows the same way, and one
+/// with a tombstone takes the general rebuild, which drops it.
+#[test]
+fn a_growing_map_is_sized_exactly_and_keeps_its_order() {
+    let mut ts = Tables::default();
+    let (m, a) = (ts.alloc(0, 0), ts.alloc(0, 0));
+    for i in 1..=3 {
+        ts.get_mut(a).set_int(i, int(i));
+    }
+    for i in 1..=5_000u32 {
+        ts.get_mut(m).set(s(i), int(i as i64)).unwrap();
+        ts.get_mut(a).set(s(i), int(i as i64)).unwrap();
+        let t = *ts.arena.get(m);
+        assert_eq!(body_cap(t.acap as usize, t.hcap as usize), 3 * t.hcap as usize);
+    }
+    let want: Vec<Value> = (1..=5_000).map(s).collect();
+    assert!(same(&keys(ts.get(m)), &want));
+    let mut with_array: Vec<Value> = (1..=3).map(int).collect();
+    with_array.extend(want.iter().copied());
+    assert!(same(&keys(ts.get(a)), &with_array));
+    for i in 1..=5_000u32 {
+        assert!(ts.get(m).get(s(i)).raw_eq_interned(int(i as i64)));
+        assert!(ts.get(a).get(s(i)).raw_eq_interned(int(i as i64)));
+    }
+    // A tombstone, then growth past the capacity: dropped, order kept.
+    let hcap = ts.arena.get(m).hcap;
+    ts.get_mut(m).set(s(7), Value::Nil).unwrap();
+    for i in 5_001..=(hcap + 1) {
+        ts.get_mut(m).set(s(i), int(i as i64)).unwrap();
+    }
+    let t = *ts.arena.get(m);
+    assert_eq!(t.elen, hcap, "the tombstone was dropped by the rebuild");
+    let want: Vec<Value> = (1..=hcap + 1).filter(|&i| i != 7).map(s).collect();
+    assert!(same(&keys(ts.get(m)), &want));
+    let mut store = TableStore::default();
+    store.table_from_parts(ts.get(m).to_parts()).unwrap();
+}
+
 /// A key added to the hash part beside a large appended array keeps the
 /// body in its block class: the array's slack makes room for the hash
 /// part. (It took the next class, twice the memory, and a copy: a 5 M

@@ -542,11 +542,7 @@ impl<'a> TableMut<'a> {
         (t.acap, t.hcap, t.shift) = (acap as u32, cap as u32, shift_for(cap));
         t.set_body(self.s, body);
         let (ents, index) = self.s.vals.slice_mut(body, 3 * cap).split_at_mut(2 * cap);
-        let shift = shift_for(cap);
-        for (e, kv) in ents[..2 * elen].chunks_exact(2).enumerate() {
-            let p = free_slot(index, 2 * cap, shift, key_hash(kv[0]));
-            index[p >> 1] = with_islot(index[p >> 1], p, e as u32 + 1);
-        }
+        fill_index(ents[..2 * elen].chunks_exact(2).map(|kv| kv[0]), cap, index);
         true
     }
 
@@ -837,12 +833,20 @@ pub(super) type Index = smallvec::SmallVec<[Value; 8]>;
 pub(super) fn build_index(entries: &[(Value, Value)], cap: usize, index: &mut Index) {
     debug_assert!(index.is_empty());
     index.resize(cap, Value::Nil);
-    if cap > 0 {
-        let shift = shift_for(cap);
-        for (e, &(k, _)) in entries.iter().enumerate().filter(|(_, (k, _))| !k.is_nil()) {
-            let p = free_slot(index, 2 * cap, shift, key_hash(k));
-            index[p >> 1] = with_islot(index[p >> 1], p, e as u32 + 1);
-        }
+    fill_index(entries.iter().map(|&(k, _)| k), cap, index);
+}
+
+/// Writes into `index`, `cap` nil cells, the slots of the entries whose
+/// keys are `keys`, in order (a nil key, a dead entry's, takes none).
+#[inline]
+fn fill_index(keys: impl Iterator<Item = Value>, cap: usize, index: &mut [Value]) {
+    if cap == 0 {
+        return;
+    }
+    let shift = shift_for(cap);
+    for (e, k) in keys.enumerate().filter(|(_, k)| !k.is_nil()) {
+        let p = free_slot(index, 2 * cap, shift, key_hash(k));
+        index[p >> 1] = with_islot(index[p >> 1], p, e as u32 + 1);
     }
 }
 
