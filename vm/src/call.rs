@@ -301,6 +301,7 @@ impl State {
         if !OP && self.hooks.any {
             self.hook_call()?;
         }
+        self.native_mark = self.heap.bytes;
         let r = f(self);
         // The common case, a plain return from a native called by an
         // ordinary call without hooks: `native_action` and `poscall` without

@@ -354,6 +354,9 @@ impl State {
             at -= 1;
         }
         let i = code[at];
+        if i.op_raw() == OpCode::Call as u8 && self.defer_after_native() {
+            return Ok(());
+        }
         let ra = self.reg_slot(i.a());
         let live = match (i.op_raw(), i.c()) {
             (c, 0) if c == OpCode::Call as u8 => crate::thread::u(self.ex.open_top),
@@ -361,6 +364,31 @@ impl State {
             _ => ra + 1,
         };
         self.gc_safe_point(live)
+    }
+
+    /// At the safe point after a native returned, in generational mode:
+    /// if the native allocated nothing ([`State::native_mark`]), no step,
+    /// as in 5.4, which checks its collector only where something is
+    /// allocated (`lvm.c`'s NEWTABLE, CONCAT, CLOSURE..., the C API's
+    /// allocating functions), never after `math.sin`. The debt was run up
+    /// elsewhere (a table grown by `t[k] = v`, which has no safe point),
+    /// and the step waits for the next allocation: the threshold is set
+    /// just above the heap, so the next safe point that follows an
+    /// allocation takes it, and the next native that allocates nothing
+    /// does not stop here again. (A major collection in the middle of
+    /// filling a big table found it alive and was bad, and the collector
+    /// then waited for twice the heap: Luau's `trig` held the round
+    /// before's dead 16 MB array into the next round, 2.05× lua5.4's
+    /// memory, benches/RESULTS.md part 35.) In incremental mode the
+    /// threshold also measures the debt a step pays, so it is left alone
+    /// and the step is taken.
+    fn defer_after_native(&mut self) -> bool {
+        if !self.gc.is_gen() || self.heap.bytes > self.native_mark {
+            return false;
+        }
+        self.gc.threshold = self.heap.bytes.saturating_add(1);
+        self.clamp_gc_threshold();
+        self.gc.threshold > self.heap.bytes
     }
 
     /// Checked at safe points of the loop: runs a step if the debt is due.

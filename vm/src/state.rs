@@ -234,6 +234,13 @@ crate::state_schema! { @state
         /// loop). Checked before use (the key must be at that position),
         /// so it never changes a result and is not state.
         [host] pub(crate) next_hint: usize,
+        /// The heap's bytes when the last ordinary call of a native began
+        /// (`call_native`): at the safe point after it returns, equal or
+        /// more tells that it allocated nothing, and generational mode
+        /// takes no step there (`loop_safe_point`). Set by every such call
+        /// before it is read, on the same path in every process, so not
+        /// state.
+        [host] pub(crate) native_mark: usize,
         /// Advanced by the collector's atomic step and by a return to rest:
         /// a stack stored in its thread keeps what lies above its length
         /// only while this stays the same (`stack.rs`). It changes no
@@ -328,6 +335,7 @@ impl State {
             str_meta_hint: Default::default(),
             tm_hints: Default::default(),
             next_hint: 0,
+            native_mark: 0,
             stack_epoch: 0,
             budget_hook: None,
             stdout: Box::new(std::io::BufWriter::new(std::io::stdout())),
