@@ -86,7 +86,9 @@
 //!
 //! Collection steps run only at safe points (see `state.rs` for the rooting
 //! rules): NEWTABLE, CONCAT and CLOSURE in the loop after writing their
-//! result, after a native returns to a Lua frame, and explicit requests.
+//! result, after a native returns to a Lua frame (in generational mode,
+//! only a native that allocated: `State::defer_after_native`), and
+//! explicit requests.
 
 mod mark;
 
