@@ -464,7 +464,7 @@ impl<'a> TableMut<'a> {
             });
         }
         let need = entries.len() + reserve;
-        let mut cap = if need == 0 { 0 } else { need.next_power_of_two().max(MIN_HASH) };
+        let mut cap = hash_cap(need);
         if had_garbage && need * 4 > cap * 3 {
             // Churn: keep a quarter free so rehashes stay amortized O(1).
             cap *= 2;
@@ -494,14 +494,9 @@ impl<'a> TableMut<'a> {
             }
             old.body
         } else {
-            let body = self.s.alloc_body(acap, cap);
-            self.s.vals.copy_cells(old.body, from, body, to, keep);
-            self.s.free_body(&old);
-            body
+            self.new_body(acap, cap, 0, keep)
         };
-        let t = &mut self.t;
-        (t.acap, t.alen, t.hcap, t.shift) = (acap as u32, na as u32, cap as u32, shift_for(cap));
-        t.set_body(self.s, body);
+        self.set_layout(acap, na, cap, body);
         self.write_hash(&entries, &index);
         for (i, v) in absorbed {
             *self.cell_mut(to + i) = v;
@@ -526,7 +521,7 @@ impl<'a> TableMut<'a> {
         if view.hash_pairs().count() != elen {
             return false; // tombstones or dead entries: `rebuild` drops them
         }
-        let cap = (elen + reserve).next_power_of_two().max(MIN_HASH);
+        let cap = hash_cap(elen + reserve);
         if cap <= old.hcap as usize || (trim && trimmed_array(&view, na, cap, &[]) != na) {
             return false;
         }
@@ -534,16 +529,31 @@ impl<'a> TableMut<'a> {
         if body_cap(acap, cap) == body_cap(old.acap as usize, old.hcap as usize) {
             return false;
         }
-        let body = self.s.alloc_body(acap, cap);
-        self.s.vals.copy_cells(old.body, 0, body, 0, 2 * elen);
-        self.s.vals.copy_cells(old.body, 3 * old.hcap as usize, body, 3 * cap, alen);
-        self.s.free_body(&old);
-        let t = &mut self.t;
-        (t.acap, t.hcap, t.shift) = (acap as u32, cap as u32, shift_for(cap));
-        t.set_body(self.s, body);
+        let body = self.new_body(acap, cap, 2 * elen, alen);
+        self.set_layout(acap, na, cap, body);
         let (ents, index) = self.s.vals.slice_mut(body, 3 * cap).split_at_mut(2 * cap);
         fill_index(ents[..2 * elen].chunks_exact(2).map(|kv| kv[0]), cap, index);
         true
+    }
+
+    /// A new block for an array of capacity `acap` and a hash part of
+    /// `cap`, holding the old body's first `ents` cells (entries) and its
+    /// array's first `keep` cells, each at its place in the new layout;
+    /// the old block is freed.
+    fn new_body(&mut self, acap: usize, cap: usize, ents: usize, keep: usize) -> Addr {
+        let old = self.t;
+        let body = self.s.alloc_body(acap, cap);
+        self.s.vals.copy_cells(old.body, 0, body, 0, ents);
+        self.s.vals.copy_cells(old.body, 3 * old.hcap as usize, body, 3 * cap, keep);
+        self.s.free_body(&old);
+        body
+    }
+
+    /// Sets the header's capacities, the array's length and the body.
+    fn set_layout(&mut self, acap: usize, na: usize, cap: usize, body: Addr) {
+        let t = &mut self.t;
+        (t.acap, t.alen, t.hcap, t.shift) = (acap as u32, na as u32, cap as u32, shift_for(cap));
+        t.set_body(self.s, body);
     }
 
     /// Writes the entries and index cells of the hash part (capacity
@@ -818,6 +828,16 @@ fn append_entry(cells: &mut [Value], hc: usize, pos: usize, e: usize, key: Value
 
 /// A rebuild's hash entries, on the Rust stack up to 8 (see `rebuild`).
 pub(super) type Entries = smallvec::SmallVec<[(Value, Value); 8]>;
+
+/// The hash capacity for `need` keys: none for none, else a power of two
+/// of at least [`MIN_HASH`].
+fn hash_cap(need: usize) -> usize {
+    if need == 0 {
+        0
+    } else {
+        need.next_power_of_two().max(MIN_HASH)
+    }
+}
 
 /// Entries from which a growing hash part is copied block to block
 /// ([`TableMut::grow_hash`]) rather than collected: above the
