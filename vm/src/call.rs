@@ -619,7 +619,7 @@ impl State {
     /// [`State::move_results`] given the popped frame's `status`, `func`
     /// and `nresults`.
     #[inline(always)]
-    fn move_results_parts(
+    pub(crate) fn move_results_parts(
         &mut self,
         status: u8,
         func: usize,

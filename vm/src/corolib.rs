@@ -122,7 +122,7 @@ impl State {
         // empty state while it ran), the coroutine's out of its slot.
         let co_bytes = th.ex.logical_bytes();
         th.ex.stack.unpark(epoch);
-        th.ex.stack.extend_from_slice(&self.ex.stack[args_start..]);
+        th.ex.stack.extend_from_words(&self.ex.stack[args_start..]);
         self.ex.stack.truncate(args_start);
         self.ex.stack.park(epoch);
         let prev_bytes = self.ex.logical_bytes();
@@ -175,17 +175,20 @@ impl State {
             // yielded without a continuation, called by an ordinary call)
             // returns the resume arguments, without hooks: what `resume_k`,
             // `native_action` and `poscall` do, without their dispatch.
-            if let Some(&ci) = self.ex.frames.last() {
-                if ci.status & cist::YIELDED != 0
+            // (The frame's fields are read in place: a copy of the whole
+            // frame was three 16-byte loads and stores.)
+            let direct = self.ex.frames.last().and_then(|ci| {
+                let plain = ci.status & cist::YIELDED != 0
                     && ci.k.is_none()
                     && ci.ret == MetaRet::Call
-                    && !self.hooks.any
-                {
-                    self.ex.frames.pop();
-                    let n = nargs.min(len.saturating_sub(u(ci.base)));
-                    self.move_results(&ci, len - n, n);
-                    return self.run(0);
-                }
+                    && !self.hooks.any;
+                plain.then_some((ci.status, u(ci.func), ci.nresults, u(ci.base)))
+            });
+            if let Some((status, func, nresults, base)) = direct {
+                self.ex.frames.pop();
+                let n = nargs.min(len.saturating_sub(base));
+                self.move_results_parts(status, func, nresults, len - n, n);
+                return self.run(0);
             }
             match self.resume_k(Status::Yield).and_then(|a| self.native_action(a)) {
                 Ok(Pre::Yield) => Ok(Exit::Yield),
@@ -223,7 +226,7 @@ impl State {
                 if lead {
                     pth.ex.stack.push(Value::Bool(true));
                 }
-                pth.ex.stack.extend_from_slice(vals);
+                pth.ex.stack.extend_from_words(vals);
                 let n = vals.len();
                 self.ex.stack.truncate(from);
                 Ok(n)

@@ -165,6 +165,27 @@ impl Stack {
         self.v.extend_from_slice(xs);
     }
 
+    /// Appends `xs`, values of another stack moved by a coroutine switch
+    /// (arguments or results, usually none or one), with one test of the
+    /// capacity and a copy word by word ([`crate::execute::load`]): the
+    /// slice's `memcpy` was a call and a size dispatch for one value, and
+    /// the values were often just written (a reallocation forgets what is
+    /// kept).
+    #[inline(always)]
+    pub(crate) fn extend_from_words(&mut self, xs: &[Value]) {
+        self.reserve(xs.len());
+        let len = self.v.len();
+        // SAFETY: `xs.len()` slots are reserved past `len`: each write is
+        // within the capacity, and the length covers them once written.
+        unsafe {
+            let p = self.v.as_mut_ptr().add(len);
+            for (i, x) in xs.iter().enumerate() {
+                p.add(i).write(crate::execute::load(x));
+            }
+            self.v.set_len(len + xs.len());
+        }
+    }
+
     /// Pushes a callee and its arguments, with one test of the capacity
     /// (a reallocation forgets what is kept). The arguments come as an
     /// array, written after the one reservation without further tests: a
@@ -426,6 +447,31 @@ mod tests {
                     a.set_len_keep(end);
                     b.set_len_keep(end);
                     assert!(same(&a, &b), "kept: {a:?} {b:?}");
+                }
+            }
+        }
+    }
+
+    /// `extend_from_words` leaves the stack `extend_from_slice` leaves:
+    /// the same values, the same capacity (which paces the collector),
+    /// and the same slots kept above the length (none after a
+    /// reallocation).
+    #[test]
+    fn extending_word_by_word_is_extending() {
+        for len in [0, 1, 5] {
+            for spare in [0, 1, 2, 8] {
+                for n in [0, 1, 2, 3, 9] {
+                    let xs: Vec<Value> = (0..n).map(|i| Value::Int(50 + i as i64)).collect();
+                    let build = || {
+                        let mut st = stack(len + 2, spare);
+                        st.set_len_keep(len);
+                        st
+                    };
+                    let (mut a, mut b) = (build(), build());
+                    a.extend_from_words(&xs);
+                    b.extend_from_slice(&xs);
+                    assert!(same(&a, &b), "len {len} spare {spare} n {n}: {a:?} {b:?}");
+                    assert_eq!((a.capacity(), a.kept), (b.capacity(), b.kept));
                 }
             }
         }
