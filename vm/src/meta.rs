@@ -260,10 +260,20 @@ impl State {
         if self.heap.tables.set_list_simple(h, last, vals) {
             return;
         }
-        self.heap.table_write(h, |tab| {
-            if last + n > tab.array_len_raw() {
+        // Past the array (`{...}`, `{f()}`: a constructor whose size was
+        // not known): the array grows to the size, then takes the values
+        // in one copy where nothing needs to hear of the stores.
+        let grown = self.heap.table_write(h, |tab| {
+            let grow = last + n > tab.array_len_raw();
+            if grow {
                 tab.resize_array(last + n);
             }
+            grow
+        });
+        if grown && self.heap.tables.set_list_simple(h, last, vals) {
+            return;
+        }
+        self.heap.table_write(h, |tab| {
             for (j, &v) in vals.iter().enumerate() {
                 tab.set_int((last + j + 1) as i64, v);
             }

@@ -1164,3 +1164,36 @@ fn set_meta_lists_a_new_metatable_of_a_marked_table() {
     ts.set_meta(h, Some(m));
     assert!(same_cells(ts.barrier_state().1, &[Value::Table(m)]));
 }
+
+/// An array grown to a size asked for in a table without a hash part
+/// (`grow_array`, or `rebuild` when the block class stays) is exactly that
+/// size, with the old values, nil in the new slots and no hash part; the
+/// table loads from its parts, and a rollback restores the array it had.
+#[test]
+fn an_array_grown_without_a_hash_part_is_sized_exactly() {
+    for (start, grow) in [(0usize, 4usize), (0, 1), (3, 4), (3, 9), (8, 100), (0, 3000)] {
+        let mut ts = Tables::default();
+        let h = ts.alloc(start, 0);
+        for i in 1..=start as i64 {
+            ts.get_mut(h).set_int(i, int(i));
+        }
+        ts.journal_begin();
+        ts.get_mut(h).resize_array(grow);
+        let t = *ts.arena.get(h);
+        assert_eq!((t.alen as usize, t.acap as usize, t.hcap, t.elen), (grow, grow, 0, 0));
+        assert!(!t.hash_ints());
+        let view = ts.get(h);
+        for i in 1..=grow as i64 {
+            let want = if i <= start as i64 { int(i) } else { Value::Nil };
+            assert!(view.get_int(i).raw_eq_interned(want), "{start} -> {grow}: t[{i}]");
+        }
+        let want: Vec<Value> = (1..=start as i64).map(int).collect();
+        assert!(same(&keys(ts.get(h)), &want));
+        let mut store = TableStore::default();
+        store.table_from_parts(ts.get(h).to_parts()).unwrap();
+        ts.journal_rollback_to(0);
+        let t = *ts.arena.get(h);
+        assert_eq!((t.alen as usize, t.hcap), (start, 0), "{start} -> {grow}: rolled back");
+        assert!(same(&keys(ts.get(h)), &want));
+    }
+}

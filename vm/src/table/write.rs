@@ -433,7 +433,7 @@ impl<'a> TableMut<'a> {
     /// beside the hash part ([`trimmed_array`]).
     fn rebuild(&mut self, na: usize, reserve: usize, trim: bool) {
         self.moved = true;
-        if self.grow_hash(na, reserve, trim) {
+        if self.grow_hash(na, reserve, trim) || self.grow_array(na, reserve, trim) {
             return;
         }
         let view = self.view();
@@ -533,6 +533,29 @@ impl<'a> TableMut<'a> {
         self.set_layout(acap, na, cap, body);
         let (ents, index) = self.s.vals.slice_mut(body, 3 * cap).split_at_mut(2 * cap);
         fill_index(ents[..2 * elen].chunks_exact(2).map(|kv| kv[0]), cap, index);
+        true
+    }
+
+    /// The rebuild of a table without a hash part whose array grows to a
+    /// size asked for (`({f()})`, a SETLIST past its constructor's size):
+    /// `rebuild`'s work without the entries and index it would collect
+    /// and build, empty. The array's cells go to a new block, the new
+    /// slots nil as the block comes. False, with nothing done, for any
+    /// other rebuild, and when the new capacity is the old block's class
+    /// (`rebuild` then moves the cells within it).
+    fn grow_array(&mut self, na: usize, reserve: usize, trim: bool) -> bool {
+        let old = self.t;
+        let alen = old.alen as usize;
+        if old.hcap != 0 || reserve != 0 || trim || na <= alen {
+            return false;
+        }
+        if body_cap(na, 0) == body_cap(old.acap as usize, 0) {
+            return false;
+        }
+        let body = self.new_body(na, 0, 0, alen);
+        self.set_layout(na, na, 0, body);
+        self.t.elen = 0;
+        self.t.set_hash_ints(false);
         true
     }
 
