@@ -174,9 +174,22 @@ impl Stack {
     #[inline(always)]
     pub(crate) fn extend_from_words(&mut self, xs: &[Value]) {
         self.reserve(xs.len());
+        // SAFETY: `xs.len()` slots were just reserved.
+        unsafe { self.append_words(xs) }
+    }
+
+    /// Appends `xs`, each read word by word ([`crate::execute::load`]),
+    /// without testing the capacity.
+    ///
+    /// # Safety
+    ///
+    /// The buffer has room for `xs.len()` more values (`reserve`).
+    #[inline(always)]
+    unsafe fn append_words(&mut self, xs: &[Value]) {
         let len = self.v.len();
-        // SAFETY: `xs.len()` slots are reserved past `len`: each write is
-        // within the capacity, and the length covers them once written.
+        debug_assert!(self.v.capacity() - len >= xs.len());
+        // SAFETY: by the contract, each write is within the capacity, and
+        // the length covers the values once written.
         unsafe {
             let p = self.v.as_mut_ptr().add(len);
             for (i, x) in xs.iter().enumerate() {
@@ -214,18 +227,9 @@ impl Stack {
     #[inline(always)]
     pub(crate) fn push_call_words(&mut self, f: Value, args: &[Value]) {
         self.reserve(1 + args.len());
-        let len = self.v.len();
-        // SAFETY: `1 + args.len()` slots are reserved past `len`: each
-        // write is within the capacity, and the length covers them once
-        // written.
-        unsafe {
-            let p = self.v.as_mut_ptr().add(len);
-            p.write(f);
-            for (i, a) in args.iter().enumerate() {
-                p.add(1 + i).write(crate::execute::load(a));
-            }
-            self.v.set_len(len + 1 + args.len());
-        }
+        self.v.push(f);
+        // SAFETY: `1 + args.len()` slots were reserved, one taken by `f`.
+        unsafe { self.append_words(args) }
     }
 
     /// `Vec::insert` (a reallocation forgets what is kept).

@@ -554,7 +554,6 @@ impl<'a> TableMut<'a> {
         }
         let body = self.new_body(na, 0, 0, alen);
         self.set_layout(na, na, 0, body);
-        self.t.elen = 0;
         self.t.set_hash_ints(false);
         true
     }
