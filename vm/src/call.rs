@@ -60,6 +60,12 @@ pub(crate) enum Pre {
     Continue,
     /// The running coroutine yielded.
     Yield,
+    /// The running thread changed: a resume the loop carries out in place
+    /// (`coswitch.rs`) moved a coroutine in, its top frame ready. Only a
+    /// call made by a loop instruction returns it; elsewhere it reads as
+    /// `Continue` (a loop activation starts from the top frame and finds
+    /// its stop depth again).
+    Switch,
 }
 
 /// How [`State::run`] ended.
@@ -312,30 +318,7 @@ impl State {
             if !self.hooks.any && ret == MetaRet::Call {
                 let len = self.ex.stack.len();
                 if OP {
-                    // Invariant: the native's frame, the one pushed above
-                    // (base `func + 1`, not fresh), is on top, above its
-                    // caller, the Lua frame that ran the instruction.
-                    let frames = &mut self.ex.frames;
-                    let fl = frames.len();
-                    assert!(fl >= 2, "a native's frame and its caller's");
-                    let top = u(frames[fl - 2].top);
-                    frames.truncate(fl - 1);
-                    let n = (*n).min(len.saturating_sub(func + 1));
-                    // No result or one, the usual counts for a call in a
-                    // statement or an expression: `move_results_to`'s work
-                    // without its general case (`func < top`: the call's
-                    // slot is a register of the caller).
-                    let st = &mut self.ex.stack;
-                    match nresults {
-                        0 => st.set_len_keep(top),
-                        1 => {
-                            let v =
-                                if n > 0 { crate::execute::load(&st[len - n]) } else { Value::Nil };
-                            crate::execute::store(&mut st[func], v);
-                            st.set_len_keep(top);
-                        }
-                        _ => self.move_results_to(func, len - n, n, nresults, Some(top)),
-                    }
+                    self.native_return_op(func, *n, nresults);
                 } else {
                     // Invariant: the native's frame is on top.
                     self.release_top_ccall();
@@ -350,6 +333,10 @@ impl State {
         if let Ok(Action::Yield { nvalues, k: None }) = &r {
             return self.native_yield(*nvalues, None);
         }
+        // A resume (`coroutine.resume`, a wrap's function).
+        if let Ok(Action::Resume(q)) = &r {
+            return self.resume_action::<OP>(*q);
+        }
         // A call (`pcall`'s), rebuilt from its fields read in place.
         if let Ok(Action::Call { nargs, nresults, k }) = &r {
             let k = k.as_ref().map(|&(f, c)| (f, c));
@@ -357,6 +344,36 @@ impl State {
             return self.native_action(act);
         }
         self.native_action(r?)
+    }
+
+    /// The return of `n` values by the native on top, called by a loop
+    /// instruction (CALL, TAILCALL, TFORCALL) at slot `func` for
+    /// `nresults` results, without hooks: `native_action` and `poscall`
+    /// without their dispatch.
+    #[inline(always)]
+    pub(crate) fn native_return_op(&mut self, func: usize, n: usize, nresults: i32) {
+        let len = self.ex.stack.len();
+        // Invariant: the native's frame (base `func + 1`, not fresh) is on
+        // top, above its caller, the Lua frame that ran the instruction.
+        let frames = &mut self.ex.frames;
+        let fl = frames.len();
+        assert!(fl >= 2, "a native's frame and its caller's");
+        let top = u(frames[fl - 2].top);
+        frames.truncate(fl - 1);
+        let n = n.min(len.saturating_sub(func + 1));
+        // No result or one, the usual counts for a call in a statement or
+        // an expression: `move_results_to`'s work without its general case
+        // (`func < top`: the call's slot is a register of the caller).
+        let st = &mut self.ex.stack;
+        match nresults {
+            0 => st.set_len_keep(top),
+            1 => {
+                let v = if n > 0 { crate::execute::load(&st[len - n]) } else { Value::Nil };
+                crate::execute::store(&mut st[func], v);
+                st.set_len_keep(top);
+            }
+            _ => self.move_results_to(func, len - n, n, nresults, Some(top)),
+        }
     }
 
     /// The Rust function of the native closure `h`, read from a stack slot
@@ -401,6 +418,7 @@ impl State {
                     }
                     match r? {
                         Pre::Yield => return Ok(Pre::Yield),
+                        Pre::Switch => return Ok(Pre::Switch),
                         Pre::Continue => {
                             if self.ex.frames.len() - 1 != me {
                                 return Ok(Pre::Continue);
@@ -410,6 +428,7 @@ impl State {
                     }
                 }
                 Action::Yield { nvalues, k } => return self.native_yield(nvalues, k),
+                Action::Resume(q) => act = self.resume_nested(q)?,
             }
         }
     }
@@ -935,9 +954,10 @@ impl State {
             // The loop first, and `run_with` only for an error to catch:
             // its frame and the moves of its pending error cost a nested
             // call of a small function a tenth of its instructions.
-            let exit = match self.execute(depth) {
+            let mine = self.loop_resumes.len();
+            let exit = match self.execute(depth, mine) {
                 Ok(x) => x,
-                Err(e) => self.run_with(depth, Some(e))?,
+                Err(e) => self.run_with_at(depth, mine, Some(e))?,
             };
             if let Exit::Yield = exit {
                 return Err(self.error_string(b"attempt to yield across a C-call boundary"));
@@ -969,7 +989,7 @@ impl State {
                     }
                     let act = f(self)?;
                     match self.native_action(act)? {
-                        Pre::Continue => return Ok(()),
+                        Pre::Continue | Pre::Switch => return Ok(()),
                         Pre::Yield => {
                             return Err(
                                 self.error_string(b"attempt to yield across a C-call boundary")
@@ -1010,19 +1030,30 @@ impl State {
     }
 
     /// [`State::run`], starting with the handling of a pending error.
-    pub(crate) fn run_with(
+    pub(crate) fn run_with(&mut self, stop: usize, pending: Option<Error>) -> Result<Exit, Error> {
+        self.run_with_at(stop, self.loop_resumes.len(), pending)
+    }
+
+    /// [`State::run_with`] of the loop activation that owns the resumes
+    /// of `loop_resumes` above `mine` (`coswitch.rs`): an error that no
+    /// frame of such a coroutine catches ends its resume, and goes on in
+    /// the resumer if it is a wrap's.
+    pub(crate) fn run_with_at(
         &mut self,
         stop: usize,
+        mine: usize,
         mut pending: Option<Error>,
     ) -> Result<Exit, Error> {
         loop {
             let err = match pending.take() {
                 Some(e) => e,
-                None => match self.execute(stop) {
+                None => match self.execute(stop, mine) {
                     Ok(x) => return Ok(x),
                     Err(e) => e,
                 },
             };
+            let in_loop = self.loop_resumes.len() > mine;
+            let stop = if in_loop { 0 } else { stop };
             let mut e = err;
             // Limit errors go to the host (`limits.rs`).
             let prot =
@@ -1043,10 +1074,12 @@ impl State {
                 // An error while recovering (a failing native `__close`, a
                 // continuation) is handled like any other.
                 Some(i) if i >= stop => match self.recover(i, e) {
-                    Ok(Pre::Continue) => {}
+                    Ok(Pre::Continue | Pre::Switch) => {}
+                    Ok(Pre::Yield) if in_loop => pending = self.end_in_loop(Ok(Exit::Yield)).err(),
                     Ok(Pre::Yield) => return Ok(Exit::Yield),
                     Err(e2) => pending = Some(e2),
                 },
+                _ if in_loop => pending = self.end_in_loop(Err(e)).err(),
                 _ => return Err(e),
             }
         }

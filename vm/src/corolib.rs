@@ -12,7 +12,7 @@
 
 use crate::call::{Exit, Pre};
 use crate::error::Error;
-use crate::state::{Action, State, Status, MAX_CCALLS};
+use crate::state::{Action, ResumeRequest, State, Status, MAX_CCALLS};
 use crate::thread::{cist, u, CoStatus, ExecState, MetaRet, Thread};
 use crate::value::{ThreadRef, Value};
 
@@ -92,24 +92,35 @@ impl State {
         nargs: usize,
         lead: bool,
     ) -> Result<Result<usize, Value>, Error> {
-        let msg: Option<&[u8]> = if co == self.running {
-            Some(b"cannot resume non-suspended coroutine")
-        } else {
-            match self.heap.threads.get(co).status {
-                CoStatus::Suspended => None,
-                CoStatus::Dead => Some(b"cannot resume dead coroutine"),
-                _ => Some(b"cannot resume non-suspended coroutine"),
-            }
-        };
-        let msg = match msg {
-            None if self.c_level() >= MAX_CCALLS => Some(&b"C stack overflow"[..]),
-            m => m,
-        };
-        if let Some(m) = msg {
+        if let Some(m) = self.resume_refusal(co) {
             let len = self.ex.stack.len();
             self.ex.stack.truncate(len - nargs);
             return Ok(Err(self.new_string(m)));
         }
+        let (prev, started) = self.switch_in(co, nargs);
+        let saved = self.enter_resume();
+        let r = self.resume_inner(started, nargs);
+        (self.n_ccalls, self.ccall_mark, self.ccall_base) = saved;
+        // A limit error kills the coroutine and goes on in the resumer
+        // (`limits.rs`: Lua cannot catch it).
+        let pass = match &r {
+            Err(e) if crate::limits::passes_protection(e) => Some(e.clone()),
+            _ => None,
+        };
+        let out = self.finish_resume(co, prev, r, lead);
+        match pass {
+            Some(e) => Err(e),
+            None => out,
+        }
+    }
+
+    /// The first half of a resume, shared by the nested one
+    /// ([`State::resume_lead`]) and the loop's (`coswitch.rs`): the top
+    /// `nargs` values move to the suspended coroutine `co`'s stack, the
+    /// statuses change, and `co`'s execution state moves in. Returns the
+    /// resumer and whether `co` had started.
+    #[inline(always)]
+    pub(crate) fn switch_in(&mut self, co: ThreadRef, nargs: usize) -> (ThreadRef, bool) {
         let prev = self.running;
         let args_start = self.ex.stack.len() - nargs;
         let epoch = self.stack_epoch;
@@ -129,23 +140,35 @@ impl State {
         ExecState::rotate(&mut pth.ex, &mut self.ex, &mut th.ex);
         self.running = co;
         self.heap.bytes = self.heap.bytes.saturating_add(prev_bytes).saturating_sub(co_bytes);
-        // `lua_resume`: the resumer's count plus one, the coroutine's
-        // pending frames holding nothing (`ccount.rs`).
+        (prev, started)
+    }
+
+    /// `lua_resume`'s count: the resumer's plus one, the coroutine's
+    /// pending frames holding nothing (`ccount.rs`). Returns the counts to
+    /// restore when the resume ends.
+    #[inline(always)]
+    pub(crate) fn enter_resume(&mut self) -> (u32, u32, u32) {
         let saved = (self.n_ccalls, self.ccall_mark, self.ccall_base);
         self.n_ccalls += 1;
         (self.ccall_mark, self.ccall_base) = (self.ex.frames.len() as u32, self.n_ccalls);
-        let r = self.resume_inner(started, nargs);
-        (self.n_ccalls, self.ccall_mark, self.ccall_base) = saved;
-        // A limit error kills the coroutine and goes on in the resumer
-        // (`limits.rs`: Lua cannot catch it).
-        let pass = match &r {
-            Err(e) if crate::limits::passes_protection(e) => Some(e.clone()),
-            _ => None,
+        saved
+    }
+
+    /// The refusal of a resume of `co`, if any: `co` is not suspended, or
+    /// the C-call count is at its limit.
+    pub(crate) fn resume_refusal(&self, co: ThreadRef) -> Option<&'static [u8]> {
+        let msg: Option<&'static [u8]> = if co == self.running {
+            Some(b"cannot resume non-suspended coroutine")
+        } else {
+            match self.heap.threads.get(co).status {
+                CoStatus::Suspended => None,
+                CoStatus::Dead => Some(b"cannot resume dead coroutine"),
+                _ => Some(b"cannot resume non-suspended coroutine"),
+            }
         };
-        let out = self.finish_resume(co, prev, r, lead);
-        match pass {
-            Some(e) => Err(e),
-            None => out,
+        match msg {
+            None if self.c_level() >= MAX_CCALLS => Some(b"C stack overflow"),
+            m => m,
         }
     }
 
@@ -159,7 +182,7 @@ impl State {
             }
             match self.precall(0, -1, MetaRet::Call) {
                 Ok(Pre::Yield) => Ok(Exit::Yield),
-                Ok(Pre::Continue) => {
+                Ok(Pre::Continue | Pre::Switch) => {
                     if let Some(ci) = self.ex.frames.first_mut() {
                         ci.status |= cist::FRESH;
                     }
@@ -168,39 +191,52 @@ impl State {
                 Err(e) => self.run_with(0, Some(e)),
             }
         } else {
-            let len = self.ex.stack.len();
-            let first = len - nargs;
-            self.ex.open_top = first as u32;
-            // The direct path: a plain `coroutine.yield` (a native that
-            // yielded without a continuation, called by an ordinary call)
-            // returns the resume arguments, without hooks: what `resume_k`,
-            // `native_action` and `poscall` do, without their dispatch.
-            // (The frame's fields are read in place: a copy of the whole
-            // frame was three 16-byte loads and stores.)
-            let direct = self.ex.frames.last().and_then(|ci| {
-                let plain = ci.status & cist::YIELDED != 0
-                    && ci.k.is_none()
-                    && ci.ret == MetaRet::Call
-                    && !self.hooks.any;
-                plain.then_some((ci.status, u(ci.func), ci.nresults, u(ci.base)))
-            });
-            if let Some((status, func, nresults, base)) = direct {
-                self.ex.frames.pop();
-                let n = nargs.min(len.saturating_sub(base));
-                self.move_results_parts(status, func, nresults, len - n, n);
+            if self.continue_plain_yield(nargs) {
                 return self.run(0);
             }
             match self.resume_k(Status::Yield).and_then(|a| self.native_action(a)) {
                 Ok(Pre::Yield) => Ok(Exit::Yield),
-                Ok(Pre::Continue) => self.run(0),
+                Ok(Pre::Continue | Pre::Switch) => self.run(0),
                 Err(e) => self.run_with(0, Some(e)),
             }
         }
     }
 
+    /// Whether the running coroutine, just moved in, stopped at a plain
+    /// `coroutine.yield` (a native that yielded without a continuation,
+    /// called by an ordinary call) and no hook runs: then its resume can
+    /// skip `resume_k`, `native_action` and `poscall`.
+    #[inline(always)]
+    pub(crate) fn plain_yield(ex: &ExecState, hooked: bool) -> bool {
+        ex.frames.last().is_some_and(|ci| {
+            ci.status & cist::YIELDED != 0 && ci.k.is_none() && ci.ret == MetaRet::Call && !hooked
+        })
+    }
+
+    /// The direct path of a resume: if the coroutine just moved in stopped
+    /// at a plain yield ([`State::plain_yield`]), the yield returns the
+    /// `nargs` resume arguments on top (what `resume_k`, `native_action`
+    /// and `poscall` do, without their dispatch) and true is returned.
+    /// (The frame's fields are read in place: a copy of the whole frame
+    /// was three 16-byte loads and stores.)
+    #[inline(always)]
+    pub(crate) fn continue_plain_yield(&mut self, nargs: usize) -> bool {
+        let len = self.ex.stack.len();
+        self.ex.open_top = (len - nargs) as u32;
+        if !Self::plain_yield(&self.ex, self.hooks.any) {
+            return false;
+        }
+        let Some(ci) = self.ex.frames.pop() else { return false };
+        let (status, func, nresults, base) = (ci.status, u(ci.func), ci.nresults, u(ci.base));
+        let n = nargs.min(len.saturating_sub(base));
+        self.move_results_parts(status, func, nresults, len - n, n);
+        true
+    }
+
     /// Records the outcome of a resume and moves the resumer's state back
     /// in (with `lead`, a `true` in front of the results).
-    fn finish_resume(
+    #[inline(always)]
+    pub(crate) fn finish_resume(
         &mut self,
         co: ThreadRef,
         prev: ThreadRef,
@@ -245,6 +281,51 @@ impl State {
         let co_bytes = th.ex.logical_bytes();
         self.heap.bytes = self.heap.bytes.saturating_add(co_bytes).saturating_sub(prev_bytes);
         Ok(res)
+    }
+
+    /// [`Action::Resume`] as a nested run ([`State::resume_lead`]): the
+    /// action of the requesting native.
+    pub(crate) fn resume_nested(&mut self, q: ResumeRequest) -> Result<Action, Error> {
+        let r = self.resume_lead(q.co, q.nargs, q.lead)?;
+        self.resume_outcome(q.co, q.lead, r)
+    }
+
+    /// What the native that asked for a resume does with its outcome
+    /// (pushed on the resumer's stack): `coroutine.resume` returns `true`
+    /// and the values (the `true` is already in front, see
+    /// [`State::finish_resume`]) or `false` and the error; a function of
+    /// `coroutine.wrap` returns the values or raises the error, closing a
+    /// coroutine that died with it and giving a string the position of
+    /// the call (`auxwrap`).
+    pub(crate) fn resume_outcome(
+        &mut self,
+        co: ThreadRef,
+        lead: bool,
+        r: Result<usize, Value>,
+    ) -> Result<Action, Error> {
+        match r {
+            Ok(n) => Ok(Action::Return(n + usize::from(lead))),
+            Err(e) if lead => {
+                self.push(Value::Bool(false));
+                self.push(e);
+                Ok(Action::Return(2))
+            }
+            Err(mut ev) => {
+                let th = self.heap.threads.get(co);
+                if th.status == CoStatus::Dead && !th.error.is_nil() {
+                    if let Some(e2) = self.close_thread(co) {
+                        ev = e2;
+                    }
+                }
+                if let Value::Str(s) = ev {
+                    let mut w = Vec::new();
+                    self.where_into(1, &mut w);
+                    w.extend_from_slice(self.heap.str(s));
+                    ev = self.new_string(&w);
+                }
+                Err(Error::from_value(ev))
+            }
+        }
     }
 
     /// Closes a suspended or dead coroutine: runs its pending `__close`
@@ -310,14 +391,7 @@ fn create(st: &mut State) -> R {
 fn resume(st: &mut State) -> R {
     let co = check_co(st, 1)?;
     let nargs = st.nargs() - 1;
-    match st.resume_lead(co, nargs, true)? {
-        Ok(n) => Ok(Action::Return(n + 1)),
-        Err(e) => {
-            st.push(Value::Bool(false));
-            st.push(e);
-            Ok(Action::Return(2))
-        }
-    }
+    Ok(Action::Resume(ResumeRequest { co, nargs, lead: true }))
 }
 
 fn yield_(st: &mut State) -> R {
@@ -348,26 +422,7 @@ fn auxwrap(st: &mut State) -> R {
     let Value::Thread(co) = st.native_upvalue(0) else {
         return Err(st.native_error("invalid wrap"));
     };
-    let nargs = st.nargs();
-    match st.resume(co, nargs)? {
-        Ok(n) => Ok(Action::Return(n)),
-        Err(mut ev) => {
-            if st.heap.threads.get(co).status == CoStatus::Dead
-                && !st.heap.threads.get(co).error.is_nil()
-            {
-                if let Some(e2) = st.close_thread(co) {
-                    ev = e2;
-                }
-            }
-            if let Value::Str(s) = ev {
-                let mut w = Vec::new();
-                st.where_into(1, &mut w);
-                w.extend_from_slice(st.heap.str(s));
-                ev = st.new_string(&w);
-            }
-            Err(Error::from_value(ev))
-        }
-    }
+    Ok(Action::Resume(ResumeRequest { co, nargs: st.nargs(), lead: false }))
 }
 
 fn isyieldable(st: &mut State) -> R {

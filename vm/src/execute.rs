@@ -127,8 +127,22 @@ impl State {
     /// Runs the frames above depth `stop` (see the module docs): the
     /// plain instance of the loop while no thread has a debug hook, the
     /// hooked one otherwise, switching when a frame (re)starts.
-    pub(crate) fn execute(&mut self, stop: usize) -> Result<Exit, Error> {
+    ///
+    /// `mine`: the resumes of `loop_resumes` above it are this
+    /// activation's (`coswitch.rs`). While one is open, the coroutine runs
+    /// with stop depth 0, and its yield or end ends the resume, the
+    /// resumer going on.
+    pub(crate) fn execute(&mut self, stop: usize, mine: usize) -> Result<Exit, Error> {
+        let outer = std::mem::replace(&mut self.loop_mine, mine as u32);
+        let r = self.execute_at(stop, mine);
+        self.loop_mine = outer;
+        r
+    }
+
+    /// [`State::execute`] with `loop_mine` set.
+    fn execute_at(&mut self, stop: usize, mine: usize) -> Result<Exit, Error> {
         loop {
+            let stop = self.loop_stop(stop, mine);
             let r = if self.hooks.any {
                 self.execute_loop::<true, false>(stop)?
             } else if self.heap.tables.stale() {
@@ -136,10 +150,34 @@ impl State {
             } else {
                 self.execute_loop::<false, true>(stop)?
             };
-            if let Some(x) = r {
-                return Ok(x);
+            match r {
+                Some(x) if self.loop_resumes.len() > mine => {
+                    self.end_in_loop(Ok(x))?;
+                }
+                Some(x) => return Ok(x),
+                None => {}
             }
         }
+    }
+
+    /// The stop depth of a loop activation whose own is `outer` and whose
+    /// resumes are those of `loop_resumes` above `mine` (`coswitch.rs`):
+    /// 0 while one is open, the running coroutine's whole stack being
+    /// its.
+    #[inline(always)]
+    fn loop_stop(&self, outer: usize, mine: usize) -> usize {
+        if self.loop_resumes.len() > mine {
+            0
+        } else {
+            outer
+        }
+    }
+
+    /// Whether the running thread is a coroutine that the innermost loop
+    /// activation resumed in place (`coswitch.rs`).
+    #[inline(always)]
+    fn in_loop_resume(&self) -> bool {
+        self.loop_resumes.len() > self.loop_mine as usize
     }
 
     /// The loop. `HOOKED`: run the debug hooks (call hooks when a Lua
@@ -172,6 +210,7 @@ impl State {
                 Callee::Rust(_) => match self.continue_native()? {
                     Pre::Continue => continue 'newframe,
                     Pre::Yield => return Ok(Some(Exit::Yield)),
+                    Pre::Switch => return Ok(None),
                 },
             };
             // The running function's code and constants, as raw pointers
@@ -1096,6 +1135,7 @@ impl State {
                                 None => {}
                                 Some(Pre::Continue) => continue 'newframe,
                                 Some(Pre::Yield) => return Ok(Some(Exit::Yield)),
+                                Some(Pre::Switch) => return Ok(None),
                             }
                             continue 'reload;
                         }
@@ -1233,7 +1273,27 @@ impl State {
                                     gc_check!();
                                     continue 'reload;
                                 }
+                                // A plain `coroutine.yield` of a coroutine
+                                // this activation resumed in place
+                                // (`coswitch.rs`): the resume ends and the
+                                // resumer goes on, here if it runs with
+                                // stop depth 0 too.
+                                Pre::Yield if self.in_loop_resume() => {
+                                    if self.end_in_loop(Ok(Exit::Yield))? {
+                                        continue 'newframe;
+                                    }
+                                    return Ok(None);
+                                }
                                 Pre::Yield => return Ok(Some(Exit::Yield)),
+                                // A resume in place: the coroutine runs
+                                // with stop depth 0, here if this
+                                // activation's is, else from the execute
+                                // wrapper.
+                                Pre::Switch if stop == 0 => {
+                                    self.resumer_in_place();
+                                    continue 'newframe;
+                                }
+                                Pre::Switch => return Ok(None),
                             }
                         }
                         TAILCALL => {
@@ -1261,6 +1321,7 @@ impl State {
                                 match self.call_op(func, end, -1)? {
                                     Pre::Continue => continue 'newframe,
                                     Pre::Yield => return Ok(Some(Exit::Yield)),
+                                    Pre::Switch => return Ok(None),
                                 }
                             };
                             // Natives were charged by `call_op`.
@@ -1308,6 +1369,7 @@ impl State {
                                     None => {}
                                     Some(Pre::Continue) => continue 'newframe,
                                     Some(Pre::Yield) => return Ok(Some(Exit::Yield)),
+                                    Some(Pre::Switch) => return Ok(None),
                                 }
                             }
                             if HOOKED {
@@ -1410,6 +1472,11 @@ impl State {
                                     continue 'reload;
                                 }
                                 Pre::Yield => return Ok(Some(Exit::Yield)),
+                                Pre::Switch if stop == 0 => {
+                                    self.resumer_in_place();
+                                    continue 'newframe;
+                                }
+                                Pre::Switch => return Ok(None),
                             }
                         }
                         TFORLOOP => {

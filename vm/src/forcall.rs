@@ -91,7 +91,8 @@ impl State {
         // `'newframe`.
         let depth = self.ex.frames.len();
         let pre = self.call_op_inline(ra + 4, ra + 7, nresults)?;
-        if self.ex.frames.len() > depth {
+        // After a switch the frames are the coroutine's (`coswitch.rs`).
+        if pre != Pre::Switch && self.ex.frames.len() > depth {
             self.flag_lua_caller(depth);
         }
         Ok(pre)

@@ -254,6 +254,7 @@ mod baselib;
 mod call;
 mod ccount;
 mod corolib;
+mod coswitch;
 mod debug;
 mod dump;
 mod error;

@@ -1395,6 +1395,11 @@ mod tests {
             ("n_ccalls", |st| st.n_ccalls = 1),
             ("ccall_mark", |st| st.ccall_mark = 1),
             ("ccall_base", |st| st.ccall_base = 1),
+            ("loop_resumes", |st| {
+                let t = st.main_thread;
+                st.loop_resumes.push(crate::coswitch::LoopResume::for_test(t))
+            }),
+            ("loop_mine", |st| st.loop_mine = 1),
             ("in_msgh", |st| st.in_msgh = 1),
             ("closing", |st| st.closing = true),
             ("gc_roots", |st| st.gc_roots.push(ObjRef::Table(st.registry()))),
@@ -1417,6 +1422,8 @@ mod tests {
             st.n_ccalls = 0;
             st.ccall_mark = 0;
             st.ccall_base = 0;
+            st.loop_resumes.clear();
+            st.loop_mine = 0;
             st.in_msgh = 0;
             st.closing = false;
             st.gc_roots.clear();

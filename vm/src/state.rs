@@ -128,6 +128,24 @@ pub enum Action {
         /// Continuation and its context.
         k: Option<(KFn, i64)>,
     },
+    /// Resume a coroutine, the outcome being the native's: what
+    /// `coroutine.resume` and the functions of `coroutine.wrap` return.
+    /// Built by the coroutine library only (its fields are private); a
+    /// host resumes with [`State::resume`].
+    Resume(ResumeRequest),
+}
+
+/// A resume asked for by [`Action::Resume`]: of coroutine `co`, with the
+/// top `nargs` values of the stack as arguments; `lead`: as
+/// `coroutine.resume` (`true` and the values, or `false` and the error),
+/// else as a function of `coroutine.wrap` (the values, or the error
+/// raised). The dispatch loop carries it out in place when it can
+/// (`coswitch.rs`), else it nests.
+#[derive(Clone, Copy, Debug)]
+pub struct ResumeRequest {
+    pub(crate) co: ThreadRef,
+    pub(crate) nargs: usize,
+    pub(crate) lead: bool,
 }
 
 /// A registered native.
@@ -210,6 +228,13 @@ crate::state_schema! { @state
         /// `n_ccalls` as the running coroutine's resume set it (0 in the
         /// main thread): what an error caught in the coroutine returns to.
         [scratch] pub(crate) ccall_base: u32,
+        /// The resumes the dispatch loop carries out in place, innermost
+        /// last (`coswitch.rs`): what a nested resume keeps on the Rust
+        /// stack.
+        [scratch] pub(crate) loop_resumes: Vec<crate::coswitch::LoopResume>,
+        /// The length of `loop_resumes` when the innermost loop activation
+        /// started: the entries above are its own (`execute`).
+        [scratch] pub(crate) loop_mine: u32,
         /// C calls the host runs the state's entry points under
         /// ([`State::set_host_c_calls`]).
         [host] pub(crate) host_ccalls: u32,
@@ -329,6 +354,8 @@ impl State {
             n_ccalls: 0,
             ccall_mark: 0,
             ccall_base: 0,
+            loop_resumes: Vec::new(),
+            loop_mine: 0,
             host_ccalls: 0,
             in_msgh: 0,
             budget: crate::limits::SLICE,

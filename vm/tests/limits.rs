@@ -274,11 +274,14 @@ fn callf(st: &mut State) -> Result<Action, Error> {
 /// in `sp1`, `sp41`; they return the depth reached and the error.
 const NESTING: &[(&str, &str)] = &[
     (
+        // Called by `pcall`, not by a loop instruction: the nested resume
+        // (`coswitch.rs`).
         "coroutine.resume",
         "local function nest(n)
            if n == 1 then sp1 = sp() elseif n == 41 then sp41 = sp() end
            local co = coroutine.create(function() return nest(n + 1) end)
-           local ok, r, e = coroutine.resume(co)
+           local p, ok, r, e = pcall(coroutine.resume, co)
+           if not p then return n, ok end
            if ok then return r, e else return n, r end
          end
          return nest(1)",
@@ -349,6 +352,41 @@ fn rust_nesting_is_bounded_and_fits_in_2mb() {
             "{name}: depth {depth}, {per_level} bytes of Rust stack per level, {total} in all"
         );
         assert!(*per_level > 0 && total < (2 << 20), "{name}: {per_level}");
+    }
+}
+
+/// A resume made by a loop instruction (a CALL of `coroutine.resume` or
+/// of a wrap's function) runs the coroutine in the same activation of the
+/// loop (`coswitch.rs`): nesting coroutines takes no Rust stack, and still
+/// ends in `C stack overflow` at the reference's depth.
+#[test]
+fn resumes_made_by_the_loop_take_no_rust_stack() {
+    let resume = "local ok, r = coroutine.resume(coroutine.create(f))
+                  if not ok then error(r, 0) end";
+    let wrap = "coroutine.wrap(f)()";
+    for call in [resume, wrap] {
+        let src = format!(
+            "local depth = 0
+             local function nest(n)
+               depth = n
+               if n == 1 then sp1 = sp() elseif n == 41 then sp41 = sp() end
+               local f = function() return nest(n + 1) end
+               {call}
+             end
+             local ok, e = pcall(nest, 1)
+             return depth, e"
+        );
+        let mut st = State::new();
+        let v = st.register_native("sp", sp);
+        st.set_global("sp", v);
+        let r = run(&mut st, &src).unwrap_or_else(|e| panic!("{call}: {e}"));
+        let msg = String::from_utf8_lossy(st.to_str(r[1]).unwrap_or(b"?")).into_owned();
+        assert!(msg.ends_with("C stack overflow"), "{call}: {msg}");
+        assert!(matches!(r[0], Value::Int(d) if d > 150), "{call}: depth {:?}", r[0]);
+        let (Value::Int(a), Value::Int(b)) = (st.get_global("sp1"), st.get_global("sp41")) else {
+            panic!("{call}: no stack addresses")
+        };
+        assert_eq!(a, b, "{call}: the Rust stack grew with the coroutines' nesting");
     }
 }
 
