@@ -1,11 +1,15 @@
 //! The coroutine library (`lcorolib.c`) and the resume machinery.
 //!
-//! Resuming moves the coroutine's execution state into the `State` (see
-//! `thread.rs`) and runs the interpreter on it; this nests on the Rust
-//! stack (one level per active resume, limited to `LUAI_MAXCCALLS`, giving
-//! `C stack overflow`). Yielding does not: `coroutine.yield` returns
-//! [`Action::Yield`], the loop unwinds to the resume with the coroutine's
-//! frames left in place, and the next resume continues them. Because
+//! `coroutine.resume` and the functions of `coroutine.wrap` ask the VM for
+//! a resume ([`Action::Resume`]). Called by a loop instruction, it is made
+//! in place (`coswitch.rs`); otherwise (from Rust, through `pcall`, under a
+//! hook) it is nested: it moves the coroutine's execution state into the
+//! `State` (see `thread.rs`) and runs the interpreter on it, one level
+//! deeper on the Rust stack. Either way the count of C calls goes up by one
+//! (limited to `LUAI_MAXCCALLS`, giving `C stack overflow`). Yielding
+//! never nests: `coroutine.yield` returns [`Action::Yield`], the loop
+//! unwinds to the resume with the coroutine's frames left in place, and
+//! the next resume continues them. Because
 //! `pcall`, metamethods and `for` iterators are frames of the same loop, a
 //! coroutine can yield inside any of them; only nested Rust calls
 //! (`call_value`) make it non-yieldable.
