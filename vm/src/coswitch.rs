@@ -126,6 +126,18 @@ impl State {
         Ok(true)
     }
 
+    /// Whether a yield of the running thread, at a call instruction of the
+    /// innermost loop activation, ends a resume that activation made in
+    /// place: the last entry of `loop_resumes` is the running thread's.
+    /// An entry of an outer activation cannot be: a coroutine that a
+    /// nested activation runs (`call_value`, which makes it
+    /// non-yieldable) never yields there, and a coroutine resumed nested
+    /// has no entry (one resume at a time).
+    #[inline(always)]
+    pub(crate) fn yields_in_place(&self) -> bool {
+        self.loop_resumes.last().is_some_and(|r| r.co == self.running)
+    }
+
     /// Notes that the resume just started ran its resumer in the same
     /// activation of the loop function with stop depth 0, as the
     /// coroutine now runs: [`State::end_in_loop`] tells the loop it can

@@ -1399,7 +1399,6 @@ mod tests {
                 let t = st.main_thread;
                 st.loop_resumes.push(crate::coswitch::LoopResume::for_test(t))
             }),
-            ("loop_mine", |st| st.loop_mine = 1),
             ("in_msgh", |st| st.in_msgh = 1),
             ("closing", |st| st.closing = true),
             ("gc_roots", |st| st.gc_roots.push(ObjRef::Table(st.registry()))),
@@ -1423,7 +1422,6 @@ mod tests {
             st.ccall_mark = 0;
             st.ccall_base = 0;
             st.loop_resumes.clear();
-            st.loop_mine = 0;
             st.in_msgh = 0;
             st.closing = false;
             st.gc_roots.clear();

@@ -232,9 +232,6 @@ crate::state_schema! { @state
         /// last (`coswitch.rs`): what a nested resume keeps on the Rust
         /// stack.
         [scratch] pub(crate) loop_resumes: Vec<crate::coswitch::LoopResume>,
-        /// The length of `loop_resumes` when the innermost loop activation
-        /// started: the entries above are its own (`execute`).
-        [scratch] pub(crate) loop_mine: u32,
         /// C calls the host runs the state's entry points under
         /// ([`State::set_host_c_calls`]).
         [host] pub(crate) host_ccalls: u32,
@@ -355,7 +352,6 @@ impl State {
             ccall_mark: 0,
             ccall_base: 0,
             loop_resumes: Vec::new(),
-            loop_mine: 0,
             host_ccalls: 0,
             in_msgh: 0,
             budget: crate::limits::SLICE,

@@ -153,3 +153,16 @@ end)
 print(coroutine.resume(cl))
 print(coroutine.close(cl))
 print(coroutine.resume(cl))
+
+-- A resume in place made inside a nested activation (`__tostring`, run by
+-- `tostring` with a Rust-level call) of a coroutine itself resumed in place;
+-- then an error raised there, through both.
+local gen2 = coroutine.wrap(function() for i = 1, 3 do coroutine.yield("v" .. i) end end)
+local obj = setmetatable({}, { __tostring = function() return gen2() .. gen2() end })
+local outerw = coroutine.wrap(function()
+  coroutine.yield(tostring(obj))
+  coroutine.yield(tostring(obj))
+end)
+print(outerw())
+print(pcall(outerw))
+print(pcall(outerw))
