@@ -329,13 +329,16 @@ impl State {
                 return Ok(Pre::Continue);
             }
         }
+        // A resume (`coroutine.resume`, a wrap's function), before the
+        // yield's test: that one reads the continuation's word, which for
+        // a resume holds bytes of narrower stores, and the load waited for
+        // them (store forwarding; RESULTS part 37).
+        if let Ok(Action::Resume(q)) = &r {
+            return self.resume_action::<OP>(*q);
+        }
         // A plain yield (`coroutine.yield`), also matched in place.
         if let Ok(Action::Yield { nvalues, k: None }) = &r {
             return self.native_yield(*nvalues, None);
-        }
-        // A resume (`coroutine.resume`, a wrap's function).
-        if let Ok(Action::Resume(q)) = &r {
-            return self.resume_action::<OP>(*q);
         }
         // A call (`pcall`'s), rebuilt from its fields read in place.
         if let Ok(Action::Call { nargs, nresults, k }) = &r {

@@ -260,7 +260,10 @@ impl ExecState {
     /// instructions a direction here: LLVM copied each 120-byte state
     /// through the Rust stack, wrote the empty state twice and tested the
     /// old one's four capacities for a drop. These raw copies cost 40
-    /// (`coroutine-ring.lua`: see RESULTS part 24).
+    /// (`coroutine-ring.lua`: see RESULTS part 24). They go word by word
+    /// ([`copy_words`]): LLVM's 16-byte moves read the running state's
+    /// fields right after the loop wrote them one by one, and each such
+    /// load waited for the stores to reach the cache (RESULTS part 37).
     #[inline(always)]
     pub(crate) fn rotate(into: &mut ExecState, cur: &mut ExecState, from: &mut ExecState) {
         debug_assert!(into.is_unallocated());
@@ -274,9 +277,46 @@ impl ExecState {
         // can unwind between the copies, so every buffer ends with exactly
         // one owner.
         unsafe {
-            std::ptr::copy_nonoverlapping(cur, into, 1);
-            std::ptr::copy_nonoverlapping(from, cur, 1);
+            copy_words(cur, into);
+            copy_words(from, cur);
             std::ptr::write(from, ExecState::default());
+        }
+    }
+}
+
+/// Copies the execution state at `src` over the one at `dst` (no drop,
+/// no move semantics: the caller settles ownership) in accesses as wide
+/// as the fields: 8-byte words, and the two 4-byte fields on their own,
+/// so that every load can take its bytes from the one store that wrote
+/// them (store forwarding; see `execute::load` for the same stall on
+/// registers).
+///
+/// # Safety
+///
+/// `src` and `dst` point to distinct live `ExecState`s.
+#[inline(always)]
+unsafe fn copy_words(src: *const ExecState, dst: *mut ExecState) {
+    use std::mem::{offset_of, size_of, MaybeUninit};
+    const WORDS: usize = size_of::<ExecState>() / 8;
+    const _: () = assert!(size_of::<ExecState>().is_multiple_of(8) && align_of::<ExecState>() == 8);
+    const A: usize = offset_of!(ExecState, open_top) / 8;
+    const B: usize = offset_of!(ExecState, nny) / 8;
+    let (s, d) = (src.cast::<MaybeUninit<u64>>(), dst.cast::<MaybeUninit<u64>>());
+    for w in 0..WORDS {
+        // SAFETY: `w` is below the state's size in words, both pointers
+        // are to live 8-aligned states (the caller's contract), and every
+        // byte is copied as `MaybeUninit` (padding included), so `dst`
+        // ends a bitwise copy of `src`. `read_volatile` keeps LLVM from
+        // fusing neighbouring loads into wider ones.
+        unsafe {
+            if w == A || w == B {
+                let (s4, d4) =
+                    (s.add(w).cast::<MaybeUninit<u32>>(), d.add(w).cast::<MaybeUninit<u32>>());
+                d4.write(s4.read_volatile());
+                d4.add(1).write(s4.add(1).read_volatile());
+            } else {
+                d.add(w).write(s.add(w).read_volatile());
+            }
         }
     }
 }
@@ -367,4 +407,33 @@ impl Thread {
 #[inline(always)]
 pub(crate) fn u(x: u32) -> usize {
     x as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ExecState;
+    use crate::value::Value;
+
+    /// `rotate` copies word by word: every field, the two 4-byte ones
+    /// included, lands in its place, and the source is left empty.
+    #[test]
+    fn a_rotation_moves_every_field() {
+        let mut into = ExecState::default();
+        let mut cur = ExecState::default();
+        cur.stack.push(Value::Int(7));
+        cur.tbc.push(5);
+        (cur.open_top, cur.nny) = (3, 2);
+        let mut from = ExecState::default();
+        from.stack.push(Value::Int(1));
+        from.stack.push(Value::Bool(true));
+        (from.open_top, from.nny) = (9, 1);
+        ExecState::rotate(&mut into, &mut cur, &mut from);
+        assert!(matches!(into.stack[..], [Value::Int(7)]));
+        assert_eq!(into.tbc, [5]);
+        assert_eq!((into.open_top, into.nny), (3, 2));
+        assert!(matches!(cur.stack[..], [Value::Int(1), Value::Bool(true)]));
+        assert_eq!((cur.open_top, cur.nny, cur.tbc.len()), (9, 1, 0));
+        assert!(from.is_unallocated());
+        assert_eq!((from.open_top, from.nny, from.stack.len()), (0, 0, 0));
+    }
 }
