@@ -69,8 +69,8 @@ pub use crate::schema::{
 };
 pub use crate::snapshot::Snapshot;
 pub use crate::state::{
-    Action, BudgetHook, KFn, NativeFn, Pin, State, Status, MAX_CCALLS, MAX_STACK, RIDX_GLOBALS,
-    RIDX_MAINTHREAD,
+    Action, BudgetHook, KFn, NativeFn, Pin, ResumeRequest, State, Status, MAX_CCALLS, MAX_STACK,
+    RIDX_GLOBALS, RIDX_MAINTHREAD,
 };
 pub use crate::strarith::string_arith_metamethods;
 pub use crate::table::TableView;
