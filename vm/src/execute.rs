@@ -91,50 +91,24 @@ use crate::state::{State, MAX_STACK};
 use crate::table::TableView;
 use crate::thread::{cist, u, CallInfo, Callee, MetaRet};
 use crate::value::{Type, Value};
-use luprex_compiler::OpCode;
 
 #[macro_use]
 mod regs;
 mod calls;
 mod forloop;
+mod ops;
 
+use ops::*;
 use regs::{get_int, upval_read, upval_write, Regs};
 pub(crate) use regs::{load, store};
-
-macro_rules! opconsts {
-    ($($name:ident = $op:ident),* $(,)?) => { $(const $name: u8 = OpCode::$op as u8;)* };
-}
-
-opconsts! {
-    MOVE = Move, LOADI = LoadI, LOADF = LoadF, LOADK = LoadK, LOADKX = LoadKX,
-    LOADFALSE = LoadFalse, LFALSESKIP = LFalseSkip, LOADTRUE = LoadTrue, LOADNIL = LoadNil,
-    GETUPVAL = GetUpval, SETUPVAL = SetUpval, GETTABUP = GetTabUp, GETTABLE = GetTable,
-    GETI = GetI, GETFIELD = GetField, SETTABUP = SetTabUp, SETTABLE = SetTable, SETI = SetI,
-    SETFIELD = SetField, NEWTABLE = NewTable, SELF = SelfOp, ADDI = AddI, ADDK = AddK,
-    SUBK = SubK, MULK = MulK, MODK = ModK, POWK = PowK, DIVK = DivK, IDIVK = IDivK,
-    BANDK = BAndK, BORK = BOrK, BXORK = BXorK, SHRI = ShrI, SHLI = ShlI, ADD = Add, SUB = Sub,
-    MUL = Mul, MOD = Mod, POW = Pow, DIV = Div, IDIV = IDiv, BAND = BAnd, BOR = BOr,
-    BXOR = BXor, SHL = Shl, SHR = Shr, UNM = Unm, BNOT = BNot, NOT = Not, LEN = Len,
-    CONCAT = Concat, CLOSE = Close, TBC = Tbc, JMP = Jmp, EQ = Eq, LT = Lt, LE = Le, EQK = EqK,
-    EQI = EqI, LTI = LtI, LEI = LeI, GTI = GtI, GEI = GeI, TEST = Test, TESTSET = TestSet,
-    CALL = Call, TAILCALL = TailCall, RETURN = Return, RETURN0 = Return0, RETURN1 = Return1,
-    FORLOOP = ForLoop, FORPREP = ForPrep, TFORPREP = TForPrep, TFORCALL = TForCall,
-    TFORLOOP = TForLoop, SETLIST = SetList, CLOSURE = Closure, VARARG = VarArg,
-    VARARGPREP = VarArgPrep,
-}
 
 impl State {
     /// Runs the frames above depth `stop` (see the module docs): the
     /// plain instance of the loop while no thread has a debug hook, the
-    /// hooked one otherwise, switching when a frame (re)starts.
-    ///
-    /// `mine`: the resumes of `loop_resumes` above it are this
-    /// activation's (`coswitch.rs`). While one is open, the coroutine runs
-    /// with stop depth 0, and its yield or end ends the resume, the
-    /// resumer going on.
-    ///
-    /// Inline in its two callers: out of line, it cost a nested call of a
-    /// small function (`gsub`'s replacement) 40 instructions.
+    /// hooked one otherwise, switching when a frame (re)starts. The
+    /// resumes of `loop_resumes` above `mine` are this activation's
+    /// (`coswitch.rs`). Inline: out of line it cost a nested call 40
+    /// instructions (`gsub`'s replacement).
     #[inline(always)]
     pub(crate) fn execute(&mut self, stop: usize, mine: usize) -> Result<Exit, Error> {
         loop {
@@ -147,25 +121,10 @@ impl State {
                 self.execute_loop::<false, true>(stop)?
             };
             match r {
-                Some(x) if self.loop_resumes.len() > mine => {
-                    self.end_in_loop(Ok(x))?;
-                }
+                Some(x) if self.loop_resumes.len() > mine => _ = self.end_in_loop(Ok(x))?,
                 Some(x) => return Ok(x),
                 None => {}
             }
-        }
-    }
-
-    /// The stop depth of a loop activation whose own is `outer` and whose
-    /// resumes are those of `loop_resumes` above `mine` (`coswitch.rs`):
-    /// 0 while one is open, the running coroutine's whole stack being
-    /// its.
-    #[inline(always)]
-    fn loop_stop(&self, outer: usize, mine: usize) -> usize {
-        if self.loop_resumes.len() > mine {
-            0
-        } else {
-            outer
         }
     }
 
@@ -1262,26 +1221,16 @@ impl State {
                                     gc_check!();
                                     continue 'reload;
                                 }
-                                // A plain `coroutine.yield` of a coroutine
-                                // this activation resumed in place
-                                // (`coswitch.rs`): the resume ends and the
-                                // resumer goes on, here if it runs with
-                                // stop depth 0 too.
+                                // A yield ending a resume in place, a switch
+                                // (`coswitch.rs`): the loop goes on if it can.
                                 Pre::Yield if self.yields_in_place() => {
-                                    if self.end_in_loop(Ok(Exit::Yield))? {
-                                        continue 'newframe;
+                                    match self.end_in_loop(Ok(Exit::Yield))? {
+                                        true => continue 'newframe,
+                                        false => return Ok(None),
                                     }
-                                    return Ok(None);
                                 }
                                 Pre::Yield => return Ok(Some(Exit::Yield)),
-                                // A resume in place: the coroutine runs
-                                // with stop depth 0, here if this
-                                // activation's is, else from the execute
-                                // wrapper.
-                                Pre::Switch if stop == 0 => {
-                                    self.resumer_in_place();
-                                    continue 'newframe;
-                                }
+                                Pre::Switch if self.resumer_in_place(stop) => continue 'newframe,
                                 Pre::Switch => return Ok(None),
                             }
                         }
@@ -1461,10 +1410,7 @@ impl State {
                                     continue 'reload;
                                 }
                                 Pre::Yield => return Ok(Some(Exit::Yield)),
-                                Pre::Switch if stop == 0 => {
-                                    self.resumer_in_place();
-                                    continue 'newframe;
-                                }
+                                Pre::Switch if self.resumer_in_place(stop) => continue 'newframe,
                                 Pre::Switch => return Ok(None),
                             }
                         }
