@@ -1056,7 +1056,7 @@ impl State {
                 },
             };
             let in_loop = self.loop_resumes.len() > mine;
-            let stop = if in_loop { 0 } else { stop };
+            let stop = self.loop_stop(stop, mine);
             let mut e = err;
             // Limit errors go to the host (`limits.rs`).
             let prot =

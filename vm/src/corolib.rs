@@ -104,9 +104,25 @@ impl State {
         let (prev, started) = self.switch_in(co, nargs);
         let saved = self.enter_resume();
         let r = self.resume_inner(started, nargs);
+        self.end_resume(co, prev, saved, r, lead)
+    }
+
+    /// The second half of a resume, shared by the nested one and the
+    /// loop's (`coswitch.rs`): the C-call counts saved by
+    /// [`State::enter_resume`] come back, the outcome `r` is recorded and
+    /// the resumer's state moves back in ([`State::finish_resume`]). A
+    /// limit error kills the coroutine and goes on in the resumer
+    /// (`limits.rs`: Lua cannot catch it).
+    #[inline(always)]
+    pub(crate) fn end_resume(
+        &mut self,
+        co: ThreadRef,
+        prev: ThreadRef,
+        saved: (u32, u32, u32),
+        r: Result<Exit, Error>,
+        lead: bool,
+    ) -> Result<Result<usize, Value>, Error> {
         (self.n_ccalls, self.ccall_mark, self.ccall_base) = saved;
-        // A limit error kills the coroutine and goes on in the resumer
-        // (`limits.rs`: Lua cannot catch it).
         let pass = match &r {
             Err(e) if crate::limits::passes_protection(e) => Some(e.clone()),
             _ => None,
@@ -179,19 +195,9 @@ impl State {
     /// Starts or continues the coroutine whose state was just moved in.
     fn resume_inner(&mut self, started: bool, nargs: usize) -> Result<Exit, Error> {
         if !started {
-            // The body's `ccall`: its test, no increment; a failure kills
-            // the coroutine (no frame yet, so no position).
-            if let Err(e) = self.check_cstack_at(self.c_level()) {
-                return self.run_with(0, Some(e));
-            }
-            match self.precall(0, -1, MetaRet::Call) {
+            match self.start_body() {
                 Ok(Pre::Yield) => Ok(Exit::Yield),
-                Ok(Pre::Continue | Pre::Switch) => {
-                    if let Some(ci) = self.ex.frames.first_mut() {
-                        ci.status |= cist::FRESH;
-                    }
-                    self.run(0)
-                }
+                Ok(Pre::Continue | Pre::Switch) => self.run(0),
                 Err(e) => self.run_with(0, Some(e)),
             }
         } else {
@@ -204,6 +210,21 @@ impl State {
                 Err(e) => self.run_with(0, Some(e)),
             }
         }
+    }
+
+    /// Starts the body of the coroutine just moved in, not started
+    /// before: its `ccall` test (no increment; a failure kills the
+    /// coroutine, with no frame yet, so no position), then its call, the
+    /// frame of a Lua body marked fresh (its results stay on top).
+    pub(crate) fn start_body(&mut self) -> Result<Pre, Error> {
+        self.check_cstack_at(self.c_level())?;
+        let pre = self.precall(0, -1, MetaRet::Call)?;
+        if pre != Pre::Yield {
+            if let Some(ci) = self.ex.frames.first_mut() {
+                ci.status |= cist::FRESH;
+            }
+        }
+        Ok(pre)
     }
 
     /// Whether the running coroutine, just moved in, stopped at a plain

@@ -43,9 +43,8 @@
 
 use crate::call::Pre;
 use crate::error::Error;
-use crate::limits::CALL_COST;
 use crate::state::{Action, ResumeRequest, State};
-use crate::thread::{cist, CoStatus, MetaRet};
+use crate::thread::CoStatus;
 use crate::value::{ThreadRef, Value};
 
 /// A resume the loop carries out in place, open until the coroutine
@@ -113,16 +112,8 @@ impl State {
             debug_assert!(plain, "checked by continues_in_loop");
             return Ok(true);
         }
-        // The body's `ccall` test (no increment) and its frame, as
-        // `resume_inner` starts it.
-        self.check_cstack_at(self.c_level())?;
-        self.charge(CALL_COST)?;
-        if let Value::LuaFn(cl) = self.ex.stack[0] {
-            self.push_lua_frame::<false>(0, cl, -1, MetaRet::Call)?;
-            if let Some(ci) = self.ex.frames.first_mut() {
-                ci.status |= cist::FRESH;
-            }
-        }
+        // A Lua body (`continues_in_loop`): its frame, nothing run yet.
+        self.start_body()?;
         Ok(true)
     }
 
@@ -183,17 +174,7 @@ impl State {
         let Some(rec) = self.loop_resumes.pop() else {
             return r.map(|_| false);
         };
-        (self.n_ccalls, self.ccall_mark, self.ccall_base) = rec.saved;
-        // A limit error kills the coroutine and goes on in the resumer
-        // (`limits.rs`: Lua cannot catch it).
-        let pass = match &r {
-            Err(e) if crate::limits::passes_protection(e) => Some(e.clone()),
-            _ => None,
-        };
-        let out = self.finish_resume(rec.co, rec.prev, r, rec.lead)?;
-        if let Some(e) = pass {
-            return Err(e);
-        }
+        let out = self.end_resume(rec.co, rec.prev, rec.saved, r, rec.lead)?;
         debug_assert!(self.heap.threads.get(rec.co).status != CoStatus::Running);
         match out {
             // The values (after a `true` for `coroutine.resume`), returned
